@@ -1,0 +1,3 @@
+"""Roofline Atlas: Nsight Compute exports and measured training steps to a roofline report."""
+
+__version__ = "0.1.0"

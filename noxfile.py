@@ -1,0 +1,45 @@
+"""Sessions: site, serve, tests, lint (measure and bench arrive with their issues).
+
+Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.reuse_venv = "yes"
+nox.options.download_python = "never"
+nox.options.sessions = ["lint", "tests"]
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def site(session: nox.Session) -> None:
+    """Build the report from measurements/ into site/ (no torch, no network)."""
+    session.install("-e", ".[site]")
+    session.run("python", "-m", "generator", "site", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def serve(session: nox.Session) -> None:
+    """Build the report, then serve it on http://127.0.0.1:8000 with live reload."""
+    session.install("-e", ".[site]")
+    session.run("python", "-m", "generator", "site", "--no-build")
+    session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Run the test suite (no GPU, no network)."""
+    session.install("-e", ".[site,test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff (lint + format check) and mypy --strict on generator/."""
+    session.install("-e", ".[lint]")
+    session.run("ruff", "check", "generator", "tests", "noxfile.py")
+    session.run("ruff", "format", "--check", "generator", "tests", "noxfile.py")
+    session.run("mypy")
