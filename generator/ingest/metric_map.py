@@ -1,0 +1,148 @@
+"""Which ncu metrics become which kernel-table columns: data, not `if`s.
+
+Each column lists its ncu names in priority order (`sm__` and `smsp__` spellings of a counter,
+or the names different GPUs and ncu versions use); the first one present in a file wins.
+`dimension` is the base unit the value must convert to; any other unit is an error, which
+catches a metric exported with a unit that would silently change its meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    column: str
+    aliases: tuple[str, ...]
+    dimension: str  # one of DIMENSIONS' keys
+    description: str
+
+
+# dimension -> base units (from units.parse_unit) accepted for it. Counters are often
+# exported without a unit, so "" is accepted for counts.
+DIMENSIONS: dict[str, frozenset[str]] = {
+    "inst": frozenset({"inst", ""}),
+    "ops": frozenset({"", "op", "ops", "flop", "inst"}),
+    "byte": frozenset({"byte"}),
+    "second": frozenset({"second"}),
+    "cycle": frozenset({"cycle"}),
+    "hz": frozenset({"cycle/second", "hz"}),
+    "%": frozenset({"%"}),
+}
+
+
+def _sass(op: str) -> tuple[str, ...]:
+    name = f"sass_thread_inst_executed_op_{op}_pred_on.sum"
+    return (f"sm__{name}", f"smsp__{name}")
+
+
+def _tensor_ops(path: str) -> tuple[str, ...]:
+    return (f"sm__ops_path_tensor_{path}.sum",)
+
+
+_PRECISION_LETTER = {"fp64": "d", "fp32": "f", "fp16": "h"}
+
+METRIC_COLUMNS: tuple[MetricColumn, ...] = (
+    *(
+        MetricColumn(
+            f"{precision}_{op}_inst",
+            _sass(f"{letter}{op}"),
+            "inst",
+            f"{precision} {op} thread instructions (predicated on)",
+        )
+        for precision, letter in _PRECISION_LETTER.items()
+        for op in ("add", "mul", "fma")
+    ),
+    # Direct tensor-core counters: "# of math ops executed in Tensor path" (ncu --query-metrics).
+    MetricColumn(
+        "tensor_fp16_fp16_ops", _tensor_ops("src_fp16_dst_fp16"), "ops", "tensor ops fp16->fp16"
+    ),
+    MetricColumn(
+        "tensor_fp16_fp32_ops", _tensor_ops("src_fp16_dst_fp32"), "ops", "tensor ops fp16->fp32"
+    ),
+    MetricColumn(
+        "tensor_bf16_bf16_ops", _tensor_ops("src_bf16_dst_bf16"), "ops", "tensor ops bf16->bf16"
+    ),
+    MetricColumn(
+        "tensor_bf16_fp32_ops", _tensor_ops("src_bf16_dst_fp32"), "ops", "tensor ops bf16->fp32"
+    ),
+    MetricColumn(
+        "tensor_tf32_fp32_ops", _tensor_ops("src_tf32_dst_fp32"), "ops", "tensor ops tf32->fp32"
+    ),
+    MetricColumn("tensor_fp64_ops", _tensor_ops("src_fp64"), "ops", "tensor ops fp64"),
+    MetricColumn(
+        "tensor_fp8_fp16_ops", _tensor_ops("src_fp8_dst_fp16"), "ops", "tensor ops fp8->fp16"
+    ),
+    MetricColumn(
+        "tensor_fp8_fp32_ops", _tensor_ops("src_fp8_dst_fp32"), "ops", "tensor ops fp8->fp32"
+    ),
+    # Instruction counts only: FLOPs per instruction depend on the architecture and kernel.
+    MetricColumn(
+        "tensor_pipe_inst",
+        ("sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum"),
+        "inst",
+        "warp instructions issued to the tensor pipe",
+    ),
+    MetricColumn(
+        "tensor_hmma_inst",
+        (
+            "sm__inst_executed_pipe_tensor_op_hmma.sum",
+            "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+        ),
+        "inst",
+        "HMMA warp instructions",
+    ),
+    MetricColumn("dram_bytes", ("dram__bytes.sum",), "byte", "DRAM bytes read + written"),
+    MetricColumn(
+        "dram_read_bytes",
+        ("dram__bytes_read.sum", "dram__bytes_op_read.sum"),
+        "byte",
+        "DRAM bytes read",
+    ),
+    MetricColumn(
+        "dram_write_bytes",
+        ("dram__bytes_write.sum", "dram__bytes_op_write.sum"),
+        "byte",
+        "DRAM bytes written",
+    ),
+    MetricColumn("l2_bytes", ("lts__t_bytes.sum",), "byte", "L2 (LTS) bytes"),
+    MetricColumn("l1_bytes", ("l1tex__t_bytes.sum",), "byte", "L1/TEX bytes"),
+    MetricColumn("gpu_time_s", ("gpu__time_duration.sum",), "second", "kernel duration"),
+    MetricColumn("sm_cycles", ("sm__cycles_elapsed.avg",), "cycle", "SM cycles elapsed (avg)"),
+    MetricColumn(
+        "sm_clock_hz", ("sm__cycles_elapsed.avg.per_second",), "hz", "SM clock during the kernel"
+    ),
+    MetricColumn(
+        "sm_pct",
+        ("sm__throughput.avg.pct_of_peak_sustained_elapsed",),
+        "%",
+        "SM throughput, % of peak",
+    ),
+    MetricColumn(
+        "dram_pct",
+        (
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        "%",
+        "DRAM throughput, % of peak",
+    ),
+    MetricColumn(
+        "memory_pct",
+        ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",),
+        "%",
+        "memory throughput (max of units), % of peak",
+    ),
+)
+
+METRIC_COLUMN_NAMES: tuple[str, ...] = tuple(m.column for m in METRIC_COLUMNS)
+
+
+def alias_rows() -> list[dict[str, object]]:
+    """One row per ncu name: metric, column, priority, dimension."""
+    return [
+        {"metric": alias, "column": m.column, "priority": rank, "dimension": m.dimension}
+        for m in METRIC_COLUMNS
+        for rank, alias in enumerate(m.aliases)
+    ]

@@ -1,0 +1,72 @@
+"""Builders for small synthetic ncu exports, written exactly as ncu quotes them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+SHARED_NCU = Path(__file__).resolve().parents[2] / "shared" / "data" / "ncu"
+REPO = Path(__file__).resolve().parents[1]
+
+LONG_HEADER = (
+    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+    "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit",
+    "Metric Value",
+)  # fmt: skip
+
+SECTION = "Command line profiler metrics"
+
+
+def quoted(fields: Iterable[str]) -> str:
+    return ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+
+
+def metric_row(
+    kernel_id: int,
+    metric: str,
+    unit: str,
+    value: str,
+    *,
+    name: str = "kernel_a",
+    pid: int = 100,
+    device: str = "0",
+    cc: str = "8.9",
+) -> list[str]:
+    return [
+        str(kernel_id), str(pid), "python3", "127.0.0.1", name, "1", "7", "(128, 1, 1)",
+        "(64, 1, 1)", device, cc, SECTION, metric, unit, value,
+    ]  # fmt: skip
+
+
+def write_long(
+    path: Path,
+    rows: Sequence[Sequence[str]],
+    header: Sequence[str] = LONG_HEADER,
+    preamble: str = "",
+) -> Path:
+    lines = [quoted(header), *(quoted(r) for r in rows)]
+    path.write_text(preamble + "\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def fp32_kernel(
+    kernel_id: int,
+    *,
+    fadd: str = "0",
+    fmul: str = "0",
+    ffma: str = "0",
+    dram_read: tuple[str, str] = ("byte", "0"),
+    dram_write: tuple[str, str] = ("byte", "0"),
+    time: tuple[str, str] = ("nsecond", "1000"),
+    **kwargs: str | int,
+) -> list[list[str]]:
+    """The eight metrics of the seed's metric set for one kernel."""
+    prefix = "smsp__sass_thread_inst_executed_op_"
+    return [
+        metric_row(kernel_id, f"{prefix}fadd_pred_on.sum", "inst", fadd, **kwargs),  # type: ignore[arg-type]
+        metric_row(kernel_id, f"{prefix}fmul_pred_on.sum", "inst", fmul, **kwargs),  # type: ignore[arg-type]
+        metric_row(kernel_id, f"{prefix}ffma_pred_on.sum", "inst", ffma, **kwargs),  # type: ignore[arg-type]
+        metric_row(kernel_id, "dram__bytes_read.sum", *dram_read, **kwargs),  # type: ignore[arg-type]
+        metric_row(kernel_id, "dram__bytes_write.sum", *dram_write, **kwargs),  # type: ignore[arg-type]
+        metric_row(kernel_id, "gpu__time_duration.sum", *time, **kwargs),  # type: ignore[arg-type]
+    ]

@@ -1,0 +1,146 @@
+"""Every real export in shared/data/ncu/, pinned to values checked by hand.
+
+The expected numbers were computed independently with Python's csv module and a hand-written
+sum (see the issue's closing note), not by the code under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.ingest import KERNEL_SCHEMA, METRIC_SCHEMA, read_ncu_csv
+from generator.roofline import kernel_metrics, range_totals, totals
+from tests.helpers import SHARED_NCU
+
+L4 = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+BERT = (
+    SHARED_NCU
+    / "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__bert_torch_nsight.csv"
+)
+GEMM = SHARED_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
+GEMV_METRICS = SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.metrics.csv"
+GEMV_DETAILS = SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"
+GEMV_ROOFLINE = (
+    SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv"
+)
+
+
+def step(path):  # type: ignore[no-untyped-def]
+    export = read_ncu_csv(path)
+    metrics = kernel_metrics(export.kernels)
+    return export, metrics, totals(metrics)
+
+
+def test_l4_resnet18_step_matches_the_issue_numbers() -> None:
+    export, metrics, total = step(L4)
+    assert export.layout == "long"
+    assert total.kernels == 98
+    assert total.flops == 4_928_393_620  # 4.928 GFLOP, fp32 only
+    assert set(total.flops_by_precision) == {"fp32"}
+    assert total.dram_bytes == pytest.approx(709_948_840, rel=1e-12)  # 0.710 GB, SI
+    assert total.time_s == pytest.approx(7.37625e-3, rel=1e-12)
+    assert total.arithmetic_intensity == pytest.approx(6.9419, rel=1e-4)
+    assert total.sm_pct == pytest.approx(13.70497, rel=1e-5)
+    assert total.dram_pct == pytest.approx(32.14027, rel=1e-5)
+    assert {name: t.kernels for name, t in range_totals(metrics).items()} == {
+        "forward": 89,
+        "loss": 2,
+        "backward": 1,
+        "optimizer_step": 6,
+    }
+
+
+def test_l4_mbyte_is_si_not_binary() -> None:
+    # The seed report's script read Mbyte as 2**20 and got 0.744 GB.
+    _, metrics, total = step(L4)
+    assert total.dram_bytes is not None
+    assert total.dram_bytes / 1e9 == pytest.approx(0.70995, abs=1e-5)
+    binary_reading = 0.744e9
+    assert binary_reading / total.dram_bytes == pytest.approx(1.048, abs=1e-3)
+    first = metrics.filter(metrics["kernel_id"] == 0)
+    assert first["dram_read_bytes"][0] == 1_080_000  # "1.08" Mbyte
+
+
+def test_l4_nvtx_stack_is_parsed() -> None:
+    export, _, _ = step(L4)
+    first = export.kernels.row(0, named=True)
+    assert first["nvtx_push_pop"] == ["train_step", "forward"]
+    assert first["nvtx_range"] == "forward"
+    assert first["cc"] == "8.9"
+    assert first["process_id"] == 3984
+
+
+def test_bert_a100_old_header_cycles_time_and_all_precisions() -> None:
+    export, metrics, total = step(BERT)
+    assert total.kernels == 26
+    assert total.flops_by_precision == {"fp64": 0.0, "fp32": 68_457_856.0, "fp16": 983_440.0}
+    assert total.flops == 69_441_296
+    assert total.dram_bytes == 2_406_400  # dram__bytes.sum
+    assert total.l2_bytes == 18_238_784
+    assert total.l1_bytes == 7_185_472
+    assert total.tensor_pipe_inst == 15_427  # reported, never turned into FLOPs
+    # no gpu__time_duration: time is cycles / cycles-per-second per kernel
+    assert total.time_s == pytest.approx(1.78431991595378e-4, rel=1e-12)
+    assert set(metrics["time_source"].to_list()) == {"cycles/clock"}
+    # "Kernel Time" in this old header is a timestamp, kept as text
+    assert export.kernels["kernel_time"][0] == "2023-May-09 15:12:33"
+    assert export.kernels["cc"].null_count() == 26  # no CC column in this export
+    # Occupancy and Launch Statistics sections are kept in the long table
+    sections = set(export.metrics["section"].to_list())
+    assert {"Occupancy", "Launch Statistics", "Command line profiler metrics"} <= sections
+
+
+def test_rtx5070_gemm_preamble_bom_thousands_and_op_read_names() -> None:
+    export, _metrics, total = step(GEMM)
+    assert export.preamble_lines == 8  # ==PROF== lines and the program's own output
+    assert total.kernels == 1
+    assert total.dram_bytes == 53_261_312 + 3_377_920  # dram__bytes_op_{read,write}.sum
+    assert total.time_s == pytest.approx(10_195_552e-9, rel=1e-12)  # "10,195,552" ns
+    assert total.sm_pct == pytest.approx(88.90)
+    assert total.flops is None  # no FLOP counters in this export: n/a, not 0
+    assert total.arithmetic_intensity is None
+    unknown = export.metrics.filter(
+        export.metrics["metric"] == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    )
+    assert unknown["value"][0] == 67_108_864  # unknown metrics are kept, with their unit
+
+
+def test_rtx5090_gemv_rule_columns_and_na_values() -> None:
+    export, _, total = step(GEMV_METRICS)
+    assert total.kernels == 1
+    assert total.dram_bytes == 2_330_000  # 2.33 Mbyte + 0 byte
+    assert total.time_s == pytest.approx(6.75e-6)  # "us"
+    kernel = export.kernels.row(0, named=True)
+    assert kernel["tensor_bf16_fp32_ops"] == 0
+    assert kernel["tensor_bf16_bf16_ops"] is None  # n/a stays missing
+    na = export.metrics.filter(export.metrics["metric"] == "flop_count_sp.sum")
+    assert na["value_text"][0] == "n/a" and na["value"][0] is None
+    assert export.metrics.height == 11  # rule-only rows (no metric name) dropped
+
+
+def test_rtx5090_details_page_keeps_display_named_metrics() -> None:
+    export, _, total = step(GEMV_DETAILS)
+    assert total.dram_bytes == 2_330_000
+    freq = export.metrics.filter(export.metrics["metric"] == "SM Frequency")
+    assert freq["base_unit"][0] == "hz" and freq["value"][0] > 1e9  # "Ghz" -> hz
+    throughput = export.metrics.filter(
+        (export.metrics["metric"] == "Memory Throughput")
+        & (export.metrics["section"] == "Memory Workload Analysis")
+    )
+    assert throughput["base_unit"][0] == "byte/second"  # "Gbyte/s"
+
+
+def test_rtx5090_roofline_section_body_item_label_instances() -> None:
+    export, _, total = step(GEMV_ROOFLINE)
+    assert total.kernels == 1
+    freq = export.metrics.filter(export.metrics["metric"] == "SM Frequency")
+    assert freq.height == 4  # four instances, told apart by their label
+    assert freq["label"].null_count() == 0
+    assert total.time_s is None  # this section export has no duration metric
+
+
+@pytest.mark.parametrize("path", sorted(SHARED_NCU.glob("*.csv")), ids=lambda p: p.name[:40])
+def test_every_real_file_matches_the_declared_schemas(path) -> None:  # type: ignore[no-untyped-def]
+    export = read_ncu_csv(path)
+    assert export.kernels.schema == KERNEL_SCHEMA
+    assert export.metrics.schema == METRIC_SCHEMA
