@@ -1,0 +1,171 @@
+"""Device datasheet catalog: peaks per precision, bandwidth, memory, sources.
+
+All rates are converted to base units on load (FLOP/s, byte/s) so nothing downstream scales.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from generator.errors import UserError
+
+CATALOG_PATH = Path(__file__).with_name("hardware.toml")
+SCHEMA_VERSION = 1
+
+# Peak keys a device may state; the roofline maps each counted precision to one of them.
+PEAK_KEYS: tuple[str, ...] = (
+    "fp64",
+    "fp64_tensor",
+    "fp32",
+    "fp16",
+    "tf32_tensor",
+    "fp16_tensor",
+    "bf16_tensor",
+    "fp8_tensor",
+    "int8_tensor",
+)
+_REQUIRED = {
+    "id": str,
+    "name": str,
+    "aliases": list,
+    "vendor": str,
+    "kind": str,
+    "architecture": str,
+    "compute_capability": str,
+    "memory_gb": (int, float),
+    "memory_bandwidth_gbs": (int, float),
+    "tdp_w": (int, float),
+    "sm_count": int,
+    "boost_clock_mhz": (int, float),
+    "source": str,
+    "derived": list,
+    "notes": str,
+    "peak_tflops": dict,
+}
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    vendor: str
+    kind: str
+    architecture: str
+    compute_capability: str
+    memory_bytes: float
+    bandwidth_bytes_per_s: float
+    tdp_w: float
+    sm_count: int
+    boost_clock_hz: float
+    source: str
+    derived: tuple[str, ...]
+    notes: str
+    peaks_flops_per_s: dict[str, float] = field(default_factory=dict)
+
+    def peak(self, key: str) -> float | None:
+        return self.peaks_flops_per_s.get(key)
+
+
+def _normalise(name: str) -> str:
+    name = name.lower().replace("nvidia", "").replace("geforce", "").replace("tesla", "")
+    return re.sub(r"[\s_\-]+", " ", name).strip()
+
+
+def _device(entry: dict[str, object], path: Path, index: int) -> Device:
+    where = f"device[{index}]"
+    for key, kind in _REQUIRED.items():
+        if key not in entry:
+            raise UserError(f"{where} lacks '{key}'", file=path, key=f"{where}.{key}")
+        if not isinstance(entry[key], kind):  # type: ignore[arg-type]
+            raise UserError(
+                f"{where}.{key} has the wrong type ({type(entry[key]).__name__})",
+                file=path,
+                key=f"{where}.{key}",
+            )
+    unknown = set(entry) - set(_REQUIRED)
+    if unknown:
+        raise UserError(
+            f"{where} has unknown key(s): {', '.join(sorted(unknown))}",
+            file=path,
+            key=f"{where}.{sorted(unknown)[0]}",
+            fix=f"known keys: {', '.join(_REQUIRED)}",
+        )
+    peaks = entry["peak_tflops"]
+    assert isinstance(peaks, dict)
+    for key, value in peaks.items():
+        if key not in PEAK_KEYS:
+            raise UserError(
+                f"{where}.peak_tflops.{key} is not a known precision",
+                file=path,
+                key=f"{where}.peak_tflops.{key}",
+                fix=f"use one of {', '.join(PEAK_KEYS)}",
+            )
+        if not isinstance(value, int | float) or value <= 0:
+            raise UserError(
+                f"{where}.peak_tflops.{key} must be a positive number",
+                file=path,
+                key=f"{where}.peak_tflops.{key}",
+            )
+    return Device(
+        id=str(entry["id"]),
+        name=str(entry["name"]),
+        aliases=tuple(str(a) for a in entry["aliases"]),  # type: ignore[attr-defined]
+        vendor=str(entry["vendor"]),
+        kind=str(entry["kind"]),
+        architecture=str(entry["architecture"]),
+        compute_capability=str(entry["compute_capability"]),
+        memory_bytes=float(entry["memory_gb"]) * 1e9,  # type: ignore[arg-type]
+        bandwidth_bytes_per_s=float(entry["memory_bandwidth_gbs"]) * 1e9,  # type: ignore[arg-type]
+        tdp_w=float(entry["tdp_w"]),  # type: ignore[arg-type]
+        sm_count=int(entry["sm_count"]),  # type: ignore[call-overload]
+        boost_clock_hz=float(entry["boost_clock_mhz"]) * 1e6,  # type: ignore[arg-type]
+        source=str(entry["source"]),
+        derived=tuple(str(d) for d in entry["derived"]),  # type: ignore[attr-defined]
+        notes=str(entry["notes"]),
+        peaks_flops_per_s={k: float(v) * 1e12 for k, v in peaks.items()},
+    )
+
+
+@cache
+def load_catalog(path: Path = CATALOG_PATH) -> tuple[Device, ...]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"invalid TOML: {err}", file=path) from err
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise UserError(
+            f"schema_version {version!r} is not supported (this tool reads {SCHEMA_VERSION})",
+            file=path,
+            key="schema_version",
+        )
+    devices = tuple(_device(e, path, i) for i, e in enumerate(data.get("device", [])))
+    ids = [d.id for d in devices]
+    duplicated = {i for i in ids if ids.count(i) > 1}
+    if duplicated:
+        raise UserError(f"duplicate device id(s): {', '.join(sorted(duplicated))}", file=path)
+    return devices
+
+
+def find_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device:
+    """A device by id, name or alias (case and 'NVIDIA'/'GeForce' insensitive)."""
+    catalog = catalog if catalog is not None else load_catalog()
+    wanted = _normalise(name)
+    for device in catalog:
+        if wanted in {_normalise(n) for n in (device.id, device.name, *device.aliases)}:
+            return device
+    raise UserError(
+        f"unknown device {name!r}",
+        key="--device",
+        fix="use one of: " + ", ".join(d.id for d in catalog),
+    )
+
+
+def devices_with_cc(cc: str, catalog: tuple[Device, ...] | None = None) -> list[Device]:
+    catalog = catalog if catalog is not None else load_catalog()
+    return [d for d in catalog if cc and d.compute_capability == cc]

@@ -1,0 +1,38 @@
+"""Human-readable numbers with SI prefixes (the report never uses binary prefixes)."""
+
+from __future__ import annotations
+
+import math
+
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+_SMALL = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+
+
+def si(value: float | None, unit: str, digits: int = 4) -> str:
+    """`si(4928393620, "FLOP")` -> "4.928 GFLOP"; None -> "n/a"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if value == 0:
+        return f"0 {unit}"
+    magnitude = abs(value)
+    scales = _PREFIXES if magnitude >= 1 else _SMALL
+    for factor, prefix in scales:
+        if magnitude >= factor or factor == scales[-1][0]:
+            return f"{value / factor:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"  # pragma: no cover
+
+
+def seconds(value: float | None) -> str:
+    return si(value, "s")
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def percent(value: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.{digits}g} %"
