@@ -1,0 +1,159 @@
+"""`python -m generator …`: summarize ncu exports, build the report.
+
+Every UserError is printed as `error: <file, line>: <what>` plus its fix, exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from generator.errors import UserError
+from generator.ingest import read_ncu_csv
+from generator.roofline import (
+    bound_against,
+    kernel_metrics,
+    match_device,
+    range_totals,
+    summary_dict,
+    totals,
+)
+from generator.units_format import number, percent, seconds, si
+
+
+def summarize_file(path: Path, device: str | None) -> dict[str, Any]:
+    export = read_ncu_csv(path)
+    metrics = kernel_metrics(export.kernels)
+    total = totals(metrics)
+    match = match_device(export.kernels, device)
+    bound = bound_against(total, match.device) if match.device else None
+    return {
+        "file": str(path),
+        "layout": export.layout,
+        **summary_dict(total, range_totals(metrics), match, bound),
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    by_precision = ", ".join(
+        f"{p} {si(v, 'FLOP')}" for p, v in summary["flops_by_precision"].items()
+    )
+    device = summary["device_name"] or "unknown"
+    if summary["device_match"]:
+        device += f" ({summary['device_match']})"
+    elif summary["device_note"]:
+        device += f": {summary['device_note']}"
+    if summary["bound"]:
+        bound = (
+            f"{summary['bound']}-bound against {summary['dominant_precision']} "
+            f"(ridge {number(summary['ridge_arithmetic_intensity'])} FLOP/byte), "
+            f"efficiency {percent(100 * summary['efficiency'])}"
+        )
+    else:
+        bound = "n/a (needs FLOPs, DRAM bytes, time and a device with that precision's peak)"
+    ranges = ", ".join(f"{name} {count}" for name, count in summary["kernels_by_range"].items())
+    lines = [
+        f"{summary['file']}  ({summary['layout']} layout, {summary['kernels']} kernels)",
+        f"  device             {device}",
+        f"  FLOPs              {si(summary['flops'], 'FLOP')}"
+        + (f"  ({by_precision})" if by_precision else ""),
+        f"  DRAM bytes         {si(summary['dram_bytes'], 'B')}",
+        f"  L2 / L1 bytes      {si(summary['l2_bytes'], 'B')} / {si(summary['l1_bytes'], 'B')}",
+        f"  time (sum)         {seconds(summary['time_s'])}",
+        f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}",
+        f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte (DRAM)",
+        f"  SM% / DRAM%        {percent(summary['sm_pct'])} / {percent(summary['dram_pct'])}"
+        "  (time-weighted)",
+        f"  bound              {bound}",
+        f"  kernels by range   {ranges}",
+    ]
+    if summary["incomplete_metrics"]:
+        missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
+        lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")
+    return "\n".join(lines)
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    for index, path in enumerate(args.files):
+        summary = summarize_file(Path(path), args.device)
+        if args.json:
+            print(json.dumps(summary, allow_nan=False))
+        else:
+            if index:
+                print()
+            print(format_summary(summary))
+    return 0
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    from generator.site import build_site  # deferred: needs the site extra
+
+    build_site(
+        measurements=Path(args.measurements),
+        docs_dir=Path(args.docs),
+        site_dir=Path(args.site_dir),
+        run_mkdocs=not args.no_build,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m generator",
+        description="Roofline Atlas: place training steps and kernels on a roofline.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    summarize = commands.add_parser(
+        "summarize",
+        help="totals, roofline point and bound of ncu CSV exports",
+        description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
+        "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM%% and DRAM%%, "
+        "kernels per innermost NVTX range, the matched device, and the bound and efficiency "
+        "against it. Units are SI (1 GB = 1e9 bytes).",
+    )
+    summarize.add_argument("files", nargs="+", metavar="FILE.csv", help="ncu --csv export(s)")
+    summarize.add_argument(
+        "--device",
+        metavar="NAME",
+        help="catalog device id or name (e.g. l4, a100-80gb-sxm, 'H100 SXM'); "
+        "default: matched from the export's compute capability when unambiguous",
+    )
+    summarize.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per file, per line, in base units (FLOP, byte, second)",
+    )
+    summarize.set_defaults(handler=cmd_summarize)
+
+    site = commands.add_parser(
+        "site",
+        help="generate the report pages and build the MkDocs site",
+        description="Read measurements/, write the generated pages into docs/generated/ and "
+        "build the static site with `mkdocs build --strict`. Nothing is replaced unless the "
+        "whole build succeeds.",
+    )
+    site.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    site.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
+    site.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
+    site.add_argument(
+        "--no-build", action="store_true", help="write the pages only (for `mkdocs serve`)"
+    )
+    site.set_defaults(handler=cmd_site)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result: int = args.handler(args)
+        return result
+    except UserError as err:
+        print(f"error: {err.message}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `summarize … | head`
+        return 0
