@@ -1,0 +1,48 @@
+// Render every chart embedded by the generator: <div class="ra-chart" data-spec="ID"> plus
+// <script type="application/json" id="ID">spec</script>. Vega is bundled locally (no CDN).
+// Material's instant navigation swaps pages without a reload, so render on each document$.
+(function () {
+  function isDark() {
+    return document.body.getAttribute("data-md-color-scheme") === "slate";
+  }
+
+  function renderCharts() {
+    document.querySelectorAll("div.ra-chart[data-spec]").forEach(function (el) {
+      var source = document.getElementById(el.getAttribute("data-spec"));
+      var spec;
+      try {
+        spec = JSON.parse(source.textContent);
+      } catch (err) {
+        el.setAttribute("data-rendered", "error");
+        el.textContent = "This chart's data could not be read: " + err;
+        console.error(err);
+        return;
+      }
+      var options = {
+        renderer: "svg",
+        theme: isDark() ? "dark" : undefined,
+        actions: { export: true, source: false, compiled: false, editor: false },
+      };
+      el.setAttribute("data-rendered", "pending");
+      window.vegaEmbed(el, spec, options).then(
+        function () { el.setAttribute("data-rendered", "ok"); },
+        function (err) {
+          el.setAttribute("data-rendered", "error");
+          el.textContent = "This chart could not be drawn: " + err;
+          console.error(err);
+        }
+      );
+    });
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(renderCharts);
+  } else {
+    document.addEventListener("DOMContentLoaded", renderCharts);
+  }
+  // Re-draw with the other theme when the reader toggles the palette.
+  new MutationObserver(renderCharts).observe(document.body, {
+    attributes: true,
+    attributeFilter: ["data-md-color-scheme"],
+  });
+})();

@@ -1,0 +1,171 @@
+"""Altair chart builders: frame in, chart spec (dict) out, nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from generator.catalog import Device
+from generator.roofline import PEAK_FOR_PRECISION, Totals
+
+TOOLTIP_NAME_CHARS = 160
+PRECISION_LABELS: dict[str, str] = {
+    "fp64": "FP64",
+    "fp32": "FP32",
+    "fp16": "FP16",
+    "tensor_fp16": "FP16 tensor",
+    "tensor_bf16": "BF16 tensor",
+    "tensor_tf32": "TF32 tensor",
+    "tensor_fp64": "FP64 tensor",
+    "tensor_fp8": "FP8 tensor",
+}
+
+
+def short_name(name: str | None, limit: int = TOOLTIP_NAME_CHARS) -> str:
+    if not name:
+        return "(unnamed)"
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def ceiling_rows(
+    device: Device, precisions: list[str], ai_min: float, ai_max: float
+) -> list[dict[str, Any]]:
+    """Polyline points of each precision's roof: bandwidth slope, then flat peak."""
+    rows: list[dict[str, Any]] = []
+    bandwidth = device.bandwidth_bytes_per_s
+    for precision in precisions:
+        peak = device.peak(PEAK_FOR_PRECISION[precision])
+        if peak is None:
+            continue
+        ridge = peak / bandwidth
+        label = f"{PRECISION_LABELS[precision]} peak {peak / 1e12:.4g} TFLOP/s, ridge {ridge:.3g}"
+        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
+        rows.extend(
+            {"ceiling": label, "order": i, "ai": x, "flops_per_s": min(peak, x * bandwidth)}
+            for i, x in enumerate(xs)
+        )
+    return rows
+
+
+def roofline_chart(
+    kernels: pl.DataFrame,
+    step: Totals,
+    device: Device | None,
+    title: str,
+) -> dict[str, Any]:
+    """Log-log roofline: the device's ceilings, one point per kernel sized by time, the step."""
+    points = (
+        kernels.filter((pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0))
+        .with_columns(
+            pl.col("kernel_name").map_elements(short_name, return_dtype=pl.String).alias("kernel"),
+            pl.col("nvtx_range").fill_null("(no range)").alias("range"),
+            (pl.col("time_s") * 1e6).alias("time_us"),
+            (pl.col("attained_flops_per_s") / 1e9).alias("gflops_per_s"),
+        )
+        .select(
+            "kernel_id",
+            "kernel",
+            "range",
+            "arithmetic_intensity",
+            "attained_flops_per_s",
+            "gflops_per_s",
+            "time_us",
+            "flops",
+            "dram_total_bytes",
+        )
+    )
+    step_ai = step.arithmetic_intensity
+    step_attained = step.attained_flops_per_s
+    ais = points["arithmetic_intensity"].to_list() + ([step_ai] if step_ai else [])
+    precisions = [p for p, v in step.flops_by_precision.items() if v > 0] or ["fp32"]
+    ridges = [
+        device.peak(PEAK_FOR_PRECISION[p]) / device.bandwidth_bytes_per_s  # type: ignore[operator]
+        for p in precisions
+        if device and device.peak(PEAK_FOR_PRECISION[p])
+    ]
+    ai_min = min([*ais, *ridges, 1.0]) / 4
+    ai_max = max([*ais, *ridges, 1.0]) * 4
+    x = alt.X(
+        "ai:Q",
+        title="arithmetic intensity (FLOP/byte, DRAM)",
+        scale=alt.Scale(type="log", domain=[ai_min, ai_max]),
+        axis=alt.Axis(format="~g"),
+    )
+    y_title = "attained (FLOP/s)"
+    layers: list[alt.Chart] = []
+    if device is not None:
+        ceilings = pl.DataFrame(ceiling_rows(device, precisions, ai_min, ai_max))
+        if ceilings.height:
+            layers.append(
+                alt.Chart(ceilings)
+                .mark_line(color="#888", strokeWidth=2)
+                .encode(
+                    x=x,
+                    y=alt.Y(
+                        "flops_per_s:Q",
+                        title=y_title,
+                        scale=alt.Scale(type="log"),
+                        axis=alt.Axis(format="~s"),
+                    ),
+                    detail="ceiling:N",
+                    strokeDash=alt.StrokeDash("ceiling:N", title=f"{device.name} roof"),
+                    order="order:Q",
+                    tooltip=[alt.Tooltip("ceiling:N", title="roof")],
+                )
+            )
+    kernel_points = points.rename({"arithmetic_intensity": "ai"})
+    if kernel_points.height:
+        layers.append(
+            alt.Chart(kernel_points)
+            .mark_circle(opacity=0.7)
+            .encode(
+                x=x,
+                y=alt.Y(
+                    "attained_flops_per_s:Q",
+                    title=y_title,
+                    scale=alt.Scale(type="log"),
+                    axis=alt.Axis(format="~s"),
+                ),
+                size=alt.Size(
+                    "time_us:Q", title="kernel time (µs)", scale=alt.Scale(range=[15, 600])
+                ),
+                color=alt.Color("range:N", title="NVTX range"),
+                tooltip=[
+                    alt.Tooltip("kernel:N", title="kernel"),
+                    alt.Tooltip("kernel_id:Q", title="ncu ID"),
+                    alt.Tooltip("range:N", title="range"),
+                    alt.Tooltip("time_us:Q", title="time (µs)", format=".4g"),
+                    alt.Tooltip("gflops_per_s:Q", title="GFLOP/s", format=".4g"),
+                    alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
+                ],
+            )
+        )
+    if step_ai and step_attained:
+        layers.append(
+            alt.Chart(
+                pl.DataFrame(
+                    {"ai": [step_ai], "attained_flops_per_s": [step_attained], "label": ["step"]}
+                )
+            )
+            .mark_point(shape="diamond", size=260, filled=True, color="#d62728", stroke="black")
+            .encode(
+                x=x,
+                y=alt.Y(
+                    "attained_flops_per_s:Q",
+                    title=y_title,
+                    scale=alt.Scale(type="log"),
+                    axis=alt.Axis(format="~s"),
+                ),
+                tooltip=[
+                    alt.Tooltip("label:N", title="point"),
+                    alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
+                    alt.Tooltip("attained_flops_per_s:Q", title="FLOP/s", format=".4g"),
+                ],
+            )
+        )
+    if not layers:
+        return {}
+    chart = alt.layer(*layers).properties(title=title, width="container", height=380)
+    return chart.to_dict()

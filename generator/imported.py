@@ -1,0 +1,90 @@
+"""Measurements collected elsewhere: measurements/imported/<name>/{ncu.csv, source.toml}.
+
+The CSV is kept verbatim; source.toml says where it came from and what it measured, so
+every number on the report can be traced to a public file and a citation.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from generator.errors import UserError
+
+SCHEMA_VERSION = 1
+
+
+class Source(BaseModel):
+    """Validated contents of source.toml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int
+    title: str = Field(min_length=1)
+    origin: str = Field(min_length=1, description="URL of the file as published")
+    device: str = Field(min_length=1, description="catalog id or name of the GPU")
+    model: str
+    workload: str
+    batch: int | None = Field(default=None, gt=0)
+    phase: str
+    precision: str
+    citation: str = Field(min_length=1)
+    license: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Imported:
+    name: str
+    folder: Path
+    csv_path: Path
+    source: Source
+
+
+def load_source(path: Path) -> Source:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"invalid TOML: {err}", file=path) from err
+    version = data.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise UserError(
+            f"schema_version {version} is newer than this tool understands ({SCHEMA_VERSION})",
+            file=path,
+            key="schema_version",
+            fix="update Roofline Atlas (git pull) before building the report",
+        )
+    try:
+        return Source.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or None
+        raise UserError(
+            first["msg"].replace("Extra inputs are not permitted", "unknown key"),
+            file=path,
+            key=key,
+            fix="see docs/methodology.md, 'Importing an export', for the keys source.toml takes",
+        ) from err
+
+
+def discover(root: Path) -> list[Imported]:
+    """Every imported measurement under root/imported, sorted by name."""
+    folder = root / "imported"
+    if not folder.is_dir():
+        return []
+    found = []
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        csv_path = sub / "ncu.csv"
+        source_path = sub / "source.toml"
+        for needed in (csv_path, source_path):
+            if not needed.is_file():
+                raise UserError(
+                    f"missing {needed.name}",
+                    file=sub,
+                    fix="an imported measurement is a folder with ncu.csv and source.toml",
+                )
+        found.append(Imported(sub.name, sub, csv_path, load_source(source_path)))
+    return found

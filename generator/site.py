@@ -1,0 +1,224 @@
+"""The report build: a tuple of stages, each taking the previous stage's result.
+
+    load_measurements -> compute_metrics -> draw_charts -> write_pages -> build_html
+
+Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored); the HTML is built
+into a temporary folder and moved over site/ only when `mkdocs build --strict` succeeded, so a
+failed build never leaves a partial site.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from generator.catalog import Device, load_catalog
+from generator.charts import roofline_chart
+from generator.errors import UserError
+from generator.imported import Imported, discover
+from generator.ingest import read_ncu_csv
+from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
+from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
+
+GENERATED_DIR = "measurements"  # inside docs/
+HARDWARE_PAGE = "hardware.md"
+VEGA_DIR = Path("assets") / "vega"
+VEGA_LITE_VERSION = "6.4"  # the Vega-Lite Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
+
+
+@dataclass
+class Build:
+    """What travels between stages."""
+
+    measurements: Path
+    docs_dir: Path
+    site_dir: Path
+    run_mkdocs: bool
+    catalog: tuple[Device, ...] = ()
+    imported: list[Imported] = field(default_factory=list)
+    views: list[MeasurementView] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
+
+
+def load_measurements(build: Build) -> Build:
+    if not build.measurements.is_dir():
+        raise UserError(
+            "the measurements folder does not exist",
+            file=build.measurements,
+            fix="run from the repository root, or pass --measurements PATH",
+        )
+    return replace(build, catalog=load_catalog(), imported=discover(build.measurements))
+
+
+def compute_metrics(build: Build) -> Build:
+    views = []
+    for item in build.imported:
+        export = read_ncu_csv(item.csv_path)
+        metrics = kernel_metrics(export.kernels)
+        step = totals(metrics)
+        match = match_device(export.kernels, item.source.device)
+        views.append(
+            MeasurementView(
+                slug=item.name,
+                title=item.source.title,
+                origin=item.source.origin,
+                citation=item.source.citation,
+                model=item.source.model,
+                workload=item.source.workload,
+                batch=item.source.batch,
+                phase=item.source.phase,
+                precision=item.source.precision,
+                notes=item.source.notes,
+                csv_path=item.csv_path.as_posix(),
+                kernels=metrics,
+                step=step,
+                ranges=range_totals(metrics),
+                match=match,
+                bound=bound_against(step, match.device) if match.device else None,
+                chart={},
+            )
+        )
+    return replace(build, views=views)
+
+
+def draw_charts(build: Build) -> Build:
+    views = [
+        replace(view, chart=roofline_chart(view.kernels, view.step, view.match.device, view.title))
+        for view in build.views
+    ]
+    return replace(build, views=views)
+
+
+def write_pages(build: Build) -> Build:
+    pages = {HARDWARE_PAGE: hardware_page(build.catalog)}
+    pages[f"{GENERATED_DIR}/index.md"] = measurements_index(build.views)
+    for view in build.views:
+        pages[f"{GENERATED_DIR}/{view.slug}.md"] = measurement_page(view)
+    _replace_generated(build.docs_dir, pages)
+    _write_vega_bundle(build.docs_dir / VEGA_DIR)
+    return replace(build, pages=pages)
+
+
+def build_html(build: Build) -> Build:
+    if not build.run_mkdocs:
+        return build
+    config = Path("mkdocs.yml")
+    if not config.is_file():
+        raise UserError("mkdocs.yml not found", fix="run from the repository root")
+    parent = build.site_dir.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
+    # A child config inherits mkdocs.yml and points at this build's docs folder.
+    child = staging / "mkdocs.yml"
+    child.write_text(
+        f"INHERIT: {json.dumps(str(config.resolve()))}\n"
+        f"docs_dir: {json.dumps(str(build.docs_dir.resolve()))}\n",
+        encoding="utf-8",
+    )
+    output = staging / "site"
+    command = [
+        sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+        "--config-file", str(child), "--site-dir", str(output),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(
+            "mkdocs build --strict failed; site/ was left as it was:\n"
+            + (result.stderr or result.stdout).strip(),
+            fix="fix the warnings above (a broken link or a page missing from the nav)",
+        )
+    try:
+        _swap_dir(output, build.site_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return build
+
+
+STAGES: tuple[Callable[[Build], Build], ...] = (
+    load_measurements,
+    compute_metrics,
+    draw_charts,
+    write_pages,
+    build_html,
+)
+
+
+def build_site(
+    measurements: Path, docs_dir: Path, site_dir: Path, run_mkdocs: bool = True
+) -> Build:
+    build = Build(measurements, docs_dir, site_dir, run_mkdocs)
+    for stage in STAGES:
+        build = stage(build)
+    print(
+        f"report: {len(build.views)} imported measurements, {len(build.pages)} generated pages"
+        + (f" -> {build.site_dir}/" if run_mkdocs else f" in {build.docs_dir}/")
+    )
+    return build
+
+
+# --- atomic file work ------------------------------------------------------------------------
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _swap_dir(new: Path, target: Path) -> None:
+    """Move `new` to `target`, replacing it; the old tree is removed only after the move."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        target.rename(old)
+    new.rename(target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _replace_generated(docs_dir: Path, pages: dict[str, str]) -> None:
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".generated-", dir=docs_dir))
+    try:
+        for relative, text in pages.items():
+            if relative.startswith(f"{GENERATED_DIR}/"):
+                path = staging / relative.removeprefix(f"{GENERATED_DIR}/")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        _swap_dir(staging, docs_dir / GENERATED_DIR)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    for relative, text in pages.items():
+        if not relative.startswith(f"{GENERATED_DIR}/"):
+            atomic_write(docs_dir / relative, text)
+
+
+def _write_vega_bundle(folder: Path) -> None:
+    """Vega, Vega-Lite and vega-embed as one local script (no CDN), rebuilt on version change."""
+    import vl_convert as vlc
+
+    stamp = f"vega {vlc.get_vega_version()} vega-lite {VEGA_LITE_VERSION} embed {vlc.get_vega_embed_version()}\n"
+    bundle, stamp_file = folder / "vega-bundle.js", folder / "VERSION"
+    if bundle.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
+        return
+    source: Any = vlc.javascript_bundle(vl_version=VEGA_LITE_VERSION)  # type: ignore[call-arg]
+    # The bundle declares top-level consts; a function scope keeps them from clashing with
+    # other scripts. It still assigns window.vegaEmbed, window.vega and window.vegaLite.
+    atomic_write(bundle, f"(function () {{\n{source}\n}})();\n")
+    atomic_write(stamp_file, stamp)

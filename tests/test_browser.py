@@ -1,0 +1,159 @@
+"""The built report in a real browser (Debian's chromium, driven by Playwright).
+
+Skipped when chromium or Playwright is missing, unless RA_REQUIRE_BROWSER=1 (set by .ci/run):
+then a browser that cannot run is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.site
+
+CHROMIUM = os.environ.get("RA_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+
+
+def _browser_missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        return f"{CHROMIUM} not found (apt-get install -y chromium)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def server(repo_site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(repo_site))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = _browser_missing()
+    if missing:
+        if os.environ.get("RA_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests could not run: {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield instance
+        instance.close()
+
+
+class PageWatch:
+    """A page that records console errors and any request leaving localhost."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.errors: list[str] = []
+        self.external: list[str] = []
+        self.page = browser.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith((self.base, "data:", "blob:")):
+            route.continue_()
+        else:
+            self.external.append(url)
+            route.abort()
+
+    def open(self, path: str) -> None:
+        self.page.goto(self.base + path, wait_until="networkidle")
+
+    def chart_marks(self) -> list[tuple[str | None, int]]:
+        try:
+            self.page.wait_for_function(
+                "() => [...document.querySelectorAll('div.ra-chart')]"
+                ".every(e => ['ok', 'error'].includes(e.dataset.rendered))",
+                timeout=15_000,
+            )
+        except Exception as err:  # name the page: a timeout alone says nothing
+            states = self.page.eval_on_selector_all(
+                "div.ra-chart", "els => els.map(e => e.dataset.rendered)"
+            )
+            raise AssertionError(
+                f"{self.page.url}: charts not drawn {states}, errors {self.errors}"
+            ) from err
+        result: list[tuple[str | None, int]] = self.page.eval_on_selector_all(
+            "div.ra-chart",
+            "els => els.map(e => [e.dataset.rendered,"
+            " e.querySelectorAll('svg .mark-symbol path, svg .mark-line path, canvas').length])",
+        )
+        return result
+
+
+def site_pages(site: Path) -> list[str]:
+    return sorted(
+        "/"
+        + str(p.relative_to(site).parent).replace(".", "").strip("/")
+        + ("/" if p.parent != site else "")
+        for p in site.rglob("index.html")
+        if "assets" not in p.parts
+    )
+
+
+def test_every_page_loads_offline_without_errors_and_charts_have_marks(
+    browser: Any, server: str, repo_site: Path
+) -> None:
+    pages = site_pages(repo_site)
+    assert "/measurements/l4-resnet18-train-step-b64/" in pages
+    watch = PageWatch(browser, server)
+    charts = 0
+    for path in pages:
+        watch.open(path)
+        for state, marks in watch.chart_marks():
+            charts += 1
+            assert state == "ok", f"{path}: chart did not render"
+            assert marks > 0, f"{path}: chart has no marks"
+    assert watch.errors == []
+    assert watch.external == []
+    assert charts >= 2  # the L4 and BERT pages have points to draw
+
+
+def test_navigation_link_and_palette_toggle(browser: Any, server: str) -> None:
+    watch = PageWatch(browser, server)
+    watch.open("/")
+    watch.page.click("nav.md-nav--primary a[href$='measurements/l4-resnet18-train-step-b64/']")
+    watch.page.wait_for_url("**/measurements/l4-resnet18-train-step-b64/")
+    assert "ResNet-18 training step" in watch.page.inner_text("h1")
+    assert all(state == "ok" and marks > 0 for state, marks in watch.chart_marks())
+    scheme = watch.page.get_attribute("body", "data-md-color-scheme")
+    watch.page.click("form[data-md-component='palette'] label:visible")
+    watch.page.wait_for_function(
+        f"() => document.body.getAttribute('data-md-color-scheme') !== '{scheme}'"
+    )
+    assert all(state == "ok" and marks > 0 for state, marks in watch.chart_marks())
+    assert watch.errors == []
+    assert watch.external == []

@@ -1,0 +1,120 @@
+"""The built report: every page present, data escaped, offline, never half-written."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.errors import UserError
+from tests.conftest import build_report
+from tests.helpers import REPO, fp32_kernel, write_long
+
+pytestmark = pytest.mark.site
+
+PLANTED = "<script>alert(1)</script><img src=x onerror=alert(2)> & \"q\" 'a' | *md* _x_"
+
+
+def test_every_imported_measurement_has_a_page(repo_site: Path) -> None:
+    names = sorted(p.name for p in (REPO / "measurements" / "imported").iterdir() if p.is_dir())
+    for name in names:
+        assert (repo_site / "measurements" / name / "index.html").is_file()
+    index = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
+    for name in names:
+        assert f'href="{name}/"' in index
+    assert (repo_site / "hardware" / "index.html").is_file()
+
+
+def test_l4_page_shows_the_totals_and_ranges(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    for cell in ("4.928 GFLOP", "709.9 MB", "7.376 ms", "668.1 GFLOP/s", "memory", "32.1 %"):
+        assert f"<td>{cell}</td>" in html
+    assert "<td>forward</td><td>89</td>" in html
+    assert "<td>backward</td><td>1</td>" in html
+
+
+def test_chart_specs_are_embedded_and_valid_json(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    payload = re.search(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, re.S)
+    assert payload is not None
+    spec = json.loads(payload.group(2))
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "circle", "point"]  # ceilings, kernels, step
+
+
+def test_site_is_offline(repo_site: Path) -> None:
+    for page in repo_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for tag in re.findall(r"<(?:script|link|img)\b[^>]*>", html):
+            assert not re.search(r'(?:src|href)="(?:https?:)?//', tag), f"{page}: {tag}"
+    assert (repo_site / "assets" / "vega" / "vega-bundle.js").stat().st_size > 500_000
+
+
+def test_kernel_names_are_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    measurements = tmp_path / "measurements"
+    folder = measurements / "imported" / "planted"
+    folder.mkdir(parents=True)
+    rows = fp32_kernel(0, ffma="1000", dram_read=("Kbyte", "1"), name=PLANTED)
+    write_long(folder / "ncu.csv", rows)
+    (folder / "source.toml").write_text(
+        'schema_version = 1\ntitle = "Planted <b>name</b></title><script>alert(3)</script>"\norigin = "https://example.org/x.csv"\n'
+        'device = "l4"\nmodel = "m"\nworkload = "w"\nphase = "kernel"\nprecision = "fp32"\n'
+        'citation = "test"\n',
+        encoding="utf-8",
+    )
+    site = build_report(tmp_path, measurements, monkeypatch)
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert" not in html, page
+        assert "<img src=x" not in html, page
+        assert "<b>name</b>" not in html, page
+    html = (site / "measurements" / "planted" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; &amp;" in html
+    assert "\\u003cscript\\u003ealert(1)" in html  # inside the chart's JSON
+    search = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "<script>alert" not in search
+
+
+def test_a_bad_measurement_leaves_the_site_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measurements = tmp_path / "measurements"
+    shutil.copytree(REPO / "measurements", measurements)
+    site = build_report(tmp_path, measurements, monkeypatch)
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    broken = measurements / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"
+    broken.write_text(
+        broken.read_text(encoding="utf-8").replace('"Mbyte"', '"MiB"', 1), encoding="utf-8"
+    )
+    docs = tmp_path / "docs"
+    with pytest.raises(UserError) as caught:
+        from generator.site import build_site
+
+        build_site(measurements=measurements, docs_dir=docs, site_dir=site)
+    assert caught.value.what == "unknown unit 'MiB'"
+    assert caught.value.file == str(broken)
+    after = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    assert after == before
+    assert not list(tmp_path.glob(".site-*"))
+
+
+def test_source_toml_errors_name_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    measurements = tmp_path / "measurements"
+    shutil.copytree(REPO / "measurements", measurements)
+    source = measurements / "imported" / "rtx5070-gemm-tiled" / "source.toml"
+    source.write_text(source.read_text(encoding="utf-8") + 'gpu = "5070"\n', encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        build_report(tmp_path, measurements, monkeypatch)
+    assert (caught.value.file, caught.value.key, caught.value.what) == (
+        str(source),
+        "gpu",
+        "unknown key",
+    )
