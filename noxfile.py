@@ -39,7 +39,8 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff (lint + format check) and mypy --strict on generator/."""
-    session.install("-e", ".[lint]")
+    # mypy must see the same libraries the code runs with, not just the linters.
+    session.install("-e", ".[site,test,lint]")
     session.run("ruff", "check", "generator", "tests", "noxfile.py")
     session.run("ruff", "format", "--check", "generator", "tests", "noxfile.py")
     session.run("mypy")

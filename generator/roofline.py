@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from generator.catalog import Device, devices_with_cc, find_device
+from generator.errors import UserError
 
 # precision -> (kernel column, FLOPs per unit). Data, not ifs.
 FLOP_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
@@ -215,9 +216,15 @@ class DeviceMatch:
 
 
 def match_device(kernels: pl.DataFrame, requested: str | None) -> DeviceMatch:
-    """The user's device if named, else the one catalog device with the file's CC."""
+    """The user's device if named, else the export's device name, else a unique CC."""
     if requested:
         return DeviceMatch(find_device(requested), "named", (), "")
+    device_names = sorted({n for n in kernels["device_name"].drop_nulls().to_list() if n})
+    if len(device_names) == 1:
+        try:
+            return DeviceMatch(find_device(device_names[0]), "device name in the export", (), "")
+        except UserError:
+            pass  # a GPU the catalog lacks: fall back to the compute capability
     ccs = sorted({c for c in kernels["cc"].drop_nulls().to_list() if c})
     if not ccs:
         return DeviceMatch(None, "", (), "the export records no compute capability: pass --device")

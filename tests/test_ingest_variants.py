@@ -235,3 +235,17 @@ def test_kernel_without_dram_traffic_has_no_infinite_intensity(tmp_path) -> None
     assert metrics["arithmetic_intensity"].to_list() == [None]
     assert metrics["attained_flops_per_s"].to_list() == [None]
     assert total.arithmetic_intensity is None and total.attained_flops_per_s is None
+
+
+def test_device_name_metric_matches_the_catalog(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from generator.roofline import match_device
+
+    rows = [
+        *fp32_kernel(0, ffma="1"),
+        metric_row(0, "device__attribute_display_name", "", "NVIDIA L4"),
+    ]
+    export = read_ncu_csv(write_long(tmp_path / "name.csv", rows))
+    assert export.kernels["device_name"].to_list() == ["NVIDIA L4"]
+    match = match_device(export.kernels, None)  # CC 8.9 alone would be ambiguous
+    assert match.device is not None and match.device.id == "l4"
+    assert match.how == "device name in the export"

@@ -55,13 +55,13 @@ def test_find_device_is_lenient_about_vendor_words_and_case() -> None:
 
 
 def test_device_matched_from_a_unique_compute_capability() -> None:
-    match = match_device(pl.DataFrame({"cc": ["7.5", "7.5"]}), None)
+    match = match_device(pl.DataFrame({"cc": ["7.5", "7.5"], "device_name": [None, None]}), None)
     assert match.device is not None and match.device.id == "t4"
-    ambiguous = match_device(pl.DataFrame({"cc": ["8.9"]}), None)
+    ambiguous = match_device(pl.DataFrame({"cc": ["8.9"], "device_name": [None]}), None)
     assert ambiguous.device is None
     assert ambiguous.candidates == ("l4", "rtx-4080-laptop")
     assert "pass --device" in ambiguous.note
-    named = match_device(pl.DataFrame({"cc": ["8.9"]}), "L4")
+    named = match_device(pl.DataFrame({"cc": ["8.9"], "device_name": [None]}), "L4")
     assert named.device is not None and named.how == "named"
 
 

@@ -45,6 +45,7 @@ IDENTITY_COLUMNS: dict[str, str] = {
     "Device": "device",
     "CC": "cc",
 }
+DEVICE_NAME_METRIC = "device__attribute_display_name"  # e.g. "NVIDIA L4"
 LONG_REQUIRED = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
 KERNEL_KEY = ("process_id", "kernel_id")
 
@@ -61,6 +62,7 @@ _IDENTITY_TYPES: dict[str, PolarsDataType] = {
     "grid_size": pl.String,
     "device": pl.String,
     "cc": pl.String,
+    "device_name": pl.String,  # from device__attribute_display_name, when exported
     "nvtx_push_pop": pl.List(pl.String),
     "nvtx_start_stop": pl.List(pl.String),
     "nvtx_range": pl.String,
@@ -413,6 +415,12 @@ def _kernel_table(path: Path, long: pl.DataFrame, metrics: pl.DataFrame) -> pl.D
         .with_columns(pl.col(c).cast(pl.Int64) for c in KERNEL_KEY)
     )
     identity = _with_nvtx(identity)
+    names = (
+        metrics.filter(pl.col("metric") == DEVICE_NAME_METRIC)
+        .group_by(KERNEL_KEY)
+        .agg(pl.col("value_text").first().alias("device_name"))
+    )
+    identity = identity.join(names, on=list(KERNEL_KEY), how="left")
     known = metrics.join(
         pl.DataFrame(alias_rows()), on="metric", how="inner"
     )  # only metrics the roofline needs
