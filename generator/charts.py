@@ -29,6 +29,16 @@ def short_name(name: str | None, limit: int = TOOLTIP_NAME_CHARS) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
+def _log_y(field: str) -> alt.Y:
+    """The shared y axis of every roofline layer: attained FLOP/s, log scale, SI labels."""
+    return alt.Y(
+        f"{field}:Q",
+        title="attained (FLOP/s)",
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format="~s"),
+    )
+
+
 def ceiling_rows(
     device: Device, precisions: list[str], ai_min: float, ai_max: float
 ) -> list[dict[str, Any]]:
@@ -93,7 +103,6 @@ def roofline_chart(
         scale=alt.Scale(type="log", domain=[ai_min, ai_max]),
         axis=alt.Axis(format="~g"),
     )
-    y_title = "attained (FLOP/s)"
     layers: list[alt.Chart] = []
     if device is not None:
         ceilings = pl.DataFrame(ceiling_rows(device, precisions, ai_min, ai_max))
@@ -103,12 +112,7 @@ def roofline_chart(
                 .mark_line(color="#888", strokeWidth=2)
                 .encode(
                     x=x,
-                    y=alt.Y(
-                        "flops_per_s:Q",
-                        title=y_title,
-                        scale=alt.Scale(type="log"),
-                        axis=alt.Axis(format="~s"),
-                    ),
+                    y=_log_y("flops_per_s"),
                     detail="ceiling:N",
                     strokeDash=alt.StrokeDash("ceiling:N", title=f"{device.name} roof"),
                     order="order:Q",
@@ -122,12 +126,7 @@ def roofline_chart(
             .mark_circle(opacity=0.7)
             .encode(
                 x=x,
-                y=alt.Y(
-                    "attained_flops_per_s:Q",
-                    title=y_title,
-                    scale=alt.Scale(type="log"),
-                    axis=alt.Axis(format="~s"),
-                ),
+                y=_log_y("attained_flops_per_s"),
                 size=alt.Size(
                     "time_us:Q", title="kernel time (µs)", scale=alt.Scale(range=[15, 600])
                 ),
@@ -152,12 +151,7 @@ def roofline_chart(
             .mark_point(shape="diamond", size=260, filled=True, color="#d62728", stroke="black")
             .encode(
                 x=x,
-                y=alt.Y(
-                    "attained_flops_per_s:Q",
-                    title=y_title,
-                    scale=alt.Scale(type="log"),
-                    axis=alt.Axis(format="~s"),
-                ),
+                y=_log_y("attained_flops_per_s"),
                 tooltip=[
                     alt.Tooltip("label:N", title="point"),
                     alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
