@@ -71,6 +71,7 @@ class MeasurementView:
     phase: str
     precision: str
     notes: str
+    license: str
     csv_path: str
     kernels: pl.DataFrame  # from roofline.kernel_metrics
     step: Totals
@@ -212,6 +213,7 @@ def measurement_page(view: MeasurementView) -> str:
         phase=view.phase,
         precision=view.precision,
         notes=one_line(view.notes),
+        license=one_line(view.license),
         warnings=_warnings(view),
         totals_rows=_totals_rows(view),
         chart_html=embed_chart(view.chart, f"roofline-{view.slug}"),

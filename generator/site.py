@@ -77,6 +77,7 @@ def compute_metrics(build: Build) -> Build:
                 phase=item.source.phase,
                 precision=item.source.precision,
                 notes=item.source.notes,
+                license=item.source.license,
                 csv_path=item.csv_path.as_posix(),
                 kernels=metrics,
                 step=step,

@@ -149,3 +149,15 @@ def test_raw_layout_without_units_row(tmp_path: Path) -> None:
     err = error_of(path)
     assert err.line == 2
     assert err.what.startswith("raw-layout export without its units row")
+
+
+def test_truncated_row_after_a_preamble(tmp_path: Path) -> None:
+    path = write_long(
+        tmp_path / "cut3.csv", fp32_kernel(0, ffma="1"), preamble="\ufeff==PROF== x\napp output\n"
+    )
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = next(csv.reader([lines[5]]))
+    lines[5] = quoted(record[:14])
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    err = error_of(path)
+    assert (err.line, err.what) == (6, "the row is truncated: 14 fields, at least 15 expected")

@@ -69,7 +69,6 @@ _IDENTITY_TYPES: dict[str, PolarsDataType] = {
     "line": pl.Int64,
 }
 _METRIC_COLUMN_TYPES: dict[str, PolarsDataType] = {name: pl.Float64 for name in METRIC_COLUMN_NAMES}
-KERNEL_IDENTITY_SCHEMA = pl.Schema(_IDENTITY_TYPES)
 KERNEL_SCHEMA = pl.Schema({**_IDENTITY_TYPES, **_METRIC_COLUMN_TYPES})
 _METRIC_ROW_TYPES: dict[str, PolarsDataType] = {
     "process_id": pl.Int64,
@@ -252,7 +251,7 @@ def _long_rows(path: Path, frame: pl.DataFrame, header_line: int) -> pl.DataFram
     )
     cut = cut.vstack(frame.filter(pl.col("Metric Name").is_null()))
     if cut.height:
-        _raise_if_cut(path, int(cut["line"].min()))  # type: ignore[arg-type]
+        _raise_if_cut(path, header_line, int(cut["line"].min()))  # type: ignore[arg-type]
     label = pl.col("Body Item Label") if "Body Item Label" in frame.columns else pl.lit(None)
     section = pl.col("Section Name") if "Section Name" in frame.columns else pl.lit("")
     return frame.select(
@@ -266,12 +265,11 @@ def _long_rows(path: Path, frame: pl.DataFrame, header_line: int) -> pl.DataFram
     ).filter(pl.col("metric").ne(""))  # rule-only rows carry no metric
 
 
-def _raise_if_cut(path: Path, line: int) -> None:
+def _raise_if_cut(path: Path, header_line: int, line: int) -> None:
     """Slow path for rows Polars read with absent fields: count the line's fields."""
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
         lines = list(itertools.islice(handle, line))
-    header_line = next(t for t in lines if t.lstrip().startswith(('"ID",', "ID,")))
-    header = next(csv.reader([header_line]))
+    header = next(csv.reader([lines[header_line - 1].lstrip("\ufeff")]))
     record = next(csv.reader([lines[line - 1]]), [])
     needed = max(header.index(c) for c in LONG_REQUIRED) + 1
     if len(record) < needed:
