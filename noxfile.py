@@ -31,8 +31,8 @@ def serve(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Run the test suite (no GPU, no network)."""
-    session.install("-e", ".[site,test]")
+    """Run the test suite (no GPU, no network; torch from the pinned measure extra)."""
+    session.install("-e", ".[site,test,measure]")
     session.run("pytest", *session.posargs)
 
 

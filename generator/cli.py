@@ -101,6 +101,52 @@ def cmd_site(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require_torch(command: str) -> None:
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError:
+        raise UserError(
+            f"`{command}` needs torch and torchvision, which are not installed here",
+            fix="run it through nox (`nox -s measure`), or pip install torch==2.14.1 "
+            "torchvision==0.29.1 (exactly these versions)",
+        ) from None
+
+
+def cmd_complexity(args: argparse.Namespace) -> int:
+    from generator.models import dataset, model_spec, parse_shape
+
+    spec = model_spec(args.model, key="MODEL")
+    data = dataset(args.dataset or spec.default_dataset, key="--dataset")
+    shape = parse_shape(args.input) if args.input else data.shape
+    classes = args.classes if args.classes is not None else data.classes
+    if classes <= 0:
+        raise UserError(f"--classes must be positive, not {classes}", key="--classes")
+    _require_torch("complexity")
+    from generator.complexity import analyze
+    from generator.complexity.flop_counter import flop_counter_summary
+    from generator.complexity.report import complexity_dict, format_complexity
+
+    result = analyze(
+        args.model,
+        shape,
+        args.batch,
+        classes,
+        optimizer=args.optimizer,
+        precision=args.precision,
+        training=not args.inference,
+    )
+    counter = None
+    if not args.no_flop_counter and not args.inference:
+        counter = flop_counter_summary(args.model, shape, args.batch, classes)
+    data_out = complexity_dict(result, counter)
+    if args.json:
+        print(json.dumps(data_out, allow_nan=False))
+    else:
+        print(format_complexity(data_out))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m generator",
@@ -129,6 +175,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="one JSON object per file, per line, in base units (FLOP, byte, second)",
     )
     summarize.set_defaults(handler=cmd_summarize)
+
+    complexity = commands.add_parser(
+        "complexity",
+        help="analytic FLOPs, parameters, activations and bytes per layer of a model",
+        description="Walk MODEL on the meta device with real input shapes and print, per "
+        "layer, parameters, forward MACs and FLOPs, backward FLOPs (input and weight "
+        "gradients) and bytes; then the step's totals (forward, loss, backward, optimizer), "
+        "activation memory, minimal traffic and arithmetic intensity, and the "
+        "FlopCounterMode cross-check (raw and groups-corrected). FLOPs = 2 x MACs for "
+        "multiply-accumulate layers. Needs torch.",
+    )
+    complexity.add_argument("model", metavar="MODEL", help="registry name, e.g. resnet18")
+    complexity.add_argument(
+        "--dataset",
+        help="cifar10, cifar100, mnist or imagenet: input shape and classes "
+        "(default: the model's own, e.g. cifar10 for resnet18)",
+    )
+    complexity.add_argument("--input", metavar="CxHxW", help="input shape, overrides --dataset's")
+    complexity.add_argument("--batch", type=int, default=1, help="batch size (default: 1)")
+    complexity.add_argument("--classes", type=int, help="output classes (default: the dataset's)")
+    complexity.add_argument(
+        "--optimizer",
+        default="sgd-momentum",
+        choices=["sgd", "sgd-momentum", "adam"],
+        help="update rule costed per parameter (default: %(default)s)",
+    )
+    complexity.add_argument(
+        "--precision",
+        default="fp32",
+        choices=["fp32", "tf32", "bf16-amp", "fp16-amp"],
+        help="element size for bytes: 4 for fp32/tf32, 2 for the AMP modes (default: fp32)",
+    )
+    complexity.add_argument(
+        "--inference", action="store_true", help="eval-mode forward only (no loss, no backward)"
+    )
+    complexity.add_argument(
+        "--no-flop-counter", action="store_true", help="skip the FlopCounterMode cross-check"
+    )
+    complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
+    complexity.set_defaults(handler=cmd_complexity)
 
     site = commands.add_parser(
         "site",

@@ -1,0 +1,177 @@
+"""One model at one input: per-layer costs and the step's totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.complexity.conventions import BYTES_PER_ELEMENT, ELEMENTWISE, OPTIMIZERS
+from generator.complexity.costs import LayerCost
+from generator.errors import UserError
+from generator.models import build_model
+
+
+@dataclass
+class Complexity:
+    model: str
+    input_shape: tuple[int, int, int]
+    batch: int
+    classes: int
+    optimizer: str
+    precision: str
+    training: bool
+    layers: list[LayerCost]
+    loss: LayerCost | None
+    uncounted_functions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def element_bytes(self) -> int:
+        return BYTES_PER_ELEMENT[self.precision]
+
+    @property
+    def params(self) -> int:
+        return sum(layer.params for layer in self.layers)
+
+    @property
+    def forward_macs(self) -> int:
+        return sum(layer.forward_macs for layer in self.layers)
+
+    @property
+    def forward_flops(self) -> float:
+        return sum(layer.forward_flops for layer in self.layers)
+
+    @property
+    def backward_macs(self) -> int:
+        return sum(layer.backward_macs for layer in self.layers) if self.training else 0
+
+    @property
+    def backward_flops(self) -> float:
+        return sum(layer.backward_flops for layer in self.layers) if self.training else 0.0
+
+    @property
+    def loss_flops(self) -> float:
+        if self.loss is None:
+            return 0.0
+        return self.loss.forward_flops + (self.loss.backward_flops if self.training else 0.0)
+
+    @property
+    def optimizer_flops(self) -> float:
+        return self.params * OPTIMIZERS[self.optimizer].flops_per_param if self.training else 0.0
+
+    @property
+    def step_flops(self) -> float:
+        return self.forward_flops + self.loss_flops + self.backward_flops + self.optimizer_flops
+
+    @property
+    def activation_bytes(self) -> int:
+        saved = sum(layer.output_elements for layer in self.layers if layer.saves_activation)
+        return saved * self.element_bytes
+
+    @property
+    def min_traffic_bytes(self) -> int:
+        size = self.element_bytes
+        total = sum(layer.forward_bytes(size) for layer in self.layers)
+        if self.training:
+            total += sum(layer.backward_bytes(size) for layer in self.layers)
+            # the optimizer works on fp32 parameters and states whatever the precision
+            total += self.params * OPTIMIZERS[self.optimizer].accesses_per_param * 4
+        return total
+
+    @property
+    def arithmetic_intensity(self) -> float:
+        return self.step_flops / self.min_traffic_bytes if self.min_traffic_bytes else 0.0
+
+    def totals(self) -> dict[str, Any]:
+        return {
+            "params": self.params,
+            "forward_macs": self.forward_macs,
+            "forward_flops": self.forward_flops,
+            "backward_macs": self.backward_macs,
+            "backward_flops": self.backward_flops,
+            "loss_flops": self.loss_flops,
+            "optimizer_flops": self.optimizer_flops,
+            "step_flops": self.step_flops,
+            "activation_bytes": self.activation_bytes,
+            "min_traffic_bytes": self.min_traffic_bytes,
+            "arithmetic_intensity": self.arithmetic_intensity,
+        }
+
+
+def _loss_cost(output: Any, classes: int) -> LayerCost:
+    rule = ELEMENTWISE["cross_entropy"]
+    logits = int(output.numel())
+    return LayerCost(
+        name="loss",
+        kind="CrossEntropyLoss",
+        family="loss",
+        input_shape=tuple(int(s) for s in output.shape),
+        output_shape=(),
+        forward_flops=rule.forward * logits,
+        backward_input_flops=rule.backward_input * logits,
+        input_elements=logits,
+        output_elements=1,
+        saves_activation=False,
+        formula=f"cross-entropy: {rule.forward:g} FLOP per logit",
+    )
+
+
+def analyze(
+    model: str,
+    input_shape: tuple[int, int, int],
+    batch: int,
+    classes: int,
+    optimizer: str = "sgd-momentum",
+    precision: str = "fp32",
+    training: bool = True,
+) -> Complexity:
+    """Cost `model` for one step on `batch` samples of `input_shape` (C, H, W)."""
+    import torch
+
+    from generator.complexity.walk import walk
+
+    if batch <= 0:
+        raise UserError(f"batch must be positive, not {batch}", key="--batch", fix="use 1 or more")
+    if optimizer not in OPTIMIZERS:
+        raise UserError(
+            f"unknown optimizer {optimizer!r}",
+            key="optimizer",
+            fix="use one of: " + ", ".join(OPTIMIZERS),
+        )
+    if precision not in BYTES_PER_ELEMENT:
+        raise UserError(
+            f"unknown precision {precision!r}",
+            key="precision",
+            fix="use one of: " + ", ".join(BYTES_PER_ELEMENT),
+        )
+    with torch.device("meta"):
+        module = build_model(model, classes, input_shape)
+    try:
+        layers, output, uncounted = walk(module, batch, input_shape, training)
+    except (RuntimeError, ValueError, AssertionError, IndexError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        if "more than 1 value per channel" in first_line:
+            fix = (
+                "use a batch of 2 or more: batch norm in training needs more than one value "
+                "per channel, and this input leaves one pixel per channel"
+            )
+        else:
+            fix = "use a larger input (the model's downsampling leaves no pixels) or another model"
+        raise UserError(
+            f"{model} does not accept batch {batch} of {'x'.join(map(str, input_shape))} "
+            f"input: {first_line}",
+            key="--input",
+            fix=fix,
+        ) from error
+    output = output[0] if isinstance(output, tuple | list) else output
+    return Complexity(
+        model=model,
+        input_shape=input_shape,
+        batch=batch,
+        classes=classes,
+        optimizer=optimizer,
+        precision=precision,
+        training=training,
+        layers=layers,
+        loss=_loss_cost(output, classes) if training else None,
+        uncounted_functions=uncounted,
+    )

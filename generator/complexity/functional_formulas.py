@@ -1,0 +1,99 @@
+"""Analytic cost of functional ops called outside leaf modules (residual adds, F.relu,
+adaptive pooling in DenseNet and MobileNetV2, matmul and scaled-dot-product attention)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.complexity.conventions import ELEMENTWISE
+from generator.complexity.costs import LayerCost, numel
+from generator.complexity.layer_formulas import elementwise, shape_of
+
+_ELEMENTWISE_FUNCTIONS: dict[str, tuple[str, str]] = {
+    # function name → (ELEMENTWISE key, family)
+    **{
+        n: ("add", "elementwise")
+        for n in ("add", "__add__", "__radd__", "sub", "__sub__", "__rsub__")
+    },
+    **{n: ("mul", "elementwise") for n in ("mul", "__mul__", "__rmul__")},
+    **{n: ("div", "elementwise") for n in ("div", "__truediv__", "__rtruediv__")},
+    **{
+        n: (n, "activation")
+        for n in ("relu", "relu6", "gelu", "silu", "hardswish", "sigmoid", "tanh", "softmax")
+    },
+    "log_softmax": ("log_softmax", "activation"),
+    "hardtanh": ("hardtanh", "activation"),
+    "dropout": ("dropout", "dropout"),
+    "layer_norm": ("layer_norm", "norm"),
+    "batch_norm": ("batch_norm", "norm"),
+    "group_norm": ("group_norm", "norm"),
+    **{f"adaptive_avg_pool{d}d": ("adaptive_avg_pool", "pool") for d in (1, 2, 3)},
+    **{f"adaptive_max_pool{d}d": ("adaptive_max_pool", "pool") for d in (1, 2, 3)},
+}
+_MATMULS = {"matmul", "__matmul__", "mm", "bmm", "addmm", "baddbmm"}
+_ATTENTION = {"scaled_dot_product_attention"}
+
+# Functions that only view, move or allocate data: 0 FLOP, nothing to record.
+FREE_FUNCTIONS = frozenset(
+    {
+        "cat", "concat", "stack", "flatten", "reshape", "view", "view_as", "permute",
+        "transpose", "t", "expand", "expand_as", "contiguous", "__getitem__", "chunk",
+        "split", "unbind", "unsqueeze", "squeeze", "to", "clone", "detach", "narrow",
+        "select", "repeat", "zeros_like", "ones_like", "empty_like", "__setitem__",
+        "masked_fill", "pad", "type_as", "float", "half", "bfloat16", "unflatten",
+    }
+)  # fmt: skip
+
+
+def canonical_name(func: Any) -> str:
+    name = str(getattr(func, "__name__", repr(func)))
+    if name.startswith("__i") and name.endswith("__"):  # __iadd__ → __add__
+        return "__" + name[3:]
+    return name.rstrip("_") if not name.endswith("__") else name
+
+
+def is_inplace(func: Any) -> bool:
+    name = str(getattr(func, "__name__", ""))
+    return (name.endswith("_") and not name.endswith("__")) or name.startswith("__i")
+
+
+def function_cost(cost: LayerCost, name: str, args: tuple[Any, ...], training: bool) -> bool:
+    """Fill `cost` for a known function; False when there is no formula for it."""
+    if name in _ELEMENTWISE_FUNCTIONS:
+        key, family = _ELEMENTWISE_FUNCTIONS[name]
+        cost.family = family
+        elementwise(cost, key, training)
+        if key in ("mul", "div"):
+            needing = sum(1 for a in args if getattr(a, "requires_grad", False))
+            cost.backward_input_flops = (
+                ELEMENTWISE[key].backward_input * cost.output_elements * needing
+            )
+        return True
+    if name in _MATMULS:
+        left = args[1] if name in ("addmm", "baddbmm") else args[0]
+        inner = shape_of(left)[-1]
+        macs = cost.output_elements * inner
+        cost.family = "matmul"
+        cost.formula = "MACs = output elements · inner dimension"
+        cost.forward_macs = macs
+        cost.forward_flops = 2 * macs
+        needing = sum(1 for a in args[-2:] if getattr(a, "requires_grad", False))
+        cost.backward_input_macs = macs * needing
+        cost.backward_input_flops = 2 * macs * needing
+        return True
+    if name in _ATTENTION:
+        query, key_, value = (shape_of(a) for a in args[:3])
+        heads_batch = numel(query[:-2])
+        target, depth = query[-2], query[-1]
+        source, value_depth = key_[-2], value[-1]
+        scores = heads_batch * target * source
+        macs = scores * (depth + value_depth)
+        softmax = ELEMENTWISE["softmax"]
+        cost.family = "attention"
+        cost.formula = "MACs = B·h·L·S·(E + Ev); softmax per score"
+        cost.forward_macs = macs
+        cost.forward_flops = 2 * macs + softmax.forward * scores + heads_batch * target * depth
+        cost.backward_input_macs = 2 * macs
+        cost.backward_input_flops = 4 * macs + softmax.backward_input * scores
+        return True
+    return False

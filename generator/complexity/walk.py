@@ -1,0 +1,192 @@
+"""Walk a model on the meta device: one LayerCost per leaf-module call and per
+arithmetic functional op between them, with the real shapes of this input.
+
+Meta tensors carry shapes and autograd flags but no data, so even ViT-B/16 at 224×224
+costs milliseconds. `requires_grad` on each layer's input tells whether that layer needs
+an input gradient (the first layer does not).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import torch
+from torch import nn
+from torch.overrides import TorchFunctionMode
+
+from generator.complexity.costs import LayerCost
+from generator.complexity.functional_formulas import (
+    FREE_FUNCTIONS,
+    canonical_name,
+    function_cost,
+    is_inplace,
+)
+from generator.complexity.layer_formulas import elements_of, module_cost, shape_of
+
+# Modules whose insides are costed as a whole: their hooks would hide the attention
+# matmuls (the eval fast path of MultiheadAttention bypasses its submodules entirely).
+ATOMIC_MODULES: tuple[type[nn.Module], ...] = (nn.MultiheadAttention,)
+
+
+def _first_tensor(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return next((v for v in value if isinstance(v, torch.Tensor)), None)
+    return value
+
+
+class _Recorder:
+    def __init__(self, training: bool) -> None:
+        self.training = training
+        self.depth = 0
+        self.scope: list[str] = [""]
+        self.rows: list[LayerCost] = []
+        self.calls: Counter[str] = Counter()
+        self.uncounted: Counter[str] = Counter()
+
+    def unique(self, name: str) -> str:
+        self.calls[name] += 1
+        count = self.calls[name]
+        return name if count == 1 else f"{name}#{count}"
+
+    def new_cost(self, name: str, kind: str, inputs: Any, output: Any) -> LayerCost:
+        first_in, first_out = _first_tensor(inputs), _first_tensor(output)
+        return LayerCost(
+            name=self.unique(name),
+            kind=kind,
+            family="other",
+            input_shape=shape_of(first_in),
+            output_shape=shape_of(first_out),
+            needs_input_grad=bool(getattr(first_in, "requires_grad", False)),
+            input_elements=elements_of(first_in),
+            output_elements=elements_of(first_out),
+        )
+
+
+class _FunctionalOps(TorchFunctionMode):
+    """Sees every torch function; records the arithmetic ones made outside leaf modules."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None
+    ) -> Any:
+        out = func(*args, **(kwargs or {}))
+        recorder = self.recorder
+        if recorder.depth > 0 or not isinstance(out, torch.Tensor):
+            return out
+        if not out.is_floating_point():
+            return out
+        name = canonical_name(func)
+        if name in FREE_FUNCTIONS:
+            return out
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        scope = recorder.scope[-1]
+        cost = recorder.new_cost(
+            f"{scope}.fn:{name}" if scope else f"fn:{name}", f"fn:{name}", tensors, out
+        )
+        cost.needs_input_grad = any(t.requires_grad for t in tensors)
+        cost.input_elements = max((t.numel() for t in tensors), default=0)
+        if is_inplace(func):
+            cost.saves_activation = False
+        if function_cost(cost, name, args, recorder.training):
+            recorder.rows.append(cost)
+        else:
+            recorder.uncounted[name] += 1
+        return out
+
+
+def _is_leaf(module: nn.Module) -> bool:
+    return isinstance(module, ATOMIC_MODULES) or not any(True for _ in module.children())
+
+
+def _register(model: nn.Module, recorder: _Recorder) -> list[Any]:
+    handles: list[Any] = []
+    skip: list[str] = []
+    for name, module in model.named_modules():
+        if any(name.startswith(prefix + ".") for prefix in skip):
+            continue
+        if _is_leaf(module):
+            if isinstance(module, ATOMIC_MODULES):
+                skip.append(name)
+            handles.append(module.register_forward_pre_hook(_leaf_pre(recorder)))
+            handles.append(
+                module.register_forward_hook(
+                    _leaf_post(recorder, name or "model"), with_kwargs=True
+                )
+            )
+        else:
+            handles.append(module.register_forward_pre_hook(_scope_pre(recorder, name)))
+            handles.append(module.register_forward_hook(_scope_post(recorder)))
+            own = sum(p.numel() for p in module.parameters(recurse=False))
+            if own:
+                recorder.rows.append(
+                    LayerCost(
+                        name=f"{name or 'model'}.parameters",
+                        kind="parameters",
+                        family="parameters",
+                        input_shape=(),
+                        output_shape=(),
+                        params=own,
+                        saves_activation=False,
+                        formula="parameters used by functional ops (tokens, embeddings, scales)",
+                    )
+                )
+    return handles
+
+
+def _leaf_pre(recorder: _Recorder) -> Any:
+    def hook(module: nn.Module, args: Any) -> None:
+        recorder.depth += 1
+
+    return hook
+
+
+def _leaf_post(recorder: _Recorder, name: str) -> Any:
+    def hook(module: nn.Module, args: Any, kwargs: Any, output: Any) -> None:
+        recorder.depth -= 1
+        if recorder.depth:
+            return
+        positional = tuple(args) + tuple(
+            kwargs[k] for k in ("query", "key", "value") if k in (kwargs or {})
+        )
+        cost = recorder.new_cost(name, type(module).__name__, positional, output)
+        recorder.rows.append(module_cost(cost, module, positional, recorder.training))
+
+    return hook
+
+
+def _scope_pre(recorder: _Recorder, name: str) -> Any:
+    def hook(module: nn.Module, args: Any) -> None:
+        recorder.scope.append(name)
+
+    return hook
+
+
+def _scope_post(recorder: _Recorder) -> Any:
+    def hook(module: nn.Module, args: Any, output: Any) -> None:
+        recorder.scope.pop()
+
+    return hook
+
+
+def walk(
+    model: nn.Module, batch: int, shape: tuple[int, ...], training: bool
+) -> tuple[list[LayerCost], Any, dict[str, int]]:
+    """Run one forward pass of `model` (already on the meta device) and cost it.
+
+    Returns the rows in call order, the output tensor and the functional ops that had no
+    formula (name → calls), which the report lists instead of silently ignoring."""
+    model.train(training)
+    recorder = _Recorder(training)
+    handles = _register(model, recorder)
+    try:
+        x = torch.empty((batch, *shape), device="meta")
+        with _FunctionalOps(recorder):
+            output = model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return recorder.rows, output, dict(recorder.uncounted)
