@@ -1,4 +1,4 @@
-"""Sessions: site, serve, tests, lint (measure and bench arrive with their issues).
+"""Sessions: measure, site, serve, tests, lint (bench arrives with its issue).
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
 """
@@ -19,6 +19,16 @@ def site(session: nox.Session) -> None:
     """Build the report from measurements/ into site/ (no torch, no network)."""
     session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "site", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def measure(session: nox.Session) -> None:
+    """Run measurements/experiments.toml on this machine into measurements/runs/.
+
+    Arguments after `--` go to `python -m generator measure` (e.g. `-- --group A --force`).
+    torch and torchvision are pinned exactly in the measure extra."""
+    session.install("-e", ".[measure]")
+    session.run("python", "-m", "generator", "measure", *session.posargs)
 
 
 @nox.session(python=PYTHON)

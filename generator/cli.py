@@ -147,6 +147,31 @@ def cmd_complexity(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_measure(args: argparse.Namespace) -> int:
+    from generator.config import load_experiments, resolve_runs
+
+    config_path = Path(args.config)
+    if args.list:
+        for run in resolve_runs(load_experiments(config_path), args.group):
+            print(
+                f"{run.group:<4} {run.model:<14} {run.dataset:<9} b{run.batch:<5} "
+                f"{run.phase:<11} {run.precision:<9} {run.device}"
+            )
+        return 0
+    _require_torch("measure")
+    from generator.measure.runner import execute
+
+    outcomes = execute(
+        config_path,
+        Path(args.measurements),
+        args.group,
+        force=args.force,
+        use_ncu=args.ncu,
+        argv=args.argv,
+    )
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m generator",
@@ -216,6 +241,40 @@ def build_parser() -> argparse.ArgumentParser:
     complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
     complexity.set_defaults(handler=cmd_complexity)
 
+    measure = commands.add_parser(
+        "measure",
+        help="run the experiments of measurements/experiments.toml on this machine",
+        description="Run every configured experiment (or --group) on this machine: warmup, "
+        "then per-iteration phase times (forward, loss, backward, optimizer step), their "
+        "median, IQR, CV and bootstrap CI, the profiler's op table, the analytic "
+        "complexity and full provenance, into measurements/runs/<run-id>/. Runs already "
+        "measured with the same configuration on the same device are skipped (resume). "
+        "Failures are recorded and the rest go on; exit status 1 if any failed.",
+    )
+    measure.add_argument(
+        "--config", default="measurements/experiments.toml", help="default: %(default)s"
+    )
+    measure.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    measure.add_argument(
+        "--group",
+        action="append",
+        metavar="ID",
+        help="only this experiment group (repeatable; default: all)",
+    )
+    measure.add_argument(
+        "--force", action="store_true", help="re-measure runs (and ceilings) already recorded"
+    )
+    measure.add_argument(
+        "--ncu",
+        action="store_true",
+        help="also profile one training step per CUDA run under Nsight Compute (needs a GPU "
+        "and ncu on PATH) and store the export as ncu.csv",
+    )
+    measure.add_argument(
+        "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
+    )
+    measure.set_defaults(handler=cmd_measure)
+
     site = commands.add_parser(
         "site",
         help="generate the report pages and build the MkDocs site",
@@ -234,7 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
         result: int = args.handler(args)
         return result
@@ -243,3 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # `summarize … | head`
         return 0
+    except KeyboardInterrupt:
+        print(
+            "interrupted: finished runs are kept, the unfinished one was discarded", file=sys.stderr
+        )
+        return 130

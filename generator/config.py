@@ -1,0 +1,259 @@
+"""`measurements/experiments.toml` → typed, validated experiment groups and resolved runs.
+
+Unknown keys, wrong types and impossible combinations are UserErrors naming the file
+and the key (`groups[2].batch_sizes[0]`). Checks that depend on this machine (bf16 on a
+CPU without it) happen when the runs are planned, in generator.measure.plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from generator.errors import UserError
+from generator.models import DATASETS, MODELS
+
+SCHEMA_VERSION = 1
+
+Phase = Literal["train_step", "inference"]
+Precision = Literal["fp32", "tf32", "bf16-amp", "fp16-amp"]
+Device = Literal["cpu", "cuda"]
+Optimizer = Literal["sgd", "sgd-momentum", "adam"]
+
+# Precisions that only mean something on a GPU: TF32 is a tensor-core mode, and fp16
+# autocast on a CPU measures an emulation nobody trains with.
+CUDA_ONLY_PRECISIONS = ("tf32", "fp16-amp")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Settings(_Strict):
+    warmup: int = Field(default=3, ge=0)
+    iterations: int = Field(default=10, ge=2)
+    repeats: int = Field(default=1, ge=1)
+    seed: int = 0
+    optimizer: Optimizer = "sgd-momentum"
+    learning_rate: float = Field(default=0.01, gt=0)
+    profile: bool = True
+
+
+class Group(_Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+    title: str
+    hypothesis: str
+    models: list[str] = Field(min_length=1)
+    datasets: list[str] = Field(min_length=1)
+    batch_sizes: list[int] = Field(min_length=1)
+    phases: list[Phase] = Field(default=["train_step"], min_length=1)
+    precisions: list[Precision] = Field(default=["fp32"], min_length=1)
+    devices: list[Device] = Field(default=["cpu"], min_length=1)
+    warmup: int | None = Field(default=None, ge=0)
+    iterations: int | None = Field(default=None, ge=2)
+    repeats: int | None = Field(default=None, ge=1)
+
+    @field_validator("models")
+    @classmethod
+    def _known_models(cls, models: list[str]) -> list[str]:
+        for index, name in enumerate(models):
+            if name not in MODELS:
+                raise ValueError(
+                    f"[{index}] unknown model {name!r}; valid: {', '.join(sorted(MODELS))}"
+                )
+        return models
+
+    @field_validator("datasets")
+    @classmethod
+    def _known_datasets(cls, datasets: list[str]) -> list[str]:
+        for index, name in enumerate(datasets):
+            if name not in DATASETS:
+                raise ValueError(
+                    f"[{index}] unknown dataset {name!r}; valid: {', '.join(sorted(DATASETS))}"
+                )
+        return datasets
+
+    @field_validator("batch_sizes")
+    @classmethod
+    def _positive_batches(cls, sizes: list[int]) -> list[int]:
+        for index, size in enumerate(sizes):
+            if size <= 0:
+                raise ValueError(f"[{index}] batch size must be positive, not {size}")
+        return sizes
+
+
+class ExperimentsFile(_Strict):
+    schema_version: int
+    defaults: Settings = Settings()
+    groups: list[Group] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One point of a group's matrix, with everything that determines its result."""
+
+    group: str
+    model: str
+    dataset: str
+    input_shape: tuple[int, int, int]
+    classes: int
+    batch: int
+    phase: str
+    precision: str
+    device: str
+    warmup: int
+    iterations: int
+    repeats: int
+    seed: int
+    optimizer: str
+    learning_rate: float
+    profile: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["input_shape"] = list(self.input_shape)
+        return data
+
+    def config_hash(self, device_name: str) -> str:
+        """Same config on the same kind of device → same hash (what resume compares)."""
+        payload = json.dumps({**self.as_dict(), "device_name": device_name}, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def run_id(self, device_name: str) -> str:
+        return (
+            f"{self.group}-{self.model}-{self.dataset}-b{self.batch}-{self.phase}-"
+            f"{self.precision}-{self.device}-{self.config_hash(device_name)[:8]}"
+        )
+
+
+def _location(error: dict[str, Any]) -> str:
+    key = ""
+    for part in error["loc"]:
+        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
+    return key
+
+
+def load_experiments(path: Path) -> ExperimentsFile:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(
+            "experiments file not found",
+            file=path,
+            fix="create it (see README.md, 'Add an experiment') or pass --config",
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(
+            f"not valid TOML: {error}", file=path, fix="fix the TOML syntax at that line"
+        ) from None
+    version = raw.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise UserError(
+            f"schema_version {version} is newer than this tool's {SCHEMA_VERSION}",
+            file=path,
+            key="schema_version",
+            fix="update Roofline Atlas (git pull), or write the file for schema_version 1",
+        )
+    try:
+        experiments = ExperimentsFile.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise UserError(
+            f"{message} (got {first.get('input')!r})" if first["type"] != "missing" else message,
+            file=path,
+            key=_location(dict(first)),
+            fix="see the 'Experiment file' section of README.md for the keys and their types",
+        ) from None
+    ids = [group.id for group in experiments.groups]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise UserError(
+            f"group id {duplicates[0]!r} is used twice",
+            file=path,
+            key="groups.id",
+            fix="give every group its own id",
+        )
+    _check_combinations(experiments, path)
+    return experiments
+
+
+def _check_combinations(experiments: ExperimentsFile, path: Path) -> None:
+    for index, group in enumerate(experiments.groups):
+        for precision in group.precisions:
+            if precision in CUDA_ONLY_PRECISIONS and "cpu" in group.devices:
+                raise UserError(
+                    f"precision {precision!r} is not measured on the CPU",
+                    file=path,
+                    key=f"groups[{index}].precisions",
+                    fix=f'put {precision} in a group with devices = ["cuda"]',
+                )
+        for name in group.models:
+            fixed = MODELS[name].fixed_input
+            for data in group.datasets:
+                if fixed is not None and DATASETS[data].shape != fixed:
+                    raise UserError(
+                        f"model {name!r} accepts only {'x'.join(map(str, fixed))} input, "
+                        f"dataset {data!r} is {'x'.join(map(str, DATASETS[data].shape))}",
+                        file=path,
+                        key=f"groups[{index}].models",
+                        fix="use a dataset of that shape, or vit_tiny_32 for 32×32",
+                    )
+
+
+def resolve_runs(
+    experiments: ExperimentsFile, group_ids: list[str] | None = None
+) -> list[RunConfig]:
+    """The matrix of every selected group, in file order."""
+    known = [group.id for group in experiments.groups]
+    for wanted in group_ids or []:
+        if wanted not in known:
+            raise UserError(
+                f"no experiment group {wanted!r}",
+                key="--group",
+                fix="use one of: " + ", ".join(known),
+            )
+    defaults = experiments.defaults
+    runs: list[RunConfig] = []
+    for group in experiments.groups:
+        if group_ids and group.id not in group_ids:
+            continue
+        for model, data, batch, phase, precision, device in (
+            (m, d, b, ph, pr, dv)
+            for dv in group.devices
+            for m in group.models
+            for d in group.datasets
+            for ph in group.phases
+            for pr in group.precisions
+            for b in group.batch_sizes
+        ):
+            dataset = DATASETS[data]
+            runs.append(
+                RunConfig(
+                    group=group.id,
+                    model=model,
+                    dataset=data,
+                    input_shape=dataset.shape,
+                    classes=dataset.classes,
+                    batch=batch,
+                    phase=phase,
+                    precision=precision,
+                    device=device,
+                    warmup=group.warmup if group.warmup is not None else defaults.warmup,
+                    iterations=group.iterations
+                    if group.iterations is not None
+                    else defaults.iterations,
+                    repeats=group.repeats if group.repeats is not None else defaults.repeats,
+                    seed=defaults.seed,
+                    optimizer=defaults.optimizer,
+                    learning_rate=defaults.learning_rate,
+                    profile=defaults.profile,
+                )
+            )
+    return runs

@@ -1,0 +1,1 @@
+"""Measuring steps on this machine: timing, profiler ops, ceilings, provenance, ncu."""

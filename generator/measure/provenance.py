@@ -1,0 +1,121 @@
+"""Everything needed to trust and cite a run: machine, software, code version, command."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shlex
+import socket
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cpu_flags() -> set[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_supports_bf16() -> bool:
+    """Native bf16 arithmetic (AVX512-BF16 or AMX); without it autocast emulates."""
+    return bool(cpu_flags() & {"avx512_bf16", "amx_bf16"})
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def device_name(device: str) -> str:
+    """What the hash and the ceilings file are keyed by: GPU name, or CPU model + threads."""
+    import torch
+
+    if device == "cuda":
+        return str(torch.cuda.get_device_name(0))
+    return f"{cpu_model()} ({torch.get_num_threads()} threads)"
+
+
+def device_id(device: str) -> str:
+    return slug(("cpu " if device == "cpu" else "") + device_name(device))
+
+
+def git_state(repo: Path) -> dict[str, Any]:
+    """Commit and dirty flag of the code (changes under measurements/ do not count:
+    measuring writes there)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--", ".", ":(exclude)measurements"))
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def _nvidia_driver() -> str | None:
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.strip().splitlines()[0] if out.strip() else None
+
+
+def environment(device: str, repo: Path) -> dict[str, Any]:
+    import torch
+    import torchvision
+
+    cuda = device == "cuda" and torch.cuda.is_available()
+    return {
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "cpu_model": cpu_model(),
+        "cpu_cores": os.cpu_count(),
+        "cpu_bf16": cpu_supports_bf16(),
+        "torch_threads": torch.get_num_threads(),
+        "gpu_name": torch.cuda.get_device_name(0) if cuda else None,
+        "gpu_capability": ".".join(map(str, torch.cuda.get_device_capability(0))) if cuda else None,
+        "driver": _nvidia_driver() if cuda else None,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "python": platform.python_version(),
+        "git": git_state(repo),
+    }
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as a user would retype it."""
+    args = sys.argv[1:] if argv is None else argv
+    return shlex.join(["python", "-m", "generator", *args])

@@ -1,0 +1,322 @@
+"""`python -m generator measure`: run the configured matrix, resume, record, summarize."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from generator.config import RunConfig, load_experiments, resolve_runs
+from generator.errors import UserError
+from generator.measure import ncu as ncu_mode
+from generator.measure.ceilings import CEILINGS_SCHEMA_VERSION, measure_ceilings
+from generator.measure.provenance import (
+    command_line,
+    cpu_supports_bf16,
+    device_id,
+    device_name,
+    environment,
+    utc_now,
+)
+from generator.measure.stats import summarize_times
+from generator.measure.store import (
+    RUN_SCHEMA_VERSION,
+    read_run,
+    staged_run_folder,
+    write_csv,
+    write_json,
+)
+
+STEP_COLUMNS = [
+    "repeat",
+    "iteration",
+    "forward_s",
+    "loss_s",
+    "backward_s",
+    "optimizer_step_s",
+    "step_s",
+]
+OPS_COLUMNS = [
+    "phase",
+    "op",
+    "calls",
+    "self_time_s",
+    "total_time_s",
+    "self_device_time_s",
+    "input_shapes",
+]
+
+
+@dataclass
+class Outcome:
+    run_id: str
+    status: str  # ok, failed, skipped (already measured), unavailable (no such device here)
+    detail: str = ""
+    median_s: float | None = None
+    cv: float | None = None
+    throughput: float | None = None
+
+
+def device_available(device: str) -> bool:
+    return device == "cpu" or torch.cuda.is_available()
+
+
+def check_machine(runs: list[RunConfig], config_path: Path, group_order: list[str]) -> None:
+    """Combinations this machine cannot run at all are errors before anything starts."""
+    for run in runs:
+        if run.device == "cpu" and run.precision == "bf16-amp" and not cpu_supports_bf16():
+            raise UserError(
+                "bf16-amp on this CPU: it has no native bf16 (no avx512_bf16 or amx_bf16), so "
+                "autocast would time an emulation",
+                file=config_path,
+                key=f"groups[{group_order.index(run.group)}].precisions",
+                fix="drop bf16-amp for the cpu device, or measure it on a CPU or GPU with bf16",
+            )
+
+
+def _ceilings(measurements: Path, device: str, force: bool, console: Console) -> str:
+    identity = device_id(device)
+    path = measurements / "ceilings" / f"{identity}.json"
+    if path.exists() and not force:
+        return identity
+    console.print(f"measuring ceilings of {device_name(device)} (GEMM, copy, triad)…")
+    data = {
+        "schema_version": CEILINGS_SCHEMA_VERSION,
+        "device_id": identity,
+        "device": device,
+        "device_name": device_name(device),
+        **measure_ceilings(device),
+        "environment": environment(device, Path.cwd()),
+    }
+    write_json(path, data)
+    return identity
+
+
+def _run_ncu(config: RunConfig, folder: Path, ncu: str) -> dict[str, Any]:
+    config_path = folder / "ncu-config.json"
+    config_path.write_text(json.dumps(config.as_dict()))
+    report = folder / "profile.ncu-rep"
+    profile = ncu_mode.profile_command(ncu, report, config_path)
+    subprocess.run(profile, check=True, capture_output=True, text=True)
+    export = ncu_mode.export_command(ncu, report)
+    csv_text = subprocess.run(export, check=True, capture_output=True, text=True).stdout
+    (folder / "ncu.csv").write_text(csv_text)
+    report.unlink(missing_ok=True)
+    config_path.unlink(missing_ok=True)
+    return {
+        "profile_command": profile,
+        "export_command": export,
+        "clock_control": ncu_mode.CLOCK_CONTROL,
+        "cache_control": ncu_mode.CACHE_CONTROL,
+    }
+
+
+def measure_one(
+    config: RunConfig,
+    folder: Path,
+    ncu: str | None,
+    progress: Any,
+) -> dict[str, Any]:
+    """Measure into `folder` (a staging folder) and return run.json's measured part."""
+    from generator.complexity import analyze
+    from generator.complexity.report import LAYER_COLUMNS, complexity_dict
+    from generator.measure.step import measure
+
+    result = measure(config, progress)
+    timing = summarize_times([row["step_s"] for row in result.rows], config.batch, config.seed)
+    phases = {
+        name.removesuffix("_s"): summarize_times([row[name] for row in result.rows], config.batch)[
+            "median_s"
+        ]
+        for name in result.rows[0]
+        if name.endswith("_s") and name != "step_s"
+    }
+    write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
+    if config.profile:
+        write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
+    complexity = analyze(
+        config.model,
+        config.input_shape,
+        config.batch,
+        config.classes,
+        optimizer=config.optimizer,
+        precision=config.precision,
+        training=config.phase == "train_step",
+    )
+    layers = complexity_dict(complexity, None)["layers"]
+    write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
+    totals = complexity.totals()
+    median = timing["median_s"]
+    measured: dict[str, Any] = {
+        "settings": result.settings,
+        "timing": timing,
+        "phase_median_s": phases,
+        "complexity": totals,
+        # CPU (and any run without counters): analytic FLOPs and bytes over measured time.
+        "modelled_point": {
+            "flops": totals["step_flops"],
+            "bytes": totals["min_traffic_bytes"],
+            "time_s": median,
+            "attained_flops_per_s": totals["step_flops"] / median,
+            "arithmetic_intensity": totals["arithmetic_intensity"],
+        },
+        "files": ["run.json", "steps.csv", "complexity.csv"]
+        + (["ops.csv"] if config.profile else []),
+    }
+    if ncu is not None and config.device == "cuda":
+        measured["ncu"] = _run_ncu(config, folder, ncu)
+        measured["files"].append("ncu.csv")
+    return measured
+
+
+def execute(
+    config_path: Path,
+    measurements: Path,
+    groups: list[str] | None,
+    force: bool,
+    use_ncu: bool,
+    argv: list[str],
+    console: Console | None = None,
+) -> list[Outcome]:
+    console = console or Console(stderr=True)
+    experiments = load_experiments(config_path)
+    runs = resolve_runs(experiments, groups)
+    check_machine(runs, config_path, [g.id for g in experiments.groups])
+    ncu = ncu_mode.find_ncu(torch.cuda.is_available()) if use_ncu else None
+    runs_dir = measurements / "runs"
+    command = command_line(argv)
+    environments: dict[str, dict[str, Any]] = {}
+    outcomes: list[Outcome] = []
+    ceilings_done: dict[str, str] = {}
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        overall = bar.add_task("runs", total=len(runs))
+        for config in runs:
+            outcome = _one(
+                config, runs_dir, measurements, force, ncu, command, environments,
+                ceilings_done, bar, console,
+            )  # fmt: skip
+            outcomes.append(outcome)
+            bar.advance(overall)
+    print_summary(outcomes, console)
+    return outcomes
+
+
+def _one(
+    config: RunConfig,
+    runs_dir: Path,
+    measurements: Path,
+    force: bool,
+    ncu: str | None,
+    command: str,
+    environments: dict[str, dict[str, Any]],
+    ceilings_done: dict[str, str],
+    bar: Progress,
+    console: Console,
+) -> Outcome:
+    if not device_available(config.device):
+        return Outcome(
+            f"{config.group}/{config.model}/b{config.batch}/{config.device}",
+            "unavailable",
+            "no CUDA device here",
+        )
+    name = device_name(config.device)
+    run_id = config.run_id(name)
+    config_hash = config.config_hash(name)
+    existing = read_run(runs_dir / run_id)
+    if (
+        existing
+        and existing.get("status") == "ok"
+        and existing.get("config_hash") == config_hash
+        and not force
+    ):
+        timing = existing.get("timing", {})
+        return Outcome(
+            run_id,
+            "skipped",
+            "already measured",
+            timing.get("median_s"),
+            timing.get("cv"),
+            timing.get("throughput_samples_per_s"),
+        )
+    if config.device not in ceilings_done:
+        ceilings_done[config.device] = _ceilings(measurements, config.device, force, console)
+    if config.device not in environments:
+        environments[config.device] = environment(config.device, Path.cwd())
+    task = bar.add_task(f"  {run_id}", total=config.repeats * (config.warmup + config.iterations))
+    base: dict[str, Any] = {
+        "schema_version": RUN_SCHEMA_VERSION,
+        "run_id": run_id,
+        "config": config.as_dict(),
+        "config_hash": config_hash,
+        "device_name": name,
+        "ceilings": ceilings_done[config.device],
+        "started_at": utc_now(),
+        "environment": environments[config.device],
+        "command": command,
+    }
+    try:
+        with staged_run_folder(runs_dir, run_id) as folder:
+            try:
+                measured = measure_one(
+                    config, folder, ncu, lambda done, total: bar.update(task, completed=done)
+                )
+            except Exception as error:  # OOM, unsupported op, a model bug: record, go on
+                for leftover in folder.iterdir():
+                    leftover.unlink()
+                write_json(
+                    folder / "run.json",
+                    {
+                        **base,
+                        "status": "failed",
+                        "finished_at": utc_now(),
+                        "error": {
+                            "type": type(error).__name__,
+                            "message": str(error),
+                            "traceback": traceback.format_exc().splitlines()[-12:],
+                        },
+                    },
+                )
+                return Outcome(run_id, "failed", f"{type(error).__name__}: {error}")
+            write_json(
+                folder / "run.json", {**base, "status": "ok", "finished_at": utc_now(), **measured}
+            )
+    finally:
+        bar.remove_task(task)
+    timing = measured["timing"]
+    return Outcome(
+        run_id, "ok", "", timing["median_s"], timing["cv"], timing["throughput_samples_per_s"]
+    )
+
+
+def print_summary(outcomes: list[Outcome], console: Console) -> None:
+    table = Table(title="measure: summary")
+    for column in ("run", "status", "median step", "CV", "samples/s", "note"):
+        table.add_column(column)
+    for o in outcomes:
+        table.add_row(
+            o.run_id,
+            o.status,
+            f"{o.median_s * 1e3:.2f} ms" if o.median_s is not None else "",
+            f"{100 * o.cv:.1f} %" if o.cv is not None else "",
+            f"{o.throughput:,.0f}" if o.throughput is not None else "",
+            o.detail[:80],
+        )
+    console.print(table)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))

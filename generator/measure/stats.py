@@ -1,0 +1,70 @@
+"""Summary statistics of per-iteration times (pure Python: the report reuses them)."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default, type 7)."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def bootstrap_median_ci(
+    values: Sequence[float], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES
+) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of the median (seeded: the same data give the
+    same interval)."""
+    rng = random.Random(seed)
+    n = len(values)
+    medians = sorted(statistics.median(rng.choices(values, k=n)) for _ in range(resamples))
+    return quantile(medians, 0.025), quantile(medians, 0.975)
+
+
+def trend_per_iteration(values: Sequence[float]) -> float:
+    """Least-squares slope of time against iteration index (seconds per iteration)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean_x = (n - 1) / 2
+    mean_y = statistics.fmean(values)
+    sxx = sum((i - mean_x) ** 2 for i in range(n))
+    sxy = sum((i - mean_x) * (y - mean_y) for i, y in enumerate(values))
+    return sxy / sxx
+
+
+def summarize_times(values: Sequence[float], batch: int, seed: int = 0) -> dict[str, Any]:
+    """Median, IQR, mean, std, CV, bootstrap CI of the median, throughput (samples/s)."""
+    if len(values) < 2:
+        raise ValueError("need at least two timed iterations for a spread")
+    median = statistics.median(values)
+    mean = statistics.fmean(values)
+    std = statistics.stdev(values)
+    q1, q3 = quantile(values, 0.25), quantile(values, 0.75)
+    ci_low, ci_high = bootstrap_median_ci(values, seed)
+    return {
+        "n": len(values),
+        "median_s": median,
+        "q1_s": q1,
+        "q3_s": q3,
+        "iqr_s": q3 - q1,
+        "mean_s": mean,
+        "std_s": std,
+        "min_s": min(values),
+        "max_s": max(values),
+        "cv": std / mean if mean else None,
+        "median_ci95_s": [ci_low, ci_high],
+        "trend_s_per_iteration": trend_per_iteration(values),
+        "throughput_samples_per_s": batch / median if median else None,
+        "throughput_ci95": [batch / ci_high, batch / ci_low] if ci_low > 0 else None,
+    }

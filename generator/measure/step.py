@@ -1,0 +1,199 @@
+"""Time one configured step: forward, loss, backward and optimizer step apart, every
+iteration kept. CUDA phases are timed with events; CPU phases with perf_counter (CPU
+kernels run synchronously in the calling thread, so no extra synchronisation is needed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from generator.config import RunConfig
+from generator.models import build_model
+
+PHASES = ("forward", "loss", "backward", "optimizer_step")
+PHASE_LABEL = "ra::"  # prefix of the profiler/NVTX ranges that mark phases
+
+
+@dataclass
+class StepResult:
+    rows: list[dict[str, Any]]  # one per measured iteration: repeat, iteration, <phase>_s, step_s
+    settings: dict[str, Any]  # precision switches as they were set
+    ops: list[dict[str, Any]] = field(default_factory=list)
+
+
+def apply_precision(precision: str, device: str) -> dict[str, Any]:
+    """Set TF32 and cuDNN switches explicitly, and return them for the record."""
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    torch.backends.cudnn.benchmark = device == "cuda"
+    torch.backends.cudnn.deterministic = False
+    return {
+        "precision": precision,
+        "autocast_dtype": {"bf16-amp": "bfloat16", "fp16-amp": "float16"}.get(precision),
+        "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "cudnn_benchmark": torch.backends.cudnn.benchmark,
+        "cudnn_deterministic": torch.backends.cudnn.deterministic,
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def _autocast(precision: str, device: str) -> contextlib.AbstractContextManager[Any]:
+    if precision == "bf16-amp":
+        return torch.autocast(device_type=device, dtype=torch.bfloat16)
+    if precision == "fp16-amp":
+        return torch.autocast(device_type=device, dtype=torch.float16)
+    return contextlib.nullcontext()
+
+
+class _Clock:
+    """Marks phase boundaries; CUDA events on GPU, perf_counter on CPU."""
+
+    def __init__(self, device: str) -> None:
+        self.cuda = device == "cuda"
+        self.marks: list[Any] = []
+
+    def mark(self) -> None:
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            self.marks.append(event)
+        else:
+            self.marks.append(time.perf_counter())
+
+    def intervals(self) -> list[float]:
+        if self.cuda:
+            torch.cuda.synchronize()
+            return [
+                a.elapsed_time(b) / 1e3 for a, b in zip(self.marks, self.marks[1:], strict=False)
+            ]
+        return [b - a for a, b in zip(self.marks, self.marks[1:], strict=False)]
+
+
+@dataclass
+class Workload:
+    model: nn.Module
+    inputs: torch.Tensor
+    targets: torch.Tensor
+    optimizer: torch.optim.Optimizer | None
+    scaler: Any
+    config: RunConfig
+
+    def phases(self) -> list[tuple[str, Callable[[], Any]]]:
+        """The step as (phase, action) pairs; actions share state through `self.state`."""
+        config = self.config
+        state: dict[str, Any] = {}
+        loss_fn = nn.functional.cross_entropy
+
+        def forward() -> None:
+            with _autocast(config.precision, config.device):
+                state["out"] = self.model(self.inputs)
+
+        if config.phase == "inference":
+            return [("forward", forward)]
+
+        def loss() -> None:
+            with _autocast(config.precision, config.device):
+                state["loss"] = loss_fn(state["out"], self.targets)
+
+        def backward() -> None:
+            self.scaler.scale(state["loss"]).backward()
+
+        def optimizer_step() -> None:
+            assert self.optimizer is not None
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            self.optimizer.zero_grad(set_to_none=True)
+
+        return [
+            ("forward", forward),
+            ("loss", loss),
+            ("backward", backward),
+            ("optimizer_step", optimizer_step),
+        ]
+
+
+def build_workload(config: RunConfig) -> Workload:
+    torch.manual_seed(config.seed)
+    device = torch.device(config.device)
+    model = build_model(config.model, config.classes, config.input_shape).to(device)
+    generator = torch.Generator().manual_seed(config.seed)
+    inputs = torch.randn((config.batch, *config.input_shape), generator=generator).to(device)
+    targets = torch.randint(0, config.classes, (config.batch,), generator=generator).to(device)
+    optimizer: torch.optim.Optimizer | None = None
+    if config.phase == "train_step":
+        model.train()
+        params = model.parameters()
+        if config.optimizer == "adam":
+            optimizer = torch.optim.Adam(params, lr=config.learning_rate)
+        else:
+            momentum = 0.9 if config.optimizer == "sgd-momentum" else 0.0
+            optimizer = torch.optim.SGD(params, lr=config.learning_rate, momentum=momentum)
+    else:
+        model.eval()
+    scaler = torch.amp.GradScaler(config.device, enabled=config.precision == "fp16-amp")
+    return Workload(model, inputs, targets, optimizer, scaler, config)
+
+
+@contextlib.contextmanager
+def _inference_guard(config: RunConfig) -> Iterator[None]:
+    if config.phase == "inference":
+        with torch.inference_mode():
+            yield
+    else:
+        yield
+
+
+def run_iterations(workload: Workload, count: int) -> list[dict[str, float]]:
+    """Run `count` steps; return each one's phase times in seconds."""
+    actions = workload.phases()
+    rows = []
+    with _inference_guard(workload.config):
+        for _ in range(count):
+            clock = _Clock(workload.config.device)
+            clock.mark()
+            for _, action in actions:
+                action()
+                clock.mark()
+            times = clock.intervals()
+            row = {f"{name}_s": t for (name, _), t in zip(actions, times, strict=True)}
+            row["step_s"] = sum(times)
+            rows.append(row)
+    return rows
+
+
+def measure(config: RunConfig, progress: Callable[[int, int], None] | None = None) -> StepResult:
+    """Warm up, then time `iterations` steps, `repeats` times; optionally profile one more."""
+    settings = apply_precision(config.precision, config.device)
+    workload = build_workload(config)
+    rows: list[dict[str, Any]] = []
+    total = config.repeats * (config.warmup + config.iterations)
+    done = 0
+    for repeat in range(config.repeats):
+        for _ in range(config.warmup):
+            run_iterations(workload, 1)
+            done += 1
+            if progress:
+                progress(done, total)
+        for iteration in range(config.iterations):
+            row = run_iterations(workload, 1)[0]
+            rows.append({"repeat": repeat, "iteration": iteration, **row})
+            done += 1
+            if progress:
+                progress(done, total)
+    result = StepResult(rows=rows, settings=settings)
+    if config.profile:
+        from generator.measure.profile_ops import profile_step
+
+        result.ops = profile_step(workload)
+    return result
