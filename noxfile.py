@@ -29,6 +29,8 @@ def measure(session: nox.Session) -> None:
     torch and torchvision are pinned exactly in the measure extra."""
     session.install("-e", ".[measure]")
     session.run("python", "-m", "generator", "measure", *session.posargs)
+    if not any(arg in session.posargs for arg in ("--list", "-h", "--help")):
+        session.run("python", "-m", "generator", "complexity-tables")
 
 
 @nox.session(python=PYTHON)

@@ -147,6 +147,16 @@ def cmd_complexity(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_complexity_tables(args: argparse.Namespace) -> int:
+    _require_torch("complexity-tables")
+    from generator.complexity.tables import write_tables
+    from generator.measure.provenance import command_line
+
+    for path in write_tables(Path(args.out), command_line(args.argv)):
+        print(path)
+    return 0
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
     from generator.config import load_experiments, resolve_runs
 
@@ -240,6 +250,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
     complexity.set_defaults(handler=cmd_complexity)
+
+    tables = commands.add_parser(
+        "complexity-tables",
+        help="write the complexity checks the report shows (needs torch)",
+        description="Compute, for the torchvision models with published numbers, parameters "
+        "and forward GMACs against torchvision's, FlopCounterMode's forward/backward (raw "
+        "and groups-corrected), the shortcuts table (x3 rule, (H/224)^2 scaling, MACs as "
+        "FLOPs at 224, 32 and 28 pixels) and the FlopCounterMode defect probes; write them "
+        "as CSV with tables.json into OUT.",
+    )
+    tables.add_argument("--out", default="measurements/complexity", help="default: %(default)s")
+    tables.set_defaults(handler=cmd_complexity_tables)
 
     measure = commands.add_parser(
         "measure",

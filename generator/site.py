@@ -20,13 +20,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from generator.catalog import Device, load_catalog
 from generator.charts import roofline_chart
+from generator.complexity.tables import read_tables as read_complexity_tables
+from generator.complexity_page import complexity_page
+from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.imported import Imported, discover
 from generator.ingest import read_ncu_csv
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
+from generator.run_pages import runs_page
+from generator.runs import RUN_SCHEMA, load_ceilings, load_runs
 
 GENERATED_DIR = "measurements"  # inside docs/
 HARDWARE_PAGE = "hardware.md"
@@ -45,6 +52,9 @@ class Build:
     catalog: tuple[Device, ...] = ()
     imported: list[Imported] = field(default_factory=list)
     views: list[MeasurementView] = field(default_factory=list)
+    runs: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=RUN_SCHEMA))
+    experiments: ExperimentsFile | None = None
+    ceilings: list[dict[str, Any]] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
 
 
@@ -55,7 +65,15 @@ def load_measurements(build: Build) -> Build:
             file=build.measurements,
             fix="run from the repository root, or pass --measurements PATH",
         )
-    return replace(build, catalog=load_catalog(), imported=discover(build.measurements))
+    config = build.measurements / "experiments.toml"
+    return replace(
+        build,
+        catalog=load_catalog(),
+        imported=discover(build.measurements),
+        runs=load_runs(build.measurements),
+        experiments=load_experiments(config) if config.is_file() else None,
+        ceilings=load_ceilings(build.measurements),
+    )
 
 
 def compute_metrics(build: Build) -> Build:
@@ -101,6 +119,11 @@ def draw_charts(build: Build) -> Build:
 def write_pages(build: Build) -> Build:
     pages = {HARDWARE_PAGE: hardware_page(build.catalog)}
     pages[f"{GENERATED_DIR}/index.md"] = measurements_index(build.views)
+    pages[f"{GENERATED_DIR}/runs.md"] = runs_page(build.runs, build.experiments, build.ceilings)
+    complexity_folder = build.measurements / "complexity"
+    complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
+    if complexity is not None:
+        pages[f"{GENERATED_DIR}/complexity.md"] = complexity
     for view in build.views:
         pages[f"{GENERATED_DIR}/{view.slug}.md"] = measurement_page(view)
     _replace_generated(build.docs_dir, pages)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,7 +187,8 @@ def execute(
     argv: list[str],
     console: Console | None = None,
 ) -> list[Outcome]:
-    console = console or Console(stderr=True)
+    # A log file or CI gets a table wide enough for run ids, not the 80-column default.
+    console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     experiments = load_experiments(config_path)
     runs = resolve_runs(experiments, groups)
     check_machine(runs, config_path, [g.id for g in experiments.groups])

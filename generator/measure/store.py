@@ -46,6 +46,7 @@ def staged_run_folder(runs_dir: Path, run_id: str) -> Iterator[Path]:
     rename, on any error (Ctrl-C included) it is removed and the old folder stays."""
     runs_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=runs_dir, prefix=f".staging-{run_id}-"))
+    staging.chmod(0o755)  # mkdtemp makes it private; a run folder is for everyone to read
     try:
         yield staging
         final = runs_dir / run_id

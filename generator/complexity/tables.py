@@ -1,0 +1,114 @@
+"""The complexity checks the report shows, computed with torch and stored as CSV in
+measurements/complexity/ (the site build reads them without torch)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.complexity.analyze import analyze
+from generator.complexity.flop_counter import flop_counter_summary
+from generator.complexity.probes import flop_counter_probes
+from generator.complexity.shortcuts import SHORTCUT_MODELS, shortcut_rows
+
+TABLES_SCHEMA_VERSION = 1
+
+# torchvision weight enum per model: its meta holds the published num_params and _ops (GMACs).
+TORCHVISION_WEIGHTS = {
+    "resnet18": "ResNet18_Weights",
+    "resnet34": "ResNet34_Weights",
+    "resnet50": "ResNet50_Weights",
+    "mobilenet_v2": "MobileNet_V2_Weights",
+    "vit_b_16": "ViT_B_16_Weights",
+    "vgg16": "VGG16_Weights",
+    "alexnet": "AlexNet_Weights",
+    "densenet121": "DenseNet121_Weights",
+    "convnext_tiny": "ConvNeXt_Tiny_Weights",
+}
+
+
+def published_rows() -> list[dict[str, Any]]:
+    """Ours against torchvision's published numbers at 224×224, and FlopCounterMode's
+    forward and backward (raw and groups-corrected) per model."""
+    import torchvision.models as tvm
+
+    rows = []
+    for model in SHORTCUT_MODELS:
+        meta = getattr(tvm, TORCHVISION_WEIGHTS[model]).DEFAULT.meta
+        ours = analyze(model, (3, 224, 224), 1, 1000)
+        counter = flop_counter_summary(model, (3, 224, 224), 1, 1000)
+        rows.append(
+            {
+                "model": model,
+                "params": ours.params,
+                "published_params": meta["num_params"],
+                "forward_gmacs": ours.forward_macs / 1e9,
+                "published_gmacs": meta["_ops"],
+                "gmacs_error_pct": 100 * (ours.forward_macs / 1e9 / meta["_ops"] - 1),
+                "forward_flops": ours.forward_flops,
+                "backward_flops": ours.backward_flops,
+                "backward_over_forward_macs": ours.backward_macs / ours.forward_macs,
+                "flop_counter_forward": counter["forward_flops"],
+                "flop_counter_backward": counter["backward_flops"],
+                "flop_counter_backward_corrected": counter["backward_flops_corrected"],
+                "flop_counter_ratio": counter["backward_flops"] / counter["forward_flops"],
+                "flop_counter_ratio_corrected": counter["backward_flops_corrected"]
+                / counter["forward_flops"],
+            }
+        )
+    return rows
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pl.DataFrame(rows, infer_schema_length=None).write_csv(temp)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+def write_tables(folder: Path, command: str) -> list[Path]:
+    import torch
+    import torchvision
+
+    from generator.measure.provenance import utc_now
+    from generator.measure.store import write_json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "published.csv": published_rows(),
+        "shortcuts.csv": shortcut_rows(),
+        "flop_counter_probes.csv": flop_counter_probes(),
+    }
+    written = []
+    for name, rows in tables.items():
+        _write_csv(folder / name, rows)
+        written.append(folder / name)
+    write_json(
+        folder / "tables.json",
+        {
+            "schema_version": TABLES_SCHEMA_VERSION,
+            "generated_at": utc_now(),
+            "torch": torch.__version__,
+            "torchvision": torchvision.__version__,
+            "command": command,
+            "tables": sorted(tables),
+        },
+    )
+    return [*written, folder / "tables.json"]
+
+
+def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
+    """What the site shows; empty when the tables were never generated."""
+    if not (folder / "tables.json").is_file():
+        return {}
+    names = json.loads((folder / "tables.json").read_text())["tables"]
+    return {name: pl.read_csv(folder / name) for name in names if (folder / name).is_file()}

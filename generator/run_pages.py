@@ -1,0 +1,84 @@
+"""The "Measured runs" page: one table per experiment group, failures, ceilings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from generator.config import ExperimentsFile
+from generator.pages import _ENV
+from generator.units_format import number, percent, seconds, si
+
+
+def _ci(row: dict[str, Any]) -> str:
+    if row["median_s"] is None:
+        return "n/a"
+    if row["ci_low_s"] is None:
+        return seconds(row["median_s"])
+    return f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]"
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    return [
+        row["run_id"],
+        row["model"],
+        str(row["batch"]),
+        row["phase"],
+        row["precision"],
+        row["device_name"] or row["device"],
+        row["status"],
+        _ci(row),
+        percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
+        number(row["throughput"]),
+        si(row["modelled_attained"], "FLOP/s") + " (modelled)"
+        if row["modelled_attained"] is not None
+        else "n/a",
+        number(row["modelled_ai"]),
+    ]
+
+
+def _ceiling_cells(data: dict[str, Any]) -> list[str]:
+    gemm = ", ".join(
+        f"{precision} {si(entry['best_flops_per_s'], 'FLOP/s')}"
+        for precision, entry in data.get("gemm", {}).items()
+    )
+    stream = data.get("stream", {})
+
+    def rate(name: str) -> str:
+        entry = stream.get(name)
+        return si(entry["best_bytes_per_s"], "B/s") if entry else "n/a"
+
+    return [data.get("device_name", "?"), gemm, rate("copy"), rate("triad"), data.get("measured_at", "")]
+
+
+def runs_page(
+    runs: pl.DataFrame, experiments: ExperimentsFile | None, ceilings: list[dict[str, Any]]
+) -> str:
+    groups = []
+    known = [g.id for g in experiments.groups] if experiments else []
+    extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
+    for group_id in [*known, *extra]:
+        spec = next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+        rows = (
+            runs.filter(pl.col("group") == group_id)
+            .sort(["model", "dataset", "phase", "precision", "device", "batch"])
+            .to_dicts()
+        )
+        groups.append(
+            {
+                "id": group_id,
+                "title": spec.title if spec else "(group no longer in experiments.toml)",
+                "hypothesis": spec.hypothesis if spec else "n/a",
+                "devices": ", ".join(spec.devices) if spec else "",
+                "rows": [_cells(row) for row in rows],
+                "failures": [
+                    {"run_id": row["run_id"], "error": row["error"] or "no error recorded"}
+                    for row in rows
+                    if row["status"] == "failed"
+                ],
+            }
+        )
+    return _ENV.get_template("runs.md.j2").render(
+        groups=groups, ceilings=[_ceiling_cells(c) for c in ceilings]
+    )

@@ -1,0 +1,110 @@
+"""The measured-runs and complexity pages: built from what `measure` and
+`complexity-tables` really wrote, and from the committed measurements."""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from generator.cli import main
+from generator.errors import UserError
+from generator.measure import runner
+from generator.measure.ceilings import measure_ceilings
+from generator.runs import load_runs
+from tests.conftest import build_report
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.site
+
+TINY = """
+schema_version = 1
+[defaults]
+warmup = 1
+iterations = 3
+profile = false
+
+[[groups]]
+id = "T"
+title = "Tiny <group> & co"
+hypothesis = "The MLP is faster than the CNN."
+models = ["simple_mlp"]
+datasets = ["mnist"]
+batch_sizes = [4, 16]
+"""
+
+
+def test_every_committed_run_is_on_the_runs_page(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
+    runs = sorted(
+        p.name for p in (REPO / "measurements" / "runs").iterdir() if not p.name.startswith(".")
+    )
+    assert runs, "measurements/runs/ holds the committed CPU results"
+    for run_id in runs:
+        assert f"<td>{run_id}</td>" in html
+    frame = load_runs(REPO / "measurements")
+    assert frame.height == len(runs)
+    assert frame.filter(pl.col("status") == "ok")["cv"].null_count() == 0  # CV for every run
+    assert "Measured ceilings" in html
+
+
+def test_complexity_page_shows_the_stored_checks(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "complexity" / "index.html").read_text(encoding="utf-8")
+    published = pl.read_csv(REPO / "measurements" / "complexity" / "published.csv")
+    for row in published.to_dicts():
+        assert f"<td>{row['model']}</td><td>{row['params']:,}</td>" in html
+    assert "<td>mobilenet_v2</td>" in html and "19.413" in html  # the raw defect, shown
+    assert "depthwise conv backward" in html
+    assert "rejected: alexnet does not accept" in html
+
+
+def test_runs_page_from_a_real_measure_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        runner,
+        "measure_ceilings",
+        functools.partial(measure_ceilings, runs=2, gemm_size=64, stream_elements=4096),
+    )
+    measurements = tmp_path / "measurements"
+    measurements.mkdir()
+    (measurements / "experiments.toml").write_text(TINY)
+    config = str(measurements / "experiments.toml")
+    assert main(["measure", "--config", config, "--measurements", str(measurements)]) == 0
+    # a recorded failure must show with its error, escaped
+    failed = next((measurements / "runs").iterdir())
+    data = json.loads((failed / "run.json").read_text())
+    data.update(status="failed", error={"type": "RuntimeError", "message": "<b>oom</b>"})
+    for key in ("timing", "modelled_point"):
+        data.pop(key)
+    (failed / "run.json").write_text(json.dumps(data))
+    site = build_report(tmp_path, measurements, monkeypatch)
+    html = (site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
+    assert "Tiny &lt;group&gt; &amp; co" in html
+    assert "RuntimeError: &lt;b&gt;oom&lt;/b&gt;" in html
+    assert html.count("(modelled)") == 1
+    assert not (site / "measurements" / "complexity").exists()  # no tables: no page
+
+
+def test_a_run_folder_without_run_json_stops_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measurements = tmp_path / "measurements"
+    shutil.copytree(REPO / "measurements", measurements)
+    (measurements / "runs" / "broken-run").mkdir()
+    with pytest.raises(UserError, match="run folder without run.json"):
+        build_report(tmp_path, measurements, monkeypatch)
+
+
+def test_the_report_never_imports_torch() -> None:
+    code = (
+        "import sys, generator.site, generator.cli, generator.runs, generator.complexity_page; "
+        "sys.exit('torch' in sys.modules)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
