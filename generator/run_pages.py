@@ -49,7 +49,13 @@ def _ceiling_cells(data: dict[str, Any]) -> list[str]:
         entry = stream.get(name)
         return si(entry["best_bytes_per_s"], "B/s") if entry else "n/a"
 
-    return [data.get("device_name", "?"), gemm, rate("copy"), rate("triad"), data.get("measured_at", "")]
+    return [
+        data.get("device_name", "?"),
+        gemm,
+        rate("copy"),
+        rate("triad"),
+        data.get("measured_at", ""),
+    ]
 
 
 def runs_page(
@@ -59,7 +65,9 @@ def runs_page(
     known = [g.id for g in experiments.groups] if experiments else []
     extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
     for group_id in [*known, *extra]:
-        spec = next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+        spec = (
+            next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+        )
         rows = (
             runs.filter(pl.col("group") == group_id)
             .sort(["model", "dataset", "phase", "precision", "device", "batch"])

@@ -64,9 +64,7 @@ def test_complexity_page_shows_the_stored_checks(repo_site: Path) -> None:
     assert "rejected: alexnet does not accept" in html
 
 
-def test_runs_page_from_a_real_measure_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_runs_page_from_a_real_measure_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         runner,
         "measure_ceilings",
@@ -98,7 +96,7 @@ def test_a_run_folder_without_run_json_stops_the_build(
     measurements = tmp_path / "measurements"
     shutil.copytree(REPO / "measurements", measurements)
     (measurements / "runs" / "broken-run").mkdir()
-    with pytest.raises(UserError, match="run folder without run.json"):
+    with pytest.raises(UserError, match=r"run folder without run\.json"):
         build_report(tmp_path, measurements, monkeypatch)
 
 
