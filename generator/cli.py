@@ -149,10 +149,14 @@ def cmd_complexity(args: argparse.Namespace) -> int:
 
 def cmd_complexity_tables(args: argparse.Namespace) -> int:
     _require_torch("complexity-tables")
-    from generator.complexity.tables import write_tables
+    from generator.complexity.tables import up_to_date, write_tables
     from generator.measure.provenance import command_line
 
-    for path in write_tables(Path(args.out), command_line(args.argv)):
+    out = Path(args.out)
+    if not args.force and up_to_date(out):
+        print(f"{out}: up to date (same counter code, torch and torchvision); --force rewrites")
+        return 0
+    for path in write_tables(out, command_line(args.argv)):
         print(path)
     return 0
 
@@ -258,9 +262,13 @@ def build_parser() -> argparse.ArgumentParser:
         "and forward GMACs against torchvision's, FlopCounterMode's forward/backward (raw "
         "and groups-corrected), the shortcuts table (x3 rule, (H/224)^2 scaling, MACs as "
         "FLOPs at 224, 32 and 28 pixels) and the FlopCounterMode defect probes; write them "
-        "as CSV with tables.json into OUT.",
+        "as CSV with tables.json into OUT. Skipped when OUT was written by the same counter code, "
+        "torch and torchvision.",
     )
     tables.add_argument("--out", default="measurements/complexity", help="default: %(default)s")
+    tables.add_argument(
+        "--force", action="store_true", help="rewrite even when the tables are up to date"
+    )
     tables.set_defaults(handler=cmd_complexity_tables)
 
     measure = commands.add_parser(

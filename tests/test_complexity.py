@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -19,6 +20,7 @@ from generator.complexity.probes import flop_counter_probes
 from generator.complexity.shortcuts import shortcut_rows
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS
+from tests.helpers import REPO
 
 # torchvision's documentation, per weight: num_params and "GFLOPS" (which are GMACs) at 224.
 PUBLISHED = {
@@ -257,3 +259,24 @@ def test_cli_text_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "is not CxHxW" in capsys.readouterr().err
     with pytest.raises(UserError, match="unknown model 'resnet19'"):
         analyze("resnet19", (3, 32, 32), 1, 10)
+
+
+def test_complexity_tables_are_rewritten_only_when_the_counter_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from generator.complexity.tables import source_hash, up_to_date
+
+    assert not up_to_date(tmp_path)
+    (tmp_path / "tables.json").write_text(json.dumps({"source_hash": source_hash()}))
+    assert up_to_date(tmp_path)
+    assert main(["complexity-tables", "--out", str(tmp_path)]) == 0
+    assert "up to date" in capsys.readouterr().out
+    (tmp_path / "tables.json").write_text(json.dumps({"source_hash": "0" * 16}))
+    assert not up_to_date(tmp_path)
+
+
+def test_committed_complexity_tables_are_current() -> None:
+    """measurements/complexity/ was written by this code: rerun `nox -s measure` if not."""
+    from generator.complexity.tables import up_to_date
+
+    assert up_to_date(REPO / "measurements" / "complexity")

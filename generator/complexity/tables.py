@@ -75,6 +75,33 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
             os.unlink(temp)
 
 
+def source_hash() -> str:
+    """Hash of the counter's own code and the models it counts: the tables change only
+    when one of these (or torch) does."""
+    import hashlib
+
+    import torch
+    import torchvision
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(f"{torch.__version__} {torchvision.__version__}".encode())
+    for path in sorted(
+        [*Path(__file__).parent.glob("*.py"), root / "models.py", root / "seed_models.py"]
+    ):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def up_to_date(folder: Path) -> bool:
+    meta = folder / "tables.json"
+    if not meta.is_file():
+        return False
+    try:
+        return bool(json.loads(meta.read_text()).get("source_hash") == source_hash())
+    except json.JSONDecodeError:
+        return False
+
+
 def write_tables(folder: Path, command: str) -> list[Path]:
     import torch
     import torchvision
@@ -100,6 +127,7 @@ def write_tables(folder: Path, command: str) -> list[Path]:
             "torch": torch.__version__,
             "torchvision": torchvision.__version__,
             "command": command,
+            "source_hash": source_hash(),
             "tables": sorted(tables),
         },
     )
