@@ -84,7 +84,9 @@ def source_hash() -> str:
     import torchvision
 
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(f"{torch.__version__} {torchvision.__version__}".encode())
+    # Release versions only: a +cpu and a +cu130 build of one release count the same.
+    release = f"{torch.__version__.split('+')[0]} {torchvision.__version__.split('+')[0]}"
+    digest = hashlib.sha256(release.encode())
     for path in sorted(
         [*Path(__file__).parent.glob("*.py"), root / "models.py", root / "seed_models.py"]
     ):
