@@ -30,10 +30,10 @@ from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.imported import Imported, discover
 from generator.ingest import read_ncu_csv
+from generator.ingest.runs import RUN_SCHEMA, load_ceilings, load_runs
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
 from generator.run_pages import runs_page
-from generator.runs import RUN_SCHEMA, load_ceilings, load_runs
 
 GENERATED_DIR = "measurements"  # inside docs/
 HARDWARE_PAGE = "hardware.md"

@@ -15,9 +15,9 @@ import pytest
 
 from generator.cli import main
 from generator.errors import UserError
+from generator.ingest.runs import load_runs
 from generator.measure import runner
 from generator.measure.ceilings import measure_ceilings
-from generator.runs import load_runs
 from tests.conftest import build_report
 from tests.helpers import REPO
 
@@ -102,7 +102,7 @@ def test_a_run_folder_without_run_json_stops_the_build(
 
 def test_the_report_never_imports_torch() -> None:
     code = (
-        "import sys, generator.site, generator.cli, generator.runs, generator.complexity_page; "
+        "import sys, generator.site, generator.cli, generator.ingest.runs, generator.complexity_page; "
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0

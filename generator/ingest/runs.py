@@ -1,4 +1,4 @@
-"""Load measured run folders (measurements/runs/*/run.json) and ceilings, without torch."""
+"""Measured run folders (measurements/runs/*/run.json) and ceilings into Polars, without torch."""
 
 from __future__ import annotations
 
