@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
+from generator.findings import export_findings, findings_json
 from generator.ingest import read_ncu_csv
 from generator.roofline import (
     bound_against,
@@ -25,16 +26,19 @@ from generator.roofline import (
 from generator.units_format import number, percent, seconds, si
 
 
-def summarize_file(path: Path, device: str | None) -> dict[str, Any]:
+def summarize_file(path: Path, device: str | None, phase: str | None = None) -> dict[str, Any]:
     export = read_ncu_csv(path)
     metrics = kernel_metrics(export.kernels)
     total = totals(metrics)
+    ranges = range_totals(metrics)
     match = match_device(export.kernels, device)
     bound = bound_against(total, match.device) if match.device else None
+    findings = export_findings(metrics, total, ranges, match.device, bound, phase)
     return {
         "file": str(path),
         "layout": export.layout,
-        **summary_dict(total, range_totals(metrics), match, bound),
+        **summary_dict(total, ranges, match, bound),
+        "findings": findings_json(findings),
     }
 
 
@@ -74,12 +78,16 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["incomplete_metrics"]:
         missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
         lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")
+    for finding in summary["findings"]:
+        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
+        lines.append(f"           evidence: {finding['evidence']}")
+        lines.append(f"           fix: {finding['fix']}")
     return "\n".join(lines)
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     for index, path in enumerate(args.files):
-        summary = summarize_file(Path(path), args.device)
+        summary = summarize_file(Path(path), args.device, args.phase)
         if args.json:
             print(json.dumps(summary, allow_nan=False))
         else:
@@ -209,9 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
         "default: matched from the export's compute capability when unambiguous",
     )
     summarize.add_argument(
+        "--phase",
+        choices=["train_step", "inference", "kernel"],
+        help="what the export profiled; train_step makes a missing backward range a finding",
+    )
+    summarize.add_argument(
         "--json",
         action="store_true",
-        help="one JSON object per file, per line, in base units (FLOP, byte, second)",
+        help="one JSON object per file, per line, in base units (FLOP, byte, second), with a "
+        "`findings` list (id, severity, title, evidence, fix)",
     )
     summarize.set_defaults(handler=cmd_summarize)
 

@@ -18,6 +18,8 @@ from markupsafe import Markup, escape
 
 from generator.catalog import PEAK_KEYS, Device
 from generator.charts import short_name
+from generator.finding_html import admonitions
+from generator.findings import Finding
 from generator.roofline import Bound, DeviceMatch, Totals
 from generator.units_format import number, percent, seconds, si
 
@@ -79,6 +81,7 @@ class MeasurementView:
     match: DeviceMatch
     bound: Bound | None
     chart: dict[str, Any]
+    findings: tuple[Finding, ...] = ()
 
 
 def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
@@ -152,27 +155,8 @@ def _kernel_rows(view: MeasurementView) -> list[list[str]]:
 
 
 def _warnings(view: MeasurementView) -> list[dict[str, str]]:
+    """What findings do not cover (missing metrics are the missing-metric finding)."""
     found = []
-    if view.step.incomplete:
-        missing = ", ".join(
-            f"{m} for {n} of {view.step.kernels} kernels" for m, n in view.step.incomplete.items()
-        )
-        found.append(
-            {
-                "title": "Missing metrics",
-                "text": f"The export has n/a for {missing}; totals built on them are shown as n/a, "
-                "never as 0.",
-            }
-        )
-    if view.step.flops is None:
-        found.append(
-            {
-                "title": "No FLOP counters",
-                "text": "The export has no complete sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}"
-                "_pred_on.sum or tensor-path counters, so FLOPs, AI and the roofline point are n/a. "
-                "Collect them with ncu --metrics (see the methodology page).",
-            }
-        )
     if view.match.device is None:
         found.append({"title": "No device", "text": view.match.note or "no catalog device"})
     return found
@@ -215,6 +199,7 @@ def measurement_page(view: MeasurementView) -> str:
         notes=one_line(view.notes),
         license=one_line(view.license),
         warnings=_warnings(view),
+        findings_html=admonitions(view.findings),
         totals_rows=_totals_rows(view),
         chart_html=embed_chart(view.chart, f"roofline-{view.slug}"),
         chart_caption=_chart_caption(view),

@@ -7,6 +7,7 @@ from typing import Any
 import polars as pl
 
 from generator.config import ExperimentsFile
+from generator.findings import Finding
 from generator.pages import _ENV
 from generator.units_format import number, percent, seconds, si
 
@@ -19,7 +20,7 @@ def _ci(row: dict[str, Any]) -> str:
     return f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]"
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
+def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
     return [
         row["run_id"],
         row["model"],
@@ -35,6 +36,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         if row["modelled_attained"] is not None
         else "n/a",
         number(row["modelled_ai"]),
+        ", ".join(sorted({f.id for f in findings})) or "none",
     ]
 
 
@@ -59,8 +61,12 @@ def _ceiling_cells(data: dict[str, Any]) -> list[str]:
 
 
 def runs_page(
-    runs: pl.DataFrame, experiments: ExperimentsFile | None, ceilings: list[dict[str, Any]]
+    runs: pl.DataFrame,
+    experiments: ExperimentsFile | None,
+    ceilings: list[dict[str, Any]],
+    findings: dict[str, tuple[Finding, ...]] | None = None,
 ) -> str:
+    findings = findings or {}
     groups = []
     known = [g.id for g in experiments.groups] if experiments else []
     extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
@@ -79,7 +85,7 @@ def runs_page(
                 "title": spec.title if spec else "(group no longer in experiments.toml)",
                 "hypothesis": spec.hypothesis if spec else "n/a",
                 "devices": ", ".join(spec.devices) if spec else "",
-                "rows": [_cells(row) for row in rows],
+                "rows": [_cells(row, findings.get(row["run_id"], ())) for row in rows],
                 "failures": [
                     {"run_id": row["run_id"], "error": row["error"] or "no error recorded"}
                     for row in rows

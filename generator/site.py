@@ -28,6 +28,8 @@ from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
+from generator.findings import Finding, export_findings, timing_findings
+from generator.findings_page import findings_page
 from generator.imported import Imported, discover
 from generator.ingest import read_ncu_csv
 from generator.ingest.runs import RUN_SCHEMA, load_ceilings, load_runs
@@ -55,6 +57,7 @@ class Build:
     runs: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=RUN_SCHEMA))
     experiments: ExperimentsFile | None = None
     ceilings: list[dict[str, Any]] = field(default_factory=list)
+    run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
 
 
@@ -82,7 +85,9 @@ def compute_metrics(build: Build) -> Build:
         export = read_ncu_csv(item.csv_path)
         metrics = kernel_metrics(export.kernels)
         step = totals(metrics)
+        ranges = range_totals(metrics)
         match = match_device(export.kernels, item.source.device)
+        bound = bound_against(step, match.device) if match.device else None
         views.append(
             MeasurementView(
                 slug=item.name,
@@ -99,13 +104,32 @@ def compute_metrics(build: Build) -> Build:
                 csv_path=item.csv_path.as_posix(),
                 kernels=metrics,
                 step=step,
-                ranges=range_totals(metrics),
+                ranges=ranges,
                 match=match,
-                bound=bound_against(step, match.device) if match.device else None,
+                bound=bound,
                 chart={},
+                findings=tuple(
+                    export_findings(metrics, step, ranges, match.device, bound, item.source.phase)
+                ),
             )
         )
-    return replace(build, views=views)
+    return replace(build, views=views, run_findings=_run_findings(build))
+
+
+def _run_findings(build: Build) -> dict[str, tuple[Finding, ...]]:
+    """Timing checks of every ok run, from its per-iteration step times."""
+    found = {}
+    for run_id in build.runs.filter(pl.col("status") == "ok")["run_id"].to_list():
+        steps = build.measurements / "runs" / run_id / "steps.csv"
+        if not steps.is_file():
+            raise UserError(
+                "run folder without steps.csv (its run.json says ok)",
+                file=steps.parent,
+                fix="measure it again (`nox -s measure -- --force`) or delete the folder",
+            )
+        times = pl.read_csv(steps, columns=["step_s"])["step_s"].drop_nulls().to_list()
+        found[run_id] = tuple(timing_findings(times))
+    return found
 
 
 def draw_charts(build: Build) -> Build:
@@ -119,7 +143,10 @@ def draw_charts(build: Build) -> Build:
 def write_pages(build: Build) -> Build:
     pages = {HARDWARE_PAGE: hardware_page(build.catalog)}
     pages[f"{GENERATED_DIR}/index.md"] = measurements_index(build.views)
-    pages[f"{GENERATED_DIR}/runs.md"] = runs_page(build.runs, build.experiments, build.ceilings)
+    pages[f"{GENERATED_DIR}/runs.md"] = runs_page(
+        build.runs, build.experiments, build.ceilings, build.run_findings
+    )
+    pages[f"{GENERATED_DIR}/findings.md"] = findings_page(build.views, build.run_findings)
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
     if complexity is not None:

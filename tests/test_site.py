@@ -63,6 +63,8 @@ def test_kernel_names_are_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     folder = measurements / "imported" / "planted"
     folder.mkdir(parents=True)
     rows = fp32_kernel(0, ffma="1000", dram_read=("Kbyte", "1"), name=PLANTED)
+    # a tensor-core name puts the kernel name into a finding's evidence too
+    rows += fp32_kernel(1, ffma="1000", dram_read=("Kbyte", "1"), name="xmma " + PLANTED)
     write_long(folder / "ncu.csv", rows)
     (folder / "source.toml").write_text(
         'schema_version = 1\ntitle = "Planted <b>name</b></title><script>alert(3)</script>"\norigin = "https://example.org/x.csv"\n'
@@ -79,6 +81,9 @@ def test_kernel_names_are_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     html = (site / "measurements" / "planted" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; &amp;" in html
     assert "\\u003cscript\\u003ealert(1)" in html  # inside the chart's JSON
+    finding = html[html.index('data-finding="tensor-work-uncounted"') :]
+    assert "&#39;xmma &lt;script&gt;alert(1)&lt;/script&gt;" in finding[:2000]
+    assert "<em>md</em>" not in html  # Markdown in a name stays text
     search = (site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "<script>alert" not in search
 
@@ -118,3 +123,17 @@ def test_source_toml_errors_name_the_key(tmp_path: Path, monkeypatch: pytest.Mon
         "gpu",
         "unknown key",
     )
+
+
+def test_findings_show_on_pages(repo_site: Path) -> None:
+    l4 = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert 'class="admonition failure ra-finding" data-finding="incomplete-step"' in l4
+    assert "holds 1 kernel(s) against 89 in &#39;forward&#39;" in l4
+    assert "<code>ncu --nvtx --nvtx-push-pop-scope process</code>" in l4
+    page = (repo_site / "measurements" / "findings" / "index.html").read_text(encoding="utf-8")
+    for finding_id in ("incomplete-step", "tensor-work-uncounted", "missing-metric"):
+        assert f'data-finding="{finding_id}"' in page
+    runs = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
+    assert '<a href="../findings/">findings</a>' in runs

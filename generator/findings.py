@@ -1,0 +1,476 @@
+"""Sanity checks that turn suspicious data into explained findings.
+
+Each finding has a stable id, a severity ("error": a number on the page is wrong;
+"warning": a number is doubtful), the evidence with its numbers, and the fix. The checks
+encode the mistakes the seed reports made (shared/seeds/): a training step whose backward
+range holds one kernel, tensor-core work counted as nothing, a clock of 10 GHz, a point
+above its roof, MACs taken for FLOPs, noisy or drifting timings.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import polars as pl
+
+from generator.catalog import Device, load_catalog
+from generator.ingest.metric_map import METRIC_COLUMNS
+from generator.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
+from generator.units_format import number, percent, si
+
+FINDING_IDS = (
+    "incomplete-step",
+    "above-roof",
+    "tensor-work-uncounted",
+    "flops-mismatch",
+    "noisy-timing",
+    "timing-drift",
+    "implausible-clock",
+    "missing-metric",
+)
+
+# Thresholds, named so the methodology page and the tests can quote them.
+BACKWARD_KERNEL_RATIO = 1 / 3  # backward kernels below forward / 3: the range missed them
+COUNTED_TO_ANALYTIC_MIN = 0.6  # counted training FLOPs below 60 % of the analytic count
+ROOF_TOLERANCE = 1.05  # datasheet peaks are at boost clock; allow 5 % before calling it wrong
+CLOCK_TOLERANCE = 1.10
+TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
+NOISY_CV = 0.05
+MIN_ITERATIONS = 5
+DRIFT_T = 3.0  # |slope / standard error|
+DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the run
+
+TENSOR_NAME = re.compile(
+    r"tensorop|xmma|hmma|wmma|imma|tf32|s1688|s16816|h1688|h16816|884gemm|sm80_xmma|sm90_xmma",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: str  # "error" or "warning"
+    title: str
+    evidence: str
+    fix: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def _ncu_names(column: str) -> str:
+    for metric in METRIC_COLUMNS:
+        if metric.column == column:
+            return " or ".join(f"`{alias}`" for alias in metric.aliases)
+    return column
+
+
+# kernel-table column (as totals report it) -> the ncu metrics that provide it
+_NEEDED_METRICS: dict[str, str] = {
+    "flops": "`sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum` (and "
+    "`sm__ops_path_tensor_*` for tensor cores)",
+    "dram_total_bytes": "`dram__bytes_read.sum` + `dram__bytes_write.sum` (or "
+    "`dram__bytes_op_read.sum` + `dram__bytes_op_write.sum` where those are n/a)",
+    "time_s": "`gpu__time_duration.sum` (or `sm__cycles_elapsed.avg` and "
+    "`sm__cycles_elapsed.avg.per_second`)",
+    "l2_bytes": _ncu_names("l2_bytes"),
+    "l1_bytes": _ncu_names("l1_bytes"),
+    "sm_pct": _ncu_names("sm_pct"),
+    "dram_pct": _ncu_names("dram_pct"),
+}
+_PAGE_NEEDS = {"flops": "FLOP counters", "dram_total_bytes": "DRAM bytes", "time_s": "kernel time"}
+
+
+def _range_kernels(ranges: dict[str, Totals], word: str) -> tuple[str, Totals] | None:
+    matches = [(name, t) for name, t in ranges.items() if word in name.lower()]
+    if not matches:
+        return None
+    name, total = max(matches, key=lambda item: item[1].kernels)
+    return name, total
+
+
+def incomplete_step(
+    ranges: dict[str, Totals],
+    total: Totals,
+    phase: str | None,
+    analytic_training_flops: float | None = None,
+) -> list[Finding]:
+    fix = (
+        "PyTorch runs backward on its own thread, so NVTX ranges pushed per thread miss its "
+        "kernels. Profile with `ncu --nvtx --nvtx-push-pop-scope process`, or bracket the step "
+        "with cudaProfilerStart/Stop and `ncu --profile-from-start off` "
+        "(`nox -s measure -- --ncu` does both)."
+    )
+    findings = []
+    forward = _range_kernels(ranges, "forward")
+    backward = _range_kernels(ranges, "backward")
+    if forward and forward[1].kernels >= 3:
+        forward_name, forward_total = forward
+        if backward is None and phase == "train_step":
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The training step has no backward range",
+                    f"range '{forward_name}' holds {forward_total.kernels} kernels and no range "
+                    "is named backward, though this is a training step",
+                    fix,
+                )
+            )
+        elif (
+            backward is not None
+            and backward[1].kernels < forward_total.kernels * BACKWARD_KERNEL_RATIO
+        ):
+            backward_name, backward_total = backward
+            flops = ""
+            if forward_total.flops and backward_total.flops is not None:
+                flops = (
+                    f"; its FLOPs are {percent(100 * backward_total.flops / forward_total.flops)} "
+                    "of the forward's, where a backward pass costs about 200 %"
+                )
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The backward pass is missing from the profile",
+                    f"range '{backward_name}' holds {backward_total.kernels} kernel(s) against "
+                    f"{forward_total.kernels} in '{forward_name}' (a backward pass launches "
+                    f"about as many kernels as the forward or more){flops}",
+                    fix,
+                )
+            )
+    if analytic_training_flops and total.flops is not None:
+        ratio = total.flops / analytic_training_flops
+        if ratio < COUNTED_TO_ANALYTIC_MIN:
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The profile counts far fewer FLOPs than the step performs",
+                    f"counted {si(total.flops, 'FLOP')} against {si(analytic_training_flops, 'FLOP')} "
+                    f"analytic for the training step (ratio {number(ratio, 3)} < "
+                    f"{COUNTED_TO_ANALYTIC_MIN})",
+                    fix,
+                )
+            )
+    return findings
+
+
+def _dominant_precision_expr() -> pl.Expr:
+    columns = [f"flops_{p}" for p in FLOP_TERMS]
+    return (
+        pl.concat_list([pl.col(c).fill_null(0) for c in columns]).list.arg_max().alias("_dominant")
+    )
+
+
+def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None) -> list[Finding]:
+    """Attained FLOP/s above min(peak of the kernel's precision, AI · bandwidth)."""
+    findings = []
+    fix = (
+        "check the device (a different GPU has other peaks), the precision (fp32 work "
+        "against an fp32 roof, not a tensor-core one), and the units (time in ns read as "
+        "µs, bytes in MB read as MiB)"
+    )
+    if device is not None:
+        precisions = list(FLOP_TERMS)
+        peaks = [device.peak(PEAK_FOR_PRECISION[p]) for p in precisions]
+        frame = metrics.filter(pl.col("attained_flops_per_s").is_not_null()).with_columns(
+            _dominant_precision_expr()
+        )
+        rows = []
+        for row in frame.iter_rows(named=True):
+            precision = precisions[row["_dominant"]]
+            peak = peaks[row["_dominant"]]
+            if peak is None:
+                continue
+            roof = peak
+            if row["dram_total_bytes"]:
+                memory_roof = row["flops"] / row["dram_total_bytes"] * device.bandwidth_bytes_per_s
+                roof = min(peak, memory_roof)
+            if row["attained_flops_per_s"] > roof * ROOF_TOLERANCE:
+                rows.append((row["attained_flops_per_s"] / roof, row, precision, roof))
+        if rows:
+            share, worst, precision, roof = max(rows, key=lambda item: item[0])
+            findings.append(
+                Finding(
+                    "above-roof",
+                    "error",
+                    "Kernels above their roof",
+                    f"{len(rows)} of {metrics.height} kernels attain more than "
+                    f"min(peak, AI × bandwidth) of the {device.name}; worst: "
+                    f"'{worst['kernel_name'][:80]}' at {si(worst['attained_flops_per_s'], 'FLOP/s')} "
+                    f"{precision} against a roof of {si(roof, 'FLOP/s')} "
+                    f"({percent(100 * share)})",
+                    fix,
+                )
+            )
+    if bound is not None and bound.efficiency > ROOF_TOLERANCE:
+        findings.append(
+            Finding(
+                "above-roof",
+                "error",
+                "The step is above its roof",
+                f"efficiency {percent(100 * bound.efficiency)} against the {bound.precision} "
+                f"roof of {si(bound.roof_flops_per_s, 'FLOP/s')}",
+                fix,
+            )
+        )
+    return findings
+
+
+def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
+    tensor_columns = [f"flops_{p}" for p in FLOP_TERMS if p.startswith("tensor_")]
+    counted = metrics.select(
+        pl.sum_horizontal([pl.col(c).fill_null(0) for c in tensor_columns]).sum()
+    ).item()
+    if counted and counted > 0:
+        return []
+    pipe = metrics.filter(pl.col("tensor_pipe_inst").fill_null(0) > 0)
+    named = metrics.filter(pl.col("kernel_name").str.contains(TENSOR_NAME.pattern))
+    if pipe.is_empty() and named.is_empty():
+        return []
+    parts = []
+    if not pipe.is_empty():
+        parts.append(
+            f"{pipe.height} kernel(s) issued {number(float(pipe['tensor_pipe_inst'].sum()), 6)} "
+            "tensor-pipe instructions"
+        )
+    if not named.is_empty():
+        parts.append(
+            f"{named.height} kernel name(s) say tensor cores (e.g. '{named['kernel_name'][0][:60]}')"
+        )
+    return [
+        Finding(
+            "tensor-work-uncounted",
+            "error",
+            "Tensor-core work is not in the FLOP count",
+            "; ".join(parts) + ", but no `sm__ops_path_tensor_*` counter has a value: only "
+            "CUDA-core FLOPs are counted, so FLOPs and attained FLOP/s are undercounted",
+            "collect the direct tensor counters (`sm__ops_path_tensor_src_*`, see `ncu "
+            "--query-metrics`); where the GPU has none, report tensor FLOPs as a labelled "
+            "estimate from instruction counts",
+        )
+    ]
+
+
+def flops_mismatch(counted: float | None, analytic: float | None, what: str) -> list[Finding]:
+    """Counted against analytic FLOPs of the same work."""
+    if not counted or not analytic:
+        return []
+    ratio = counted / analytic
+    evidence = f"{what}: counted {si(counted, 'FLOP')}, analytic {si(analytic, 'FLOP')}, ratio {number(ratio, 3)}"
+    if 0.45 <= ratio <= 0.55 or 1.8 <= ratio <= 2.2:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "Counted and analytic FLOPs differ by a factor of 2",
+                evidence,
+                "one side counts multiply-accumulates: FLOPs = 2 × MACs (torchvision's "
+                "'GFLOPS' and many papers' numbers are GMACs)",
+            )
+        ]
+    if ratio < COUNTED_TO_ANALYTIC_MIN:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "Far fewer FLOPs counted than the model performs",
+                evidence,
+                "Winograd and FFT convolutions perform fewer multiplications than the direct "
+                "algorithm; otherwise work is missing (tensor cores uncounted, kernels outside "
+                "the profiled range)",
+            )
+        ]
+    if ratio > 1.5:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "More FLOPs counted than the model performs",
+                evidence,
+                "recomputation (activation checkpointing), padding to tile sizes, or layers the "
+                "analytic model lacks",
+            )
+        ]
+    return []
+
+
+def _max_catalog_clock() -> float:
+    return max(device.boost_clock_hz for device in load_catalog())
+
+
+def implausible_clock(metrics: pl.DataFrame, device: Device | None) -> list[Finding]:
+    findings = []
+    clocks = metrics.filter(pl.col("sm_clock_hz").is_not_null())
+    limit = device.boost_clock_hz if device else _max_catalog_clock()
+    against = (
+        f"the {device.name}'s boost clock" if device else "the fastest boost clock in the catalog"
+    )
+    if not clocks.is_empty():
+        worst = clocks.sort("sm_clock_hz", descending=True).row(0, named=True)
+        if worst["sm_clock_hz"] > limit * CLOCK_TOLERANCE:
+            over = clocks.filter(pl.col("sm_clock_hz") > limit * CLOCK_TOLERANCE).height
+            findings.append(
+                Finding(
+                    "implausible-clock",
+                    "error",
+                    "A clock rate beyond the hardware",
+                    f"{over} kernel(s) report `sm__cycles_elapsed.avg.per_second` up to "
+                    f"{si(worst['sm_clock_hz'], 'Hz')} ('{worst['kernel_name'][:60]}'), above "
+                    f"{against} of {si(limit, 'Hz')}; every time derived as cycles / clock, and "
+                    "every rate built on it, is wrong",
+                    "use `gpu__time_duration.sum` for time; check the unit of the clock metric "
+                    "(cycle/nsecond read as cycle/second, or a per-SM sum read as an average)",
+                )
+            )
+    both = metrics.filter(
+        pl.col("gpu_time_s").is_not_null()
+        & pl.col("sm_cycles").is_not_null()
+        & (pl.col("sm_clock_hz") > 0)
+        & (pl.col("gpu_time_s") > 0)
+    ).with_columns(
+        (
+            (pl.col("sm_cycles") / pl.col("sm_clock_hz") - pl.col("gpu_time_s")).abs()
+            / pl.col("gpu_time_s")
+        ).alias("_gap")
+    )
+    disagree = both.filter(pl.col("_gap") > TIME_AGREEMENT)
+    if not disagree.is_empty():
+        worst = disagree.sort("_gap", descending=True).row(0, named=True)
+        findings.append(
+            Finding(
+                "implausible-clock",
+                "error",
+                "Kernel time disagrees with cycles / clock",
+                f"{disagree.height} of {both.height} kernels: worst '{worst['kernel_name'][:60]}' "
+                f"lasts {si(worst['gpu_time_s'], 's')} but cycles / clock gives "
+                f"{si(worst['sm_cycles'] / worst['sm_clock_hz'], 's')}",
+                "trust `gpu__time_duration.sum`; check the units of the cycle and clock metrics",
+            )
+        )
+    return findings
+
+
+def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
+    findings = []
+    for column, count in sorted(total.incomplete.items()):
+        findings.append(
+            Finding(
+                "missing-metric",
+                "warning",
+                f"{column} is n/a for some kernels",
+                f"{count} of {total.kernels} kernels have no value for {column}, so its total "
+                "is shown as n/a (never as a partial sum)",
+                f"collect {_NEEDED_METRICS.get(column, column)} for every kernel "
+                "(ncu --metrics ..., or --set full)",
+            )
+        )
+    for column, label in _PAGE_NEEDS.items():
+        if column in total.incomplete:
+            continue
+        if metrics.height and metrics[column].null_count() == metrics.height:
+            findings.append(
+                Finding(
+                    "missing-metric",
+                    "warning",
+                    f"No {label} in the export",
+                    f"none of the {metrics.height} kernels has {column}: the roofline point "
+                    "needs FLOPs, DRAM bytes and time",
+                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...)",
+                )
+            )
+    return findings
+
+
+def export_findings(
+    metrics: pl.DataFrame,
+    total: Totals,
+    ranges: dict[str, Totals],
+    device: Device | None,
+    bound: Bound | None,
+    phase: str | None = None,
+    analytic_training_flops: float | None = None,
+) -> list[Finding]:
+    """Every check that applies to one ncu export."""
+    return [
+        *incomplete_step(ranges, total, phase, analytic_training_flops),
+        *above_roof(metrics, device, bound),
+        *tensor_work_uncounted(metrics),
+        *implausible_clock(metrics, device),
+        *missing_metric(metrics, total),
+    ]
+
+
+def timing_findings(step_times: Sequence[float]) -> list[Finding]:
+    """Noise and drift of a measured run's per-iteration step times."""
+    n = len(step_times)
+    if n < MIN_ITERATIONS:
+        return [
+            Finding(
+                "noisy-timing",
+                "warning",
+                "Too few iterations for a confidence interval",
+                f"{n} timed iteration(s); a bootstrap interval of the median needs at least "
+                f"{MIN_ITERATIONS}",
+                "raise `iterations` in measurements/experiments.toml",
+            )
+        ]
+    findings = []
+    mean = statistics.fmean(step_times)
+    cv = statistics.stdev(step_times) / mean if mean else 0.0
+    if cv > NOISY_CV:
+        findings.append(
+            Finding(
+                "noisy-timing",
+                "warning",
+                "Noisy timing",
+                f"coefficient of variation {percent(100 * cv)} over {n} iterations "
+                f"(above {percent(100 * NOISY_CV)}): step times range from "
+                f"{si(min(step_times), 's')} to {si(max(step_times), 's')}",
+                "measure on a quiet machine (no other load, fixed CPU frequency), or raise "
+                "`iterations`; compare runs only where their confidence intervals do not overlap",
+            )
+        )
+    slope, t_value = _trend(step_times)
+    change = abs(slope) * (n - 1) / statistics.median(step_times)
+    if abs(t_value) > DRIFT_T and change > DRIFT_MIN_SHARE:
+        direction = "rises" if slope > 0 else "falls"
+        findings.append(
+            Finding(
+                "timing-drift",
+                "warning",
+                "Step time drifts across iterations",
+                f"step time {direction} by {si(abs(slope), 's')} per iteration (t = "
+                f"{number(t_value, 3)}), {percent(100 * change)} over {n} iterations",
+                "rising: thermal or power throttling, or memory growth; falling: warm-up not "
+                "finished (raise `warmup`)",
+            )
+        )
+    return findings
+
+
+def _trend(values: Sequence[float]) -> tuple[float, float]:
+    """Least-squares slope against the iteration index and its t statistic."""
+    n = len(values)
+    mean_x = (n - 1) / 2
+    mean_y = statistics.fmean(values)
+    sxx = sum((i - mean_x) ** 2 for i in range(n))
+    slope = sum((i - mean_x) * (y - mean_y) for i, y in enumerate(values)) / sxx
+    residuals = [y - (mean_y + slope * (i - mean_x)) for i, y in enumerate(values)]
+    dof = n - 2
+    if dof <= 0:
+        return slope, 0.0
+    variance = sum(r * r for r in residuals) / dof
+    if variance == 0:
+        return slope, math.inf if slope else 0.0
+    return slope, slope / math.sqrt(variance / sxx)
+
+
+def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    return [finding.as_dict() for finding in findings]
