@@ -1,4 +1,4 @@
-"""Sessions: measure, site, serve, tests, lint (bench arrives with its issue).
+"""Sessions: measure, site, serve, tests, lint, fuzz (bench arrives with its issue).
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
 """
@@ -46,6 +46,15 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (no GPU, no network; torch from the pinned measure extra)."""
     session.install("-e", ".[site,test,measure]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """Mutation-fuzz the ncu CSV ingest for 60 s (`-- --seconds N --seed S` to change).
+
+    Crashing inputs land in tests/data/fuzz-corpus/crashes/ and fail the session."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "tests.fuzz_ingest", *session.posargs)
 
 
 @nox.session(python=PYTHON)

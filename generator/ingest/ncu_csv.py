@@ -109,7 +109,8 @@ def read_ncu_csv(path: str | Path) -> NcuExport:
         long = _raw_to_long(path, frame, header_line)
         layout = "raw"
     metrics = _convert_values(path, long)
-    kernels = _kernel_table(path, long, metrics)
+    kernels = _kernel_table(path, metrics)
+    _check_one_kind_of_device(path, kernels)
     return NcuExport(
         path=path,
         layout=layout,
@@ -269,8 +270,24 @@ def _raise_if_cut(path: Path, header_line: int, line: int) -> None:
     """Slow path for rows Polars read with absent fields: count the line's fields."""
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
         lines = list(itertools.islice(handle, line))
-    header = next(csv.reader([lines[header_line - 1].lstrip("\ufeff")]))
-    record = next(csv.reader([lines[line - 1]]), [])
+    try:
+        header = next(csv.reader([lines[header_line - 1].lstrip("\ufeff")]), []) if lines else []
+        record = next(csv.reader([lines[line - 1]]), []) if len(lines) >= line else []
+    except csv.Error as error:  # e.g. a field beyond the csv module's 128 KiB limit
+        raise UserError(
+            f"the row is malformed: {error}",
+            file=path,
+            line=line,
+            fix="re-export the file; it was damaged",
+        ) from None
+    if not all(c in header for c in LONG_REQUIRED):
+        # A quoted field spans lines, so physical and CSV lines no longer match.
+        raise UserError(
+            "the row is malformed (a quoted field holds a line break, or fields are missing)",
+            file=path,
+            line=line,
+            fix="re-export the file; ncu never writes line breaks inside fields",
+        )
     needed = max(header.index(c) for c in LONG_REQUIRED) + 1
     if len(record) < needed:
         raise UserError(
@@ -401,16 +418,20 @@ def _convert_values(path: Path, long: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _kernel_table(path: Path, long: pl.DataFrame, metrics: pl.DataFrame) -> pl.DataFrame:
-    identity = (
-        long.group_by(KERNEL_KEY, maintain_order=True)
-        .agg(
-            *(pl.col(c).first() for c in IDENTITY_COLUMNS.values() if c not in KERNEL_KEY),
-            pl.col("nvtx_push_pop_text").first(),
-            pl.col("nvtx_start_stop_text").first(),
-            pl.col("line").min(),
+def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
+    if metrics.is_empty():
+        raise UserError(
+            "the export holds no kernel rows",
+            file=path,
+            fix="profile at least one kernel (check ncu's --kernel-name / --launch-skip filters) "
+            "and export again",
         )
-        .with_columns(pl.col(c).cast(pl.Int64) for c in KERNEL_KEY)
+    # `metrics` carries the ids already checked and converted to integers.
+    identity = metrics.group_by(KERNEL_KEY, maintain_order=True).agg(
+        *(pl.col(c).first() for c in IDENTITY_COLUMNS.values() if c not in KERNEL_KEY),
+        pl.col("nvtx_push_pop_text").first(),
+        pl.col("nvtx_start_stop_text").first(),
+        pl.col("line").min(),
     )
     identity = _with_nvtx(identity)
     names = (
@@ -466,6 +487,28 @@ def _with_nvtx(identity: pl.DataFrame) -> pl.DataFrame:
     return identity.with_columns(innermost.alias("nvtx_range"))
 
 
+def _check_one_kind_of_device(path: Path, kernels: pl.DataFrame) -> None:
+    """Several GPUs of one kind (a data-parallel job) sum to a step; two kinds do not: their
+    kernels sit under different roofs."""
+    for column, what in (("cc", "compute capabilities"), ("device_name", "device names")):
+        kinds = (
+            kernels.filter(pl.col(column).is_not_null() & (pl.col(column) != ""))
+            .unique(column, keep="first")
+            .sort("line")
+        )
+        if kinds.height > 1:
+            second = kinds.row(1, named=True)
+            values = ", ".join(str(v) for v in kinds[column].to_list())
+            raise UserError(
+                f"the export mixes {what} ({values}): kernels of different GPUs cannot share "
+                "one roofline",
+                file=path,
+                line=second["line"],
+                fix="export each GPU's kernels to its own file (ncu --devices N, or filter the "
+                "report by device when exporting)",
+            )
+
+
 def _check_known_values(path: Path, known: pl.DataFrame) -> None:
     text = pl.col("value_text").str.strip_chars()
     not_number = known.filter(
@@ -478,6 +521,28 @@ def _check_known_values(path: Path, known: pl.DataFrame) -> None:
             file=path,
             line=row["line"],
             fix="values must be numbers (thousands separators allowed), 'n/a' or empty",
+        )
+    not_finite = known.filter(pl.col("value").is_nan() | pl.col("value").is_infinite())
+    if not_finite.height:
+        row = not_finite.sort("line").row(0, named=True)
+        shown = (
+            row["value_text"] if len(row["value_text"]) <= 40 else row["value_text"][:37] + "..."
+        )
+        raise UserError(
+            f"metric {row['metric']} has the value {shown!r}, which is not a finite number",
+            file=path,
+            line=row["line"],
+            fix="ncu writes counters as finite numbers or n/a; the file was edited or damaged",
+        )
+    negative = known.filter(pl.col("value") < 0)
+    if negative.height:
+        row = negative.sort("line").row(0, named=True)
+        raise UserError(
+            f"metric {row['metric']} has the negative value {row['value_text']!r}: counts, bytes, "
+            "times, clocks and percentages cannot be negative",
+            file=path,
+            line=row["line"],
+            fix="re-export the file; a negative value means it was edited or damaged",
         )
     dims = known.select("metric", "base_unit", "dimension", "line").unique(
         ["metric", "base_unit"], keep="first"

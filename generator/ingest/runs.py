@@ -85,6 +85,13 @@ def load_runs(measurements: Path) -> pl.DataFrame:
                     file=run,
                     fix="measure it again (`nox -s measure -- --force`) or delete the folder",
                 )
+            if data.get("run_id") != run.name:
+                raise UserError(
+                    f"run.json names run {data.get('run_id')!r} but sits in folder {run.name!r}",
+                    file=run / "run.json",
+                    key="run_id",
+                    fix="a run folder is named by its run id: rename it back, or measure again",
+                )
             rows.append(_row(data))
     return pl.DataFrame(rows, schema=RUN_SCHEMA).sort("run_id")
 
