@@ -396,10 +396,16 @@ def export_findings(
     bound: Bound | None,
     phase: str | None = None,
     analytic_training_flops: float | None = None,
+    analytic_forward_flops: float | None = None,
 ) -> list[Finding]:
-    """Every check that applies to one ncu export."""
+    """Every check that applies to one ncu export; the analytic counts (when the model is
+    known) check the forward range and the whole step against the profile."""
+    forward = _range_kernels(ranges, "forward")
     return [
         *incomplete_step(ranges, total, phase, analytic_training_flops),
+        *flops_mismatch(
+            forward[1].flops if forward else None, analytic_forward_flops, "forward range"
+        ),
         *above_roof(metrics, device, bound),
         *tensor_work_uncounted(metrics),
         *implausible_clock(metrics, device),

@@ -10,9 +10,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from generator.errors import UserError
+from generator.models import DATASETS, MODELS
 
 SCHEMA_VERSION = 1
 
@@ -34,6 +35,24 @@ class Source(BaseModel):
     citation: str = Field(min_length=1)
     license: str = ""
     notes: str = ""
+    # Optional: the registry model and dataset shape that ran, so the analytic FLOP count
+    # (`complexity-tables`) can be set beside the counted one.
+    registry_model: str | None = None
+    dataset: str | None = None
+
+    @field_validator("registry_model")
+    @classmethod
+    def _known_model(cls, name: str | None) -> str | None:
+        if name is not None and name not in MODELS:
+            raise ValueError(f"unknown registry model {name!r}; valid: {', '.join(sorted(MODELS))}")
+        return name
+
+    @field_validator("dataset")
+    @classmethod
+    def _known_dataset(cls, name: str | None) -> str | None:
+        if name is not None and name not in DATASETS:
+            raise ValueError(f"unknown dataset {name!r}; valid: {', '.join(sorted(DATASETS))}")
+        return name
 
 
 @dataclass(frozen=True)
@@ -63,7 +82,9 @@ def load_source(path: Path) -> Source:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or None
         raise UserError(
-            first["msg"].replace("Extra inputs are not permitted", "unknown key"),
+            first["msg"]
+            .replace("Extra inputs are not permitted", "unknown key")
+            .removeprefix("Value error, "),
             file=path,
             key=key,
             fix="see docs/methodology.md, 'Importing an export', for the keys source.toml takes",

@@ -82,6 +82,7 @@ class MeasurementView:
     bound: Bound | None
     chart: dict[str, Any]
     findings: tuple[Finding, ...] = ()
+    analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
 
 
 def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
@@ -99,6 +100,20 @@ def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
         ("SM % (time-weighted)", percent(step.sm_pct)),
         ("DRAM % (time-weighted)", percent(step.dram_pct)),
     ]
+    if view.analytic is not None:
+        forward = view.ranges.get("forward")
+        a = view.analytic
+        rows += [
+            (
+                f"analytic forward FLOPs ({a['model']}, {a['dataset']}, batch {a['batch']})",
+                si(a["forward_flops"], "FLOP"),
+            ),
+            ("counted FLOPs in the forward range", si(forward.flops if forward else None, "FLOP")),
+            (
+                "analytic step FLOPs (forward, loss, backward, SGD update)",
+                si(a["step_flops"], "FLOP"),
+            ),
+        ]
     if bound is not None:
         rows += [
             ("roof precision", bound.precision),

@@ -79,9 +79,17 @@ def load_measurements(build: Build) -> Build:
     )
 
 
+def _imported_analytic(measurements: Path) -> dict[str, dict[str, Any]]:
+    tables = read_complexity_tables(measurements / "complexity")
+    frame = tables.get("imported.csv")
+    return {row["name"]: row for row in frame.to_dicts()} if frame is not None else {}
+
+
 def compute_metrics(build: Build) -> Build:
     views = []
+    analytic = _imported_analytic(build.measurements)
     for item in build.imported:
+        counts = analytic.get(item.name)
         export = read_ncu_csv(item.csv_path)
         metrics = kernel_metrics(export.kernels)
         step = totals(metrics)
@@ -109,8 +117,20 @@ def compute_metrics(build: Build) -> Build:
                 bound=bound,
                 chart={},
                 findings=tuple(
-                    export_findings(metrics, step, ranges, match.device, bound, item.source.phase)
+                    export_findings(
+                        metrics,
+                        step,
+                        ranges,
+                        match.device,
+                        bound,
+                        item.source.phase,
+                        analytic_training_flops=counts["step_flops"]
+                        if counts and item.source.phase == "train_step"
+                        else None,
+                        analytic_forward_flops=counts["forward_flops"] if counts else None,
+                    )
                 ),
+                analytic=counts,
             )
         )
     return replace(build, views=views, run_findings=_run_findings(build))

@@ -280,3 +280,13 @@ def test_committed_complexity_tables_are_current() -> None:
     from generator.complexity.tables import up_to_date
 
     assert up_to_date(REPO / "measurements" / "complexity")
+
+
+def test_analytic_counts_for_imported_exports() -> None:
+    from generator.complexity.tables import imported_rows
+
+    rows = {row["name"]: row for row in imported_rows(REPO / "measurements")}
+    assert list(rows) == ["l4-resnet18-train-step-b64"]  # the only one naming its model
+    expected = analyze("resnet18", (3, 32, 32), 64, 10)
+    assert rows["l4-resnet18-train-step-b64"]["forward_flops"] == expected.forward_flops
+    assert rows["l4-resnet18-train-step-b64"]["step_flops"] == expected.step_flops

@@ -123,6 +123,14 @@ def test_source_toml_errors_name_the_key(tmp_path: Path, monkeypatch: pytest.Mon
         "gpu",
         "unknown key",
     )
+    source.write_text(
+        source.read_text(encoding="utf-8").replace('gpu = "5070"\n', 'registry_model = "gemm"\n'),
+        encoding="utf-8",
+    )
+    with pytest.raises(UserError) as caught:
+        build_report(tmp_path / "second", measurements, monkeypatch)
+    assert caught.value.key == "registry_model"
+    assert caught.value.what.startswith("unknown registry model 'gemm'; valid: alexnet,")
 
 
 def test_findings_show_on_pages(repo_site: Path) -> None:
@@ -137,3 +145,17 @@ def test_findings_show_on_pages(repo_site: Path) -> None:
         assert f'data-finding="{finding_id}"' in page
     runs = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
     assert '<a href="../findings/">findings</a>' in runs
+
+
+def test_l4_counted_forward_flops_match_the_analytic_count(repo_site: Path) -> None:
+    """The forward range's hardware-counted FP32 FLOPs against our analytic forward count of
+    the same ResNet-18 at batch 64: they agree within 2 %, so no flops-mismatch."""
+    html = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert (
+        "<td>analytic forward FLOPs (resnet18, cifar10, batch 64)</td><td>4.77 GFLOP</td>" in html
+    )
+    assert "<td>counted FLOPs in the forward range</td><td>4.828 GFLOP</td>" in html
+    assert "counted 4.928 GFLOP against 14.02 GFLOP analytic for the training step" in html
+    assert 'data-finding="flops-mismatch"' not in html

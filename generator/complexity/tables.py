@@ -64,6 +64,40 @@ def published_rows() -> list[dict[str, Any]]:
     return rows
 
 
+def imported_rows(measurements: Path) -> list[dict[str, Any]]:
+    """Analytic counts for every imported export whose source.toml names the registry model,
+    dataset and batch that ran (SGD with momentum assumed for the optimizer update)."""
+    from generator.imported import discover
+    from generator.models import DATASETS
+
+    rows = []
+    for item in discover(measurements):
+        source = item.source
+        if not (source.registry_model and source.dataset and source.batch):
+            continue
+        data = DATASETS[source.dataset]
+        result = analyze(
+            source.registry_model,
+            data.shape,
+            source.batch,
+            data.classes,
+            training=source.phase == "train_step",
+        )
+        rows.append(
+            {
+                "name": item.name,
+                "model": source.registry_model,
+                "dataset": source.dataset,
+                "batch": source.batch,
+                "phase": source.phase,
+                "forward_flops": result.forward_flops,
+                "step_flops": result.step_flops,
+                "optimizer": result.optimizer,
+            }
+        )
+    return rows
+
+
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
@@ -75,9 +109,9 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
             os.unlink(temp)
 
 
-def source_hash() -> str:
-    """Hash of the counter's own code and the models it counts: the tables change only
-    when one of these (or torch) does."""
+def source_hash(measurements: Path | None = None) -> str:
+    """Hash of the counter's own code, the models it counts and the imported exports'
+    source.toml files: the tables change only when one of these (or torch) does."""
     import hashlib
 
     import torch
@@ -87,10 +121,12 @@ def source_hash() -> str:
     # Release versions only: a +cpu and a +cu130 build of one release count the same.
     release = f"{torch.__version__.split('+')[0]} {torchvision.__version__.split('+')[0]}"
     digest = hashlib.sha256(release.encode())
-    for path in sorted(
-        [*Path(__file__).parent.glob("*.py"), root / "models.py", root / "seed_models.py"]
-    ):
+    code = [*Path(__file__).parent.glob("*.py"), root / "models.py", root / "seed_models.py"]
+    for path in sorted(code):
         digest.update(path.name.encode() + path.read_bytes())
+    if measurements is not None:
+        for path in sorted((measurements / "imported").glob("*/source.toml")):
+            digest.update(path.parent.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -99,12 +135,12 @@ def up_to_date(folder: Path) -> bool:
     if not meta.is_file():
         return False
     try:
-        return bool(json.loads(meta.read_text()).get("source_hash") == source_hash())
+        return bool(json.loads(meta.read_text()).get("source_hash") == source_hash(folder.parent))
     except json.JSONDecodeError:
         return False
 
 
-def write_tables(folder: Path, command: str) -> list[Path]:
+def write_tables(folder: Path, command: str, measurements: Path | None = None) -> list[Path]:
     import torch
     import torchvision
 
@@ -116,6 +152,7 @@ def write_tables(folder: Path, command: str) -> list[Path]:
         "published.csv": published_rows(),
         "shortcuts.csv": shortcut_rows(),
         "flop_counter_probes.csv": flop_counter_probes(),
+        "imported.csv": imported_rows(measurements or folder.parent),
     }
     written = []
     for name, rows in tables.items():
@@ -129,7 +166,7 @@ def write_tables(folder: Path, command: str) -> list[Path]:
             "torch": torch.__version__,
             "torchvision": torchvision.__version__,
             "command": command,
-            "source_hash": source_hash(),
+            "source_hash": source_hash(measurements or folder.parent),
             "tables": sorted(tables),
         },
     )
