@@ -23,11 +23,18 @@ LAYER_COLUMNS = (
     "activation_bytes",
     "forward_bytes",
     "backward_bytes",
+    "arithmetic_intensity",
     "formula",
 )
 
 
-def layer_dict(layer: LayerCost, element_bytes: int) -> dict[str, Any]:
+def layer_dict(layer: LayerCost, element_bytes: int, training: bool = True) -> dict[str, Any]:
+    """One row of the per-layer table; AI is the layer's FLOPs over its minimal traffic
+    (forward and backward in training, forward only in inference)."""
+    flops = layer.forward_flops + (layer.backward_flops if training else 0.0)
+    traffic = layer.forward_bytes(element_bytes) + (
+        layer.backward_bytes(element_bytes) if training else 0
+    )
     return {
         "name": layer.name,
         "kind": layer.kind,
@@ -43,6 +50,7 @@ def layer_dict(layer: LayerCost, element_bytes: int) -> dict[str, Any]:
         "activation_bytes": layer.output_elements * element_bytes if layer.saves_activation else 0,
         "forward_bytes": layer.forward_bytes(element_bytes),
         "backward_bytes": layer.backward_bytes(element_bytes),
+        "arithmetic_intensity": flops / traffic if traffic else None,
         "formula": "; ".join([layer.formula, *layer.notes]).strip("; "),
     }
 
@@ -61,7 +69,7 @@ def complexity_dict(result: Complexity, flop_counter: dict[str, Any] | None) -> 
         "phase": "train_step" if result.training else "inference",
         **result.totals(),
         "uncounted_functions": result.uncounted_functions,
-        "layers": [layer_dict(layer, result.element_bytes) for layer in layers],
+        "layers": [layer_dict(layer, result.element_bytes, result.training) for layer in layers],
         "flop_counter": flop_counter,
     }
 
