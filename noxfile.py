@@ -1,4 +1,4 @@
-"""Sessions: measure, site, serve, tests, lint, fuzz (bench arrives with its issue).
+"""Sessions: measure, site, serve, tests, lint, fuzz, bench.
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
 """
@@ -49,6 +49,14 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Time the ingest against a pandas baseline and a bare polars.read_csv at 100k, 1M and
+    5M rows; write benchmarks/results.json (`-- --sizes 100000 --repeats 1` for a quick run)."""
+    session.install("-e", ".[bench]")
+    session.run("python", "-m", "benchmarks.run", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
     """Mutation-fuzz the ncu CSV ingest for 60 s (`-- --seconds N --seed S` to change).
 
@@ -62,6 +70,6 @@ def lint(session: nox.Session) -> None:
     """ruff (lint + format check) and mypy --strict on generator/."""
     # mypy must see the same libraries the code runs with, not just the linters.
     session.install("-e", ".[site,test,lint]")
-    session.run("ruff", "check", "generator", "tests", "noxfile.py")
-    session.run("ruff", "format", "--check", "generator", "tests", "noxfile.py")
+    session.run("ruff", "check", "generator", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "format", "--check", "generator", "tests", "benchmarks", "noxfile.py")
     session.run("mypy")

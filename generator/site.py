@@ -34,6 +34,7 @@ from generator.imported import Imported, discover
 from generator.ingest import read_ncu_csv
 from generator.ingest.runs import RUN_SCHEMA, load_ceilings, load_runs
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
+from generator.performance_page import performance_page
 from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
 from generator.run_pages import runs_page
 
@@ -167,6 +168,9 @@ def write_pages(build: Build) -> Build:
         build.runs, build.experiments, build.ceilings, build.run_findings
     )
     pages[f"{GENERATED_DIR}/findings.md"] = findings_page(build.views, build.run_findings)
+    performance = performance_page(build.measurements.parent / "benchmarks" / "results.json")
+    if performance is not None:
+        pages[f"{GENERATED_DIR}/performance.md"] = performance
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
     if complexity is not None:

@@ -159,3 +159,19 @@ def test_l4_counted_forward_flops_match_the_analytic_count(repo_site: Path) -> N
     assert "<td>counted FLOPs in the forward range</td><td>4.828 GFLOP</td>" in html
     assert "counted 4.928 GFLOP against 14.02 GFLOP analytic for the training step" in html
     assert 'data-finding="flops-mismatch"' not in html
+
+
+def test_generated_pages_are_not_committed() -> None:
+    """docs/measurements/ and docs/hardware.md are build outputs: a committed copy would go
+    stale the moment measurements/ changes."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "ls-files", "docs/measurements", "docs/hardware.md"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert listed.stdout == ""

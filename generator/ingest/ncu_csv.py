@@ -17,7 +17,7 @@ import polars as pl
 from polars._typing import PolarsDataType
 
 from generator.errors import UserError
-from generator.ingest.metric_map import DIMENSIONS, METRIC_COLUMN_NAMES, alias_rows
+from generator.ingest.metric_map import DIMENSIONS, METRIC_COLUMN_NAMES, METRIC_COLUMNS, alias_rows
 from generator.ingest.nvtx import (
     is_push_pop_column,
     is_start_stop_column,
@@ -375,7 +375,9 @@ def _raw_to_long(path: Path, frame: pl.DataFrame, header_line: int) -> pl.DataFr
 def _convert_values(path: Path, long: pl.DataFrame) -> pl.DataFrame:
     """Numbers in SI base units; ids as integers. Errors name the first offending line."""
     for column in ("kernel_id", "process_id"):
-        parsed = pl.col(column).str.strip_chars().cast(pl.Int64, strict=False)
+        parsed = pl.col(column).cast(pl.Int64, strict=False)
+        if long.select((parsed.is_null() & pl.col(column).is_not_null()).any()).item():
+            parsed = pl.col(column).str.strip_chars().cast(pl.Int64, strict=False)  # " 7 "
         bad = long.filter(parsed.is_null() & pl.col(column).is_not_null())
         if bad.height:
             raise UserError(
@@ -426,12 +428,15 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
             fix="profile at least one kernel (check ncu's --kernel-name / --launch-skip filters) "
             "and export again",
         )
-    # `metrics` carries the ids already checked and converted to integers.
-    identity = metrics.group_by(KERNEL_KEY, maintain_order=True).agg(
-        *(pl.col(c).first() for c in IDENTITY_COLUMNS.values() if c not in KERNEL_KEY),
-        pl.col("nvtx_push_pop_text").first(),
-        pl.col("nvtx_start_stop_text").first(),
-        pl.col("line").min(),
+    # `metrics` carries the ids already checked and converted to integers. A kernel's
+    # identity is its first row: picking rows by a hash of the integer key is far cheaper
+    # than aggregating a dozen string columns per kernel.
+    identity = metrics.filter(pl.struct(KERNEL_KEY).is_first_distinct()).select(
+        *KERNEL_KEY,
+        *(c for c in IDENTITY_COLUMNS.values() if c not in KERNEL_KEY),
+        "nvtx_push_pop_text",
+        "nvtx_start_stop_text",
+        "line",
     )
     identity = _with_nvtx(identity)
     names = (
@@ -440,17 +445,23 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
         .agg(pl.col("value_text").first().alias("device_name"))
     )
     identity = identity.join(names, on=list(KERNEL_KEY), how="left")
-    known = metrics.join(
-        pl.DataFrame(alias_rows()), on="metric", how="inner"
-    )  # only metrics the roofline needs
-    _check_known_values(path, known)
-    wide = (
-        known.sort("priority", "line")
-        .group_by([*KERNEL_KEY, "column"])
-        .agg(pl.col("value").drop_nulls().first())
-    )
-    if wide.height:
-        wide = wide.pivot(on="column", index=list(KERNEL_KEY), values="value")
+    aliases = alias_rows()
+    known = metrics.filter(pl.col("metric").is_in([row["metric"] for row in aliases]))
+    _check_known_values(path, known, aliases)
+    if known.height:
+        # One column per ncu name present, then each kernel-table column is the first
+        # alias (in priority order) that has a value: n/a in a preferred spelling falls
+        # through to the next one.
+        by_name = known.pivot(
+            on="metric", index=list(KERNEL_KEY), values="value", aggregate_function="first"
+        )
+        present = set(by_name.columns)
+        columns = []
+        for metric in METRIC_COLUMNS:
+            spellings = [a for a in metric.aliases if a in present]
+            if spellings:
+                columns.append(pl.coalesce(spellings).alias(metric.column))
+        wide = by_name.select(*KERNEL_KEY, *columns)
     else:
         wide = identity.select(KERNEL_KEY)
     table = identity.join(wide, on=list(KERNEL_KEY), how="left")
@@ -509,22 +520,31 @@ def _check_one_kind_of_device(path: Path, kernels: pl.DataFrame) -> None:
             )
 
 
-def _check_known_values(path: Path, known: pl.DataFrame) -> None:
-    text = pl.col("value_text").str.strip_chars()
-    not_number = known.filter(
-        pl.col("value").is_null() & text.is_not_null() & ~text.is_in(MISSING_VALUES)
-    )
-    if not_number.height:
-        row = not_number.row(0, named=True)
-        raise UserError(
-            f"metric {row['metric']} has the value {row['value_text']!r}, which is not a number",
-            file=path,
-            line=row["line"],
-            fix="values must be numbers (thousands separators allowed), 'n/a' or empty",
-        )
-    not_finite = known.filter(pl.col("value").is_nan() | pl.col("value").is_infinite())
-    if not_finite.height:
-        row = not_finite.sort("line").row(0, named=True)
+def _check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str, object]]) -> None:
+    """Every value of a mapped metric must be a finite, non-negative number (or missing) in
+    a unit of the metric's dimension, and each kernel has one value per metric. One cheap
+    pass finds whether anything is wrong; the slow path only runs to name the line."""
+    value, text = pl.col("value"), pl.col("value_text")
+    unparsed = value.is_null() & text.is_not_null()
+    flags = known.select(
+        unparsed.any().alias("unparsed"),
+        (value.is_nan() | value.is_infinite()).any().alias("not_finite"),
+        (value < 0).any().alias("negative"),
+    ).row(0, named=True)
+    if flags["unparsed"]:
+        candidates = known.filter(unparsed)
+        stripped = candidates["value_text"].str.strip_chars()
+        not_number = candidates.filter(~stripped.is_in(MISSING_VALUES))
+        if not_number.height:
+            row = not_number.row(0, named=True)
+            raise UserError(
+                f"metric {row['metric']} has the value {row['value_text']!r}, which is not a number",
+                file=path,
+                line=row["line"],
+                fix="values must be numbers (thousands separators allowed), 'n/a' or empty",
+            )
+    if flags["not_finite"]:
+        row = known.filter(value.is_nan() | value.is_infinite()).sort("line").row(0, named=True)
         shown = (
             row["value_text"] if len(row["value_text"]) <= 40 else row["value_text"][:37] + "..."
         )
@@ -534,9 +554,8 @@ def _check_known_values(path: Path, known: pl.DataFrame) -> None:
             line=row["line"],
             fix="ncu writes counters as finite numbers or n/a; the file was edited or damaged",
         )
-    negative = known.filter(pl.col("value") < 0)
-    if negative.height:
-        row = negative.sort("line").row(0, named=True)
+    if flags["negative"]:
+        row = known.filter(value < 0).sort("line").row(0, named=True)
         raise UserError(
             f"metric {row['metric']} has the negative value {row['value_text']!r}: counts, bytes, "
             "times, clocks and percentages cannot be negative",
@@ -544,19 +563,23 @@ def _check_known_values(path: Path, known: pl.DataFrame) -> None:
             line=row["line"],
             fix="re-export the file; a negative value means it was edited or damaged",
         )
-    dims = known.select("metric", "base_unit", "dimension", "line").unique(
-        ["metric", "base_unit"], keep="first"
+    dimension = {str(row["metric"]): str(row["dimension"]) for row in aliases}
+    dims = known.select("metric", "base_unit", "line").unique(
+        ["metric", "base_unit"], keep="first", maintain_order=True
     )
     for row in dims.iter_rows(named=True):
-        if row["base_unit"] not in DIMENSIONS[row["dimension"]]:
+        if row["base_unit"] not in DIMENSIONS[dimension[row["metric"]]]:
             raise UserError(
                 f"metric {row['metric']} is in {row['base_unit']!r}, "
-                f"which is not a unit of {row['dimension']}",
+                f"which is not a unit of {dimension[row['metric']]}",
                 file=path,
                 line=row["line"],
                 fix="re-export the file; a unit column that does not match its metric "
                 "would silently change every number built on it",
             )
+    pairs = known.select(pl.struct([*KERNEL_KEY, "metric"]).n_unique()).item()
+    if pairs == known.height:
+        return  # no kernel repeats a metric: nothing can conflict
     conflicts = (
         known.filter(pl.col("value").is_not_null())
         .group_by([*KERNEL_KEY, "metric"])

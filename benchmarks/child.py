@@ -1,0 +1,37 @@
+"""One timed run in its own process, so each implementation has its own peak RSS:
+`python -m benchmarks.child IMPL FILE` prints a JSON object."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.implementations import IMPLEMENTATIONS
+
+# Imported before the clock starts: the benchmark times parsing, not interpreter start-up.
+PRELOAD = {
+    "ours": ("polars", "generator.ingest", "generator.roofline"),
+    "pandas": ("pandas",),
+    "pandas_vectorized": ("pandas",),
+    "floor": ("polars",),
+}
+
+
+def main(name: str, path: str) -> int:
+    function = IMPLEMENTATIONS[name]
+    for module in PRELOAD[name]:
+        importlib.import_module(module)
+    start = time.perf_counter()
+    result = function(Path(path))
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+    print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak, "result": result}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

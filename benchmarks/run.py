@@ -1,0 +1,162 @@
+"""`nox -s bench`: ingest speed and memory against pandas and the bare-read floor.
+
+For each size, a long-layout export is generated from real rows (benchmarks/generate.py),
+then each implementation runs `--repeats` times in its own child process (so each has
+its own peak RSS); the best time counts. Results go to benchmarks/results.json and a
+table on stdout. Ratios are taken within one run, on one machine, never across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.generate import DEFAULT_SOURCE, generate
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.json"
+DATA = HERE / "data"  # git-ignored: generated inputs
+TARGETS = {"speedup_vs_pandas_at_1M": 10.0, "ratio_to_floor": 1.5, "rss_to_file": 3.0}
+
+
+def run_child(implementation: str, path: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.child", implementation, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=HERE.parent,
+    )
+    return dict(json.loads(out.stdout))
+
+
+def best_of(implementation: str, path: Path, repeats: int) -> dict[str, Any]:
+    runs = [run_child(implementation, path) for _ in range(repeats)]
+    best = min(runs, key=lambda r: r["seconds"])
+    best["all_seconds"] = [r["seconds"] for r in runs]
+    return best
+
+
+def versions() -> dict[str, str]:
+    import pandas
+    import polars
+
+    return {
+        "python": platform.python_version(),
+        "polars": polars.__version__,
+        "pandas": pandas.__version__,
+    }
+
+
+def machine() -> dict[str, Any]:
+    from generator.measure.provenance import cpu_model
+
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform()}
+
+
+def measure_size(rows: int, repeats: int, pandas_max_rows: int) -> dict[str, Any]:
+    path = generate(DATA / f"rows-{rows}.csv", rows)
+    size = path.stat().st_size
+    ours = best_of("ours", path, repeats)
+    floor = best_of("floor", path, repeats)
+    entry: dict[str, Any] = {
+        "rows": rows,
+        "bytes": size,
+        "ours_s": ours["seconds"],
+        "floor_s": floor["seconds"],
+        "ratio_to_floor": ours["seconds"] / floor["seconds"],
+        "peak_rss_bytes": ours["peak_rss_bytes"],
+        "rss_to_file": ours["peak_rss_bytes"] / size,
+        "floor_peak_rss_bytes": floor["peak_rss_bytes"],
+        "rows_per_s": rows / ours["seconds"],
+        "mb_per_s": size / 1e6 / ours["seconds"],
+        "ours_all_s": ours["all_seconds"],
+        "floor_all_s": floor["all_seconds"],
+        "kernels": ours["result"]["kernels"],
+    }
+    if rows <= pandas_max_rows:
+        loop = best_of("pandas", path, 1)  # minutes at the large sizes: once is enough
+        vectorized = best_of("pandas_vectorized", path, repeats)
+        for name in ("flops", "dram_bytes", "kernels"):
+            if loop["result"][name] != ours["result"][name]:
+                raise SystemExit(f"pandas and ours disagree on {name} at {rows} rows")
+        entry.update(
+            pandas_s=loop["seconds"],
+            speedup_vs_pandas=loop["seconds"] / ours["seconds"],
+            pandas_peak_rss_bytes=loop["peak_rss_bytes"],
+            pandas_vectorized_s=vectorized["seconds"],
+            speedup_vs_pandas_vectorized=vectorized["seconds"] / ours["seconds"],
+        )
+    else:
+        entry.update(
+            pandas_s=None, speedup_vs_pandas=None, pandas_skipped=f"over {pandas_max_rows} rows"
+        )
+    return entry
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    def fmt(value: float | None, spec: str) -> str:
+        return "n/a" if value is None else format(value, spec)
+
+    lines = [
+        f"{'rows':>9} {'MB':>7} {'ours s':>7} {'floor s':>7} {'ours/floor':>10} {'pandas s':>9} "
+        f"{'speedup':>8} {'vect. s':>8} {'peak RSS MB':>11} {'RSS/file':>8} {'Mrows/s':>8}"
+    ]
+    for r in results:
+        lines.append(
+            f"{r['rows']:>9,} {r['bytes'] / 1e6:>7.0f} {r['ours_s']:>7.2f} {r['floor_s']:>7.2f} "
+            f"{r['ratio_to_floor']:>10.2f} {fmt(r.get('pandas_s'), '.2f'):>9} "
+            f"{fmt(r.get('speedup_vs_pandas'), '.1f'):>8} {fmt(r.get('pandas_vectorized_s'), '.2f'):>8} "
+            f"{r['peak_rss_bytes'] / 1e6:>11.0f} {r['rss_to_file']:>8.2f} {r['rows_per_s'] / 1e6:>8.2f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes", default="100000,1000000,5000000", help="rows per file (default: %(default)s)"
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="runs per implementation")
+    parser.add_argument(
+        "--pandas-max-rows",
+        type=int,
+        default=5_000_000,
+        help="skip the (slow) pandas baselines above this size (default: %(default)s)",
+    )
+    parser.add_argument("--out", default=str(RESULTS), help="default: benchmarks/results.json")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    results = []
+    for rows in sizes:
+        print(f"bench: {rows:,} rows …", file=sys.stderr, flush=True)
+        results.append(measure_size(rows, args.repeats, args.pandas_max_rows))
+    common = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "source": DEFAULT_SOURCE.name,
+        "repeats": args.repeats,
+        "targets": TARGETS,
+        "machine": machine(),
+        "versions": versions(),
+    }
+    document = [{**entry, **common} for entry in results]
+    out = Path(args.out)
+    fd, temp = tempfile.mkstemp(dir=out.parent, prefix=".results-", suffix=".json")
+    with os.fdopen(fd, "w") as handle:
+        json.dump(document, handle, indent=2)
+        handle.write("\n")
+    os.replace(temp, out)
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

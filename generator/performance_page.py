@@ -1,0 +1,74 @@
+"""The "Tool performance" page from benchmarks/results.json (written by `nox -s bench`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from generator.errors import UserError
+from generator.pages import _ENV
+from generator.units_format import si
+
+
+def _times(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}×"
+
+
+def performance_page(results_path: Path) -> str | None:
+    if not results_path.is_file():
+        return None
+    try:
+        entries: list[dict[str, Any]] = json.loads(results_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UserError(
+            f"not valid JSON: {error.msg}", file=results_path, line=error.lineno,
+            fix="run `nox -s bench` again",
+        ) from None  # fmt: skip
+    if not entries:
+        return None
+    first = entries[0]
+    rows = [
+        [
+            f"{e['rows']:,}",
+            si(e["bytes"], "B"),
+            si(e["ours_s"], "s"),
+            si(e["floor_s"], "s"),
+            f"{e['ratio_to_floor']:.2f}",
+            si(e.get("pandas_s"), "s"),
+            _times(e.get("speedup_vs_pandas")),
+            si(e.get("pandas_vectorized_s"), "s"),
+            _times(e.get("speedup_vs_pandas_vectorized")),
+            si(e["peak_rss_bytes"], "B"),
+            f"{e['rss_to_file']:.2f}",
+            si(e["rows_per_s"], "rows/s"),
+        ]
+        for e in entries
+    ]
+    targets = first["targets"]
+    at_1m = next((e for e in entries if e["rows"] == 1_000_000), None)
+    misses = []
+    speedup = at_1m.get("speedup_vs_pandas") if at_1m else None
+    if speedup is not None and speedup < targets["speedup_vs_pandas_at_1M"]:
+        misses.append(f"the speedup at 1M rows is {speedup:.1f}×")
+    worst_floor = max(e["ratio_to_floor"] for e in entries)
+    if worst_floor > targets["ratio_to_floor"]:
+        misses.append(f"ours takes up to {worst_floor:.2f}× the floor")
+    worst_rss = max(e["rss_to_file"] for e in entries if e["rows"] >= 1_000_000) if at_1m else None
+    if worst_rss is not None and worst_rss > targets["rss_to_file"]:
+        misses.append(f"peak memory reaches {worst_rss:.2f}× the file")
+    verdict = (
+        "Missed on this run: " + "; ".join(misses) + "."
+        if misses
+        else "All three hold on this run."
+    )
+    return _ENV.get_template("performance.md.j2").render(
+        machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
+        measured_at=first["measured_at"],
+        versions=first["versions"],
+        source=first["source"],
+        repeats=first["repeats"],
+        rows=rows,
+        targets=targets,
+        verdict=verdict,
+    )

@@ -1,0 +1,66 @@
+"""The benchmark's input generator and the Tool performance page (timings live in
+benchmarks/results.json, never in tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.generate import DEFAULT_SOURCE, generate
+from benchmarks.implementations import ours
+from generator.ingest import read_ncu_csv
+from generator.performance_page import performance_page
+from tests.helpers import REPO
+
+
+def test_generated_export_repeats_real_rows_with_new_kernel_ids(tmp_path: Path) -> None:
+    source = read_ncu_csv(DEFAULT_SOURCE)
+    per_copy = source.metrics.height
+    path = generate(tmp_path / "big.csv", 3 * per_copy)
+    export = read_ncu_csv(path)
+    assert export.metrics.height == 3 * per_copy
+    assert export.kernels.height == 3 * source.kernels.height  # new ids, no collisions
+    summary = ours(path)
+    single = ours(DEFAULT_SOURCE)
+    assert summary["flops"] == 3 * single["flops"]
+    assert summary["ranges"] == {k: 3 * v for k, v in single["ranges"].items()}
+    assert generate(tmp_path / "big.csv", 3 * per_copy) == path  # reused, not rewritten
+
+
+def test_performance_page_from_committed_results() -> None:
+    results = REPO / "benchmarks" / "results.json"
+    entries = json.loads(results.read_text())
+    page = performance_page(results)
+    assert page is not None
+    for entry in entries:
+        assert f"<td>{entry['rows']:,}</td>" in page
+    assert "Targets:" in page
+
+
+def test_performance_page_states_misses(tmp_path: Path) -> None:
+    entry = {
+        "rows": 1_000_000, "bytes": 5e8, "ours_s": 2.0, "floor_s": 1.0, "ratio_to_floor": 2.0,
+        "pandas_s": 10.0, "speedup_vs_pandas": 5.0, "pandas_vectorized_s": 4.0,
+        "speedup_vs_pandas_vectorized": 2.0, "peak_rss_bytes": 2e9, "rss_to_file": 4.0,
+        "rows_per_s": 5e5, "measured_at": "2026-01-01T00:00:00+00:00", "source": "x.csv",
+        "repeats": 3, "machine": {"cpu": "cpu", "cores": 2}, "targets": {
+            "speedup_vs_pandas_at_1M": 10.0, "ratio_to_floor": 1.5, "rss_to_file": 3.0},
+        "versions": {"python": "3.11", "polars": "2", "pandas": "3"},
+    }  # fmt: skip
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([entry]))
+    page = performance_page(path)
+    assert page is not None
+    assert (
+        "Missed on this run: the speedup at 1M rows is 5.0×; ours takes up to 2.00× the floor; "
+        "peak memory reaches 4.00× the file." in page
+    )
+    assert performance_page(tmp_path / "missing.json") is None
+
+
+@pytest.mark.site
+def test_performance_page_in_the_report(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "performance" / "index.html").read_text(encoding="utf-8")
+    assert "Tool performance" in html
