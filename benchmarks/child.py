@@ -15,6 +15,7 @@ from benchmarks.implementations import IMPLEMENTATIONS
 # Imported before the clock starts: the benchmark times parsing, not interpreter start-up.
 PRELOAD = {
     "ours": ("polars", "generator.ingest", "generator.roofline"),
+    "ours_streaming": ("polars", "generator.ingest", "generator.roofline"),
     "pandas": ("pandas",),
     "pandas_vectorized": ("pandas",),
     "floor": ("polars",),

@@ -29,11 +29,12 @@ FLOP_WEIGHTS = {
 }
 
 
-def ours(path: Path) -> dict[str, Any]:
+def ours(path: Path, memory_budget: int | None = None) -> dict[str, Any]:
+    """With the default memory budget (2 GB): files over ~600 MB take the streaming path."""
     from generator.ingest import read_ncu_csv
     from generator.roofline import kernel_metrics, range_totals, totals
 
-    metrics = kernel_metrics(read_ncu_csv(path).kernels)
+    metrics = kernel_metrics(read_ncu_csv(path, memory_budget).kernels)
     step = totals(metrics)
     return {
         "kernels": step.kernels,
@@ -109,8 +110,14 @@ def floor(path: Path) -> dict[str, Any]:
     return {"rows": frame.height}
 
 
+def ours_streaming(path: Path) -> dict[str, Any]:
+    """Forced through the streaming path (memory budget 0), for its memory at every size."""
+    return ours(path, memory_budget=0)
+
+
 IMPLEMENTATIONS = {
     "ours": ours,
+    "ours_streaming": ours_streaming,
     "pandas": pandas,
     "pandas_vectorized": pandas_vectorized,
     "floor": floor,

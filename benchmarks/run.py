@@ -62,11 +62,52 @@ def machine() -> dict[str, Any]:
     return {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform()}
 
 
+def rows_need_streaming(size: int) -> bool:
+    from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, default_memory_budget
+
+    return size * IN_MEMORY_FACTOR > default_memory_budget()
+
+
+def measure_site_build() -> dict[str, float]:
+    """`python -m generator site` on the committed measurements, as a user runs it: first
+    with empty caches into a fresh folder, then again with nothing changed."""
+    import shutil
+    import time
+
+    folder = Path(tempfile.mkdtemp(prefix="ra-bench-site-"))
+    try:
+        shutil.copytree(
+            HERE.parent / "docs",
+            folder / "docs",
+            ignore=shutil.ignore_patterns("measurements", "hardware.md"),
+        )
+        command = [
+            sys.executable, "-m", "generator", "site", "--docs", str(folder / "docs"),
+            "--site-dir", str(folder / "site"), "--cache-dir", str(folder / "cache"),
+        ]  # fmt: skip
+        times = {}
+        for name, extra in (
+            ("first_s", []),
+            ("second_s", []),
+            ("forced_warm_cache_s", ["--force"]),
+        ):
+            start = time.perf_counter()
+            subprocess.run([*command, *extra], check=True, capture_output=True, cwd=HERE.parent)
+            times[name] = time.perf_counter() - start
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    times["second_over_first"] = times["second_s"] / times["first_s"]
+    return times
+
+
 def measure_size(rows: int, repeats: int, pandas_max_rows: int) -> dict[str, Any]:
     path = generate(DATA / f"rows-{rows}.csv", rows)
     size = path.stat().st_size
     ours = best_of("ours", path, repeats)
+    streaming = best_of("ours_streaming", path, repeats)
     floor = best_of("floor", path, repeats)
+    if streaming["result"] != ours["result"]:
+        raise SystemExit(f"the streaming path disagrees with the in-memory one at {rows} rows")
     entry: dict[str, Any] = {
         "rows": rows,
         "bytes": size,
@@ -81,6 +122,10 @@ def measure_size(rows: int, repeats: int, pandas_max_rows: int) -> dict[str, Any
         "ours_all_s": ours["all_seconds"],
         "floor_all_s": floor["all_seconds"],
         "kernels": ours["result"]["kernels"],
+        "path": "streaming" if rows_need_streaming(size) else "in-memory",
+        "streaming_s": streaming["seconds"],
+        "streaming_peak_rss_bytes": streaming["peak_rss_bytes"],
+        "streaming_rss_to_file": streaming["peak_rss_bytes"] / size,
     }
     if rows <= pandas_max_rows:
         loop = best_of("pandas", path, 1)  # minutes at the large sizes: once is enough
@@ -108,14 +153,16 @@ def table(results: list[dict[str, Any]]) -> str:
 
     lines = [
         f"{'rows':>9} {'MB':>7} {'ours s':>7} {'floor s':>7} {'ours/floor':>10} {'pandas s':>9} "
-        f"{'speedup':>8} {'vect. s':>8} {'peak RSS MB':>11} {'RSS/file':>8} {'Mrows/s':>8}"
+        f"{'speedup':>8} {'vect. s':>8} {'peak RSS MB':>11} {'RSS/file':>8} {'Mrows/s':>8} "
+        f"{'stream s':>8} {'stream RSS/file':>15}"
     ]
     for r in results:
         lines.append(
             f"{r['rows']:>9,} {r['bytes'] / 1e6:>7.0f} {r['ours_s']:>7.2f} {r['floor_s']:>7.2f} "
             f"{r['ratio_to_floor']:>10.2f} {fmt(r.get('pandas_s'), '.2f'):>9} "
             f"{fmt(r.get('speedup_vs_pandas'), '.1f'):>8} {fmt(r.get('pandas_vectorized_s'), '.2f'):>8} "
-            f"{r['peak_rss_bytes'] / 1e6:>11.0f} {r['rss_to_file']:>8.2f} {r['rows_per_s'] / 1e6:>8.2f}"
+            f"{r['peak_rss_bytes'] / 1e6:>11.0f} {r['rss_to_file']:>8.2f} {r['rows_per_s'] / 1e6:>8.2f} "
+            f"{r['streaming_s']:>8.2f} {r['streaming_rss_to_file']:>15.2f}"
         )
     return "\n".join(lines)
 
@@ -147,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "versions": versions(),
     }
-    document = [{**entry, **common} for entry in results]
+    print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
+    site = measure_site_build()
+    document = [{**entry, **common, "site_build": site} for entry in results]
     out = Path(args.out)
     fd, temp = tempfile.mkstemp(dir=out.parent, prefix=".results-", suffix=".json")
     with os.fdopen(fd, "w") as handle:
@@ -155,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         handle.write("\n")
     os.replace(temp, out)
     print(table(results))
+    print(
+        f"site build: first {site['first_s']:.2f} s, second (unchanged) {site['second_s']:.2f} s "
+        f"({site['second_over_first']:.2f} of the first), forced with warm parse cache "
+        f"{site['forced_warm_cache_s']:.2f} s"
+    )
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from generator import units_format
 from generator.catalog import Device
 from generator.roofline import PEAK_FOR_PRECISION, Totals
 
@@ -24,9 +25,7 @@ PRECISION_LABELS: dict[str, str] = {
 
 
 def short_name(name: str | None, limit: int = TOOLTIP_NAME_CHARS) -> str:
-    if not name:
-        return "(unnamed)"
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+    return units_format.short_name(name, limit)
 
 
 def _log_y(field: str) -> alt.Y:

@@ -10,84 +10,20 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from generator.errors import UserError
-from generator.findings import export_findings, findings_json
-from generator.ingest import read_ncu_csv
-from generator.roofline import (
-    bound_against,
-    kernel_metrics,
-    match_device,
-    range_totals,
-    summary_dict,
-    totals,
-)
-from generator.units_format import number, percent, seconds, si
 
-
-def summarize_file(path: Path, device: str | None, phase: str | None = None) -> dict[str, Any]:
-    export = read_ncu_csv(path)
-    metrics = kernel_metrics(export.kernels)
-    total = totals(metrics)
-    ranges = range_totals(metrics)
-    match = match_device(export.kernels, device)
-    bound = bound_against(total, match.device) if match.device else None
-    findings = export_findings(metrics, total, ranges, match.device, bound, phase)
-    return {
-        "file": str(path),
-        "layout": export.layout,
-        **summary_dict(total, ranges, match, bound),
-        "findings": findings_json(findings),
-    }
-
-
-def format_summary(summary: dict[str, Any]) -> str:
-    by_precision = ", ".join(
-        f"{p} {si(v, 'FLOP')}" for p, v in summary["flops_by_precision"].items()
-    )
-    device = summary["device_name"] or "unknown"
-    if summary["device_match"]:
-        device += f" ({summary['device_match']})"
-    elif summary["device_note"]:
-        device += f": {summary['device_note']}"
-    if summary["bound"]:
-        bound = (
-            f"{summary['bound']}-bound against {summary['dominant_precision']} "
-            f"(ridge {number(summary['ridge_arithmetic_intensity'])} FLOP/byte), "
-            f"efficiency {percent(100 * summary['efficiency'])}"
-        )
-    else:
-        bound = "n/a (needs FLOPs, DRAM bytes, time and a device with that precision's peak)"
-    ranges = ", ".join(f"{name} {count}" for name, count in summary["kernels_by_range"].items())
-    lines = [
-        f"{summary['file']}  ({summary['layout']} layout, {summary['kernels']} kernels)",
-        f"  device             {device}",
-        f"  FLOPs              {si(summary['flops'], 'FLOP')}"
-        + (f"  ({by_precision})" if by_precision else ""),
-        f"  DRAM bytes         {si(summary['dram_bytes'], 'B')}",
-        f"  L2 / L1 bytes      {si(summary['l2_bytes'], 'B')} / {si(summary['l1_bytes'], 'B')}",
-        f"  time (sum)         {seconds(summary['time_s'])}",
-        f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}",
-        f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte (DRAM)",
-        f"  SM% / DRAM%        {percent(summary['sm_pct'])} / {percent(summary['dram_pct'])}"
-        "  (time-weighted)",
-        f"  bound              {bound}",
-        f"  kernels by range   {ranges}",
-    ]
-    if summary["incomplete_metrics"]:
-        missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
-        lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")
-    for finding in summary["findings"]:
-        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
-        lines.append(f"           evidence: {finding['evidence']}")
-        lines.append(f"           fix: {finding['fix']}")
-    return "\n".join(lines)
+# Commands import what they need when they run: `site` on an unchanged report answers
+# before Polars, Altair or MkDocs are even imported.
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
+    from generator.ingest.ncu_csv import parse_size
+    from generator.summarize import format_summary, summarize_file
+
     for index, path in enumerate(args.files):
-        summary = summarize_file(Path(path), args.device, args.phase)
+        budget = parse_size(args.memory_budget) if args.memory_budget else None
+        summary = summarize_file(Path(path), args.device, args.phase, budget)
         if args.json:
             print(json.dumps(summary, allow_nan=False))
         else:
@@ -98,6 +34,16 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
+    from generator.site_stamp import up_to_date
+
+    site_dir, docs_dir = Path(args.site_dir), Path(args.docs)
+    if (
+        not args.force
+        and not args.no_build
+        and up_to_date(Path(args.measurements), docs_dir, site_dir)
+    ):
+        print(f"report: up to date ({site_dir}/ was built from these inputs; --force rebuilds)")
+        return 0
     from generator.site import build_site  # deferred: needs the site extra
 
     build_site(
@@ -105,6 +51,8 @@ def cmd_site(args: argparse.Namespace) -> int:
         docs_dir=Path(args.docs),
         site_dir=Path(args.site_dir),
         run_mkdocs=not args.no_build,
+        force=args.force,
+        cache_dir=Path(args.cache_dir),
     )
     return 0
 
@@ -215,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="catalog device id or name (e.g. l4, a100-80gb-sxm, 'H100 SXM'); "
         "default: matched from the export's compute capability when unambiguous",
+    )
+    summarize.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        help="exports whose in-memory parse would need more (about 3.2x the file) are "
+        "streamed through Parquet instead, at about 1.3x the file (default 2G, or "
+        "RA_MEMORY_BUDGET)",
     )
     summarize.add_argument(
         "--phase",
@@ -331,6 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
     site.add_argument(
         "--no-build", action="store_true", help="write the pages only (for `mkdocs serve`)"
+    )
+    site.add_argument(
+        "--cache-dir",
+        default=".cache/roofline-atlas",
+        help="parsed exports, as Parquet keyed by content hash (default: %(default)s)",
+    )
+    site.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild even when site/ was built from the same inputs (parsed exports stay "
+        "cached in .cache/roofline-atlas/ either way)",
     )
     site.set_defaults(handler=cmd_site)
     return parser

@@ -17,11 +17,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from generator.catalog import PEAK_KEYS, Device
-from generator.charts import short_name
 from generator.finding_html import admonitions
 from generator.findings import Finding
 from generator.roofline import Bound, DeviceMatch, Totals
-from generator.units_format import number, percent, seconds, si
+from generator.units_format import number, percent, seconds, short_name, si
 
 TOP_KERNELS = 15
 _ENV = Environment(

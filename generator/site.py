@@ -23,7 +23,6 @@ from typing import Any
 import polars as pl
 
 from generator.catalog import Device, load_catalog
-from generator.charts import roofline_chart
 from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
@@ -31,16 +30,21 @@ from generator.errors import UserError
 from generator.findings import Finding, export_findings, timing_findings
 from generator.findings_page import findings_page
 from generator.imported import Imported, discover
-from generator.ingest import read_ncu_csv
+from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, load_ceilings, load_runs
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.performance_page import performance_page
 from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
 from generator.run_pages import runs_page
+from generator.site_stamp import (
+    GENERATED_DIR,
+    HARDWARE_PAGE,
+    STAMP,
+    VEGA_DIR,
+    input_fingerprint,
+    up_to_date,
+)
 
-GENERATED_DIR = "measurements"  # inside docs/
-HARDWARE_PAGE = "hardware.md"
-VEGA_DIR = Path("assets") / "vega"
 VEGA_LITE_VERSION = "6.4"  # the Vega-Lite Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
 
 
@@ -52,6 +56,7 @@ class Build:
     docs_dir: Path
     site_dir: Path
     run_mkdocs: bool
+    cache_dir: Path = Path(".cache") / "roofline-atlas"
     catalog: tuple[Device, ...] = ()
     imported: list[Imported] = field(default_factory=list)
     views: list[MeasurementView] = field(default_factory=list)
@@ -91,7 +96,7 @@ def compute_metrics(build: Build) -> Build:
     analytic = _imported_analytic(build.measurements)
     for item in build.imported:
         counts = analytic.get(item.name)
-        export = read_ncu_csv(item.csv_path)
+        export = cached_read(item.csv_path, build.cache_dir)
         metrics = kernel_metrics(export.kernels)
         step = totals(metrics)
         ranges = range_totals(metrics)
@@ -154,6 +159,8 @@ def _run_findings(build: Build) -> dict[str, tuple[Finding, ...]]:
 
 
 def draw_charts(build: Build) -> Build:
+    from generator.charts import roofline_chart  # altair takes a third of a second to import
+
     views = [
         replace(view, chart=roofline_chart(view.kernels, view.step, view.match.device, view.title))
         for view in build.views
@@ -228,11 +235,24 @@ STAGES: tuple[Callable[[Build], Build], ...] = (
 
 
 def build_site(
-    measurements: Path, docs_dir: Path, site_dir: Path, run_mkdocs: bool = True
+    measurements: Path,
+    docs_dir: Path,
+    site_dir: Path,
+    run_mkdocs: bool = True,
+    force: bool = False,
+    cache_dir: Path | None = None,
 ) -> Build:
     build = Build(measurements, docs_dir, site_dir, run_mkdocs)
+    if cache_dir is not None:
+        build = replace(build, cache_dir=cache_dir)
+    fingerprint = input_fingerprint(measurements, docs_dir) if run_mkdocs else ""
+    if run_mkdocs and not force and up_to_date(measurements, docs_dir, site_dir, fingerprint):
+        print(f"report: up to date ({site_dir}/ was built from these inputs; --force rebuilds)")
+        return build
     for stage in STAGES:
         build = stage(build)
+    if run_mkdocs:
+        atomic_write(site_dir / STAMP, fingerprint)
     print(
         f"report: {len(build.views)} imported measurements, {len(build.pages)} generated pages"
         + (f" -> {build.site_dir}/" if run_mkdocs else f" in {build.docs_dir}/")

@@ -36,3 +36,10 @@ def percent(value: float | None, digits: int = 3) -> str:
     if value is None:
         return "n/a"
     return f"{value:.{digits}g} %"
+
+
+def short_name(name: str | None, limit: int = 60) -> str:
+    """A kernel name cut to `limit` characters (templates make them hundreds long)."""
+    if not name:
+        return "(unnamed)"
+    return name if len(name) <= limit else name[: limit - 1] + "…"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import summarize_file
 from generator.config import load_experiments
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
+from generator.summarize import summarize_file
 from tests.conftest import build_report
 from tests.helpers import REPO
 
@@ -70,11 +70,12 @@ def first_line(error: UserError) -> str:
     return error.message.splitlines()[0]
 
 
+@pytest.mark.parametrize("budget", [None, 0], ids=["in-memory", "streaming"])
 @pytest.mark.parametrize("name", sorted(CSV_ERRORS))
-def test_bad_csv(name: str) -> None:
+def test_bad_csv(name: str, budget: int | None) -> None:
     path = BAD / name
     with pytest.raises(UserError) as caught:
-        read_ncu_csv(path)
+        read_ncu_csv(path, memory_budget=budget)
     assert first_line(caught.value) == f"{path}{CSV_ERRORS[name]}"
     assert caught.value.fix
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main, summarize_file
+from generator.cli import main
 from generator.findings import (
     FINDING_IDS,
     flops_mismatch,
@@ -17,6 +17,7 @@ from generator.findings import (
 )
 from generator.ingest import read_ncu_csv
 from generator.roofline import kernel_metrics, range_totals, totals
+from generator.summarize import summarize_file
 from tests.helpers import REPO, SHARED_NCU, fp32_kernel, metric_row, write_long
 
 L4 = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"

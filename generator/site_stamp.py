@@ -1,0 +1,52 @@
+"""Has the report's input changed since site/ was built? Answered with the standard library
+only, so an unchanged `nox -s site` returns before the heavy imports."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+GENERATED_DIR = "measurements"  # inside docs/
+HARDWARE_PAGE = "hardware.md"
+VEGA_DIR = Path("assets") / "vega"
+STAMP = ".roofline-atlas-build"
+LIBRARIES = ("polars", "altair", "mkdocs", "mkdocs-material", "vl-convert-python", "jinja2")
+
+
+def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
+    """Everything the report is made from: measurements, hand-written docs, mkdocs.yml, the
+    benchmark results, this package's code and templates, and the library versions."""
+    digest = hashlib.sha256()
+    for name in LIBRARIES:
+        try:
+            digest.update(f"{name}={version(name)};".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name}=none;".encode())
+    package = Path(__file__).resolve().parent
+    generated = {docs_dir / GENERATED_DIR, docs_dir / HARDWARE_PAGE, docs_dir / VEGA_DIR}
+    roots = [
+        measurements,
+        docs_dir,
+        package,
+        Path("mkdocs.yml"),
+        measurements.parent / "benchmarks" / "results.json",
+    ]
+    for root in roots:
+        paths = sorted(root.rglob("*")) if root.is_dir() else [root]
+        for path in paths:
+            if not path.is_file() or "__pycache__" in path.parts or path.name.startswith("."):
+                continue
+            if any(g == path or g in path.parents for g in generated):
+                continue
+            digest.update(str(path).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def up_to_date(
+    measurements: Path, docs_dir: Path, site_dir: Path, fingerprint: str | None = None
+) -> bool:
+    stamp = site_dir / STAMP
+    if not stamp.is_file() or not (docs_dir / GENERATED_DIR).is_dir():
+        return False
+    return stamp.read_text() == (fingerprint or input_fingerprint(measurements, docs_dir))

@@ -1,0 +1,79 @@
+"""`summarize`: totals, roofline point, bound and findings of ncu exports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from generator.findings import export_findings, findings_json
+from generator.ingest import read_ncu_csv
+from generator.roofline import (
+    bound_against,
+    kernel_metrics,
+    match_device,
+    range_totals,
+    summary_dict,
+    totals,
+)
+from generator.units_format import number, percent, seconds, si
+
+
+def summarize_file(
+    path: Path, device: str | None, phase: str | None = None, memory_budget: int | None = None
+) -> dict[str, Any]:
+    export = read_ncu_csv(path, memory_budget)
+    metrics = kernel_metrics(export.kernels)
+    total = totals(metrics)
+    ranges = range_totals(metrics)
+    match = match_device(export.kernels, device)
+    bound = bound_against(total, match.device) if match.device else None
+    findings = export_findings(metrics, total, ranges, match.device, bound, phase)
+    return {
+        "file": str(path),
+        "layout": export.layout,
+        **summary_dict(total, ranges, match, bound),
+        "findings": findings_json(findings),
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    by_precision = ", ".join(
+        f"{p} {si(v, 'FLOP')}" for p, v in summary["flops_by_precision"].items()
+    )
+    device = summary["device_name"] or "unknown"
+    if summary["device_match"]:
+        device += f" ({summary['device_match']})"
+    elif summary["device_note"]:
+        device += f": {summary['device_note']}"
+    if summary["bound"]:
+        bound = (
+            f"{summary['bound']}-bound against {summary['dominant_precision']} "
+            f"(ridge {number(summary['ridge_arithmetic_intensity'])} FLOP/byte), "
+            f"efficiency {percent(100 * summary['efficiency'])}"
+        )
+    else:
+        bound = "n/a (needs FLOPs, DRAM bytes, time and a device with that precision's peak)"
+    ranges = ", ".join(f"{name} {count}" for name, count in summary["kernels_by_range"].items())
+    lines = [
+        f"{summary['file']}  ({summary['layout']} layout, {summary['kernels']} kernels)",
+        f"  device             {device}",
+        f"  FLOPs              {si(summary['flops'], 'FLOP')}"
+        + (f"  ({by_precision})" if by_precision else ""),
+        f"  DRAM bytes         {si(summary['dram_bytes'], 'B')}",
+        f"  L2 / L1 bytes      {si(summary['l2_bytes'], 'B')} / {si(summary['l1_bytes'], 'B')}",
+        f"  time (sum)         {seconds(summary['time_s'])}",
+        f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}",
+        f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte (DRAM)",
+        f"  SM% / DRAM%        {percent(summary['sm_pct'])} / {percent(summary['dram_pct'])}"
+        "  (time-weighted)",
+        f"  bound              {bound}",
+        f"  kernels by range   {ranges}",
+    ]
+    if summary["incomplete_metrics"]:
+        missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
+        lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")
+    for finding in summary["findings"]:
+        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
+        lines.append(f"           evidence: {finding['evidence']}")
+        lines.append(f"           fix: {finding['fix']}")
+    return "\n".join(lines)

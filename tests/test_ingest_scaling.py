@@ -1,0 +1,90 @@
+"""The streaming path and the parse cache give exactly the in-memory result."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from polars.testing import assert_frame_equal
+
+from generator.errors import UserError
+from generator.ingest import cache as cache_module
+from generator.ingest import read_ncu_csv
+from generator.ingest.cache import cached_read
+from generator.ingest.ncu_csv import default_memory_budget, parse_size
+from generator.site import build_site
+from tests.conftest import copy_docs
+from tests.helpers import REPO, SHARED_NCU
+
+REAL = sorted(SHARED_NCU.glob("*.csv"))
+
+
+@pytest.mark.parametrize("path", REAL, ids=[p.name[:40] for p in REAL])
+def test_streaming_path_is_identical(path: Path) -> None:
+    in_memory = read_ncu_csv(path, memory_budget=10**15)
+    streamed = read_ncu_csv(path, memory_budget=0)
+    assert_frame_equal(in_memory.kernels, streamed.kernels)
+    assert_frame_equal(in_memory.metrics, streamed.metrics)
+    assert (in_memory.layout, in_memory.preamble_lines) == (
+        streamed.layout,
+        streamed.preamble_lines,
+    )
+
+
+def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert parse_size("2G") == 2_000_000_000
+    assert parse_size("512M") == 512_000_000
+    assert parse_size("1.5GB") == 1_500_000_000
+    assert parse_size("4096") == 4096
+    with pytest.raises(UserError, match="'lots' is not a size"):
+        parse_size("lots")
+    monkeypatch.setenv("RA_MEMORY_BUDGET", "300M")
+    assert default_memory_budget() == 300_000_000
+    monkeypatch.delenv("RA_MEMORY_BUDGET")
+    assert default_memory_budget() == 2_000_000_000
+
+
+def test_parse_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+    first = cached_read(path, tmp_path)
+    assert len(list((tmp_path / "ncu").iterdir())) == 1
+
+    def must_not_parse(*args: object) -> None:
+        raise AssertionError("parsed again although cached")
+
+    monkeypatch.setattr(cache_module, "read_ncu_csv", must_not_parse)
+    second = cached_read(path, tmp_path)
+    assert_frame_equal(first.kernels, second.kernels)
+    assert_frame_equal(first.metrics, second.metrics)
+    assert_frame_equal(second.kernels, read_ncu_csv(path).kernels)
+
+
+def test_a_bad_file_is_not_cached(tmp_path: Path) -> None:
+    with pytest.raises(UserError):
+        cached_read(REPO / "tests" / "data" / "bad" / "nan-value.csv", tmp_path)
+    assert not (tmp_path / "ncu").exists() or not list((tmp_path / "ncu").iterdir())
+
+
+@pytest.mark.site
+def test_unchanged_report_is_not_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPO)
+    measurements = tmp_path / "measurements"
+    shutil.copytree(REPO / "measurements", measurements)
+    docs = copy_docs(tmp_path / "docs")
+    site = tmp_path / "site"
+    kwargs = {"measurements": measurements, "docs_dir": docs, "site_dir": site}
+    build_site(**kwargs, cache_dir=tmp_path / "cache")
+    index = site / "index.html"
+    built = index.stat().st_mtime_ns
+    capsys.readouterr()
+    build_site(**kwargs, cache_dir=tmp_path / "cache")
+    assert "report: up to date" in capsys.readouterr().out
+    assert index.stat().st_mtime_ns == built
+    source = measurements / "imported" / "rtx5070-gemm-tiled" / "source.toml"
+    source.write_text(source.read_text() + "\n")  # any change to an input rebuilds
+    build_site(**kwargs, cache_dir=tmp_path / "cache")
+    assert "up to date" not in capsys.readouterr().out
+    assert index.stat().st_mtime_ns != built
