@@ -92,7 +92,11 @@ def measure_site_build() -> dict[str, float]:
             ("forced_warm_cache_s", ["--force"]),
         ):
             start = time.perf_counter()
-            subprocess.run([*command, *extra], check=True, capture_output=True, cwd=HERE.parent)
+            done = subprocess.run(
+                [*command, *extra], capture_output=True, text=True, cwd=HERE.parent
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"the site build failed:\n{done.stderr.strip()}")
             times[name] = time.perf_counter() - start
     finally:
         shutil.rmtree(folder, ignore_errors=True)
