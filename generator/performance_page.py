@@ -39,9 +39,12 @@ def performance_page(results_path: Path) -> str | None:
             _times(e.get("speedup_vs_pandas")),
             si(e.get("pandas_vectorized_s"), "s"),
             _times(e.get("speedup_vs_pandas_vectorized")),
+            e.get("path", "in-memory"),
             si(e["peak_rss_bytes"], "B"),
             f"{e['rss_to_file']:.2f}",
             si(e["rows_per_s"], "rows/s"),
+            si(e.get("streaming_s"), "s"),
+            f"{e['streaming_rss_to_file']:.2f}" if "streaming_rss_to_file" in e else "n/a",
         ]
         for e in entries
     ]
@@ -62,7 +65,15 @@ def performance_page(results_path: Path) -> str | None:
         if misses
         else "All three hold on this run."
     )
+    site_build = first.get("site_build") or {}
+    site = {
+        "first": si(site_build.get("first_s"), "s"),
+        "second": si(site_build.get("second_s"), "s"),
+        "ratio": f"{site_build['second_over_first']:.2f}" if site_build else "n/a",
+        "forced": si(site_build.get("forced_warm_cache_s"), "s"),
+    }
     return _ENV.get_template("performance.md.j2").render(
+        site=site,
         machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
         measured_at=first["measured_at"],
         versions=first["versions"],

@@ -37,6 +37,8 @@ def test_performance_page_from_committed_results() -> None:
     for entry in entries:
         assert f"<td>{entry['rows']:,}</td>" in page
     assert "Targets:" in page
+    site = entries[0]["site_build"]
+    assert f"({site['second_over_first']:.2f} of the first" in page
 
 
 def test_performance_page_states_misses(tmp_path: Path) -> None:
