@@ -7,6 +7,8 @@ from typing import Any
 
 from generator.findings import export_findings, findings_json
 from generator.ingest import read_ncu_csv
+from generator.ingest.cache import cached_read
+from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, default_memory_budget
 from generator.roofline import (
     bound_against,
     kernel_metrics,
@@ -17,11 +19,23 @@ from generator.roofline import (
 )
 from generator.units_format import number, percent, seconds, si
 
+DEFAULT_CACHE = Path(".cache") / "roofline-atlas"
+
 
 def summarize_file(
-    path: Path, device: str | None, phase: str | None = None, memory_budget: int | None = None
+    path: Path,
+    device: str | None,
+    phase: str | None = None,
+    memory_budget: int | None = None,
+    cache_dir: Path = DEFAULT_CACHE,
 ) -> dict[str, Any]:
-    export = read_ncu_csv(path, memory_budget)
+    """A file too large for memory is parsed once through the streaming path and its
+    parse cached (keyed by content hash and parser version); small files are just read."""
+    budget = default_memory_budget() if memory_budget is None else memory_budget
+    if path.is_file() and path.stat().st_size * IN_MEMORY_FACTOR > budget:
+        export = cached_read(path, cache_dir, budget)
+    else:
+        export = read_ncu_csv(path, budget)
     metrics = kernel_metrics(export.kernels)
     total = totals(metrics)
     ranges = range_totals(metrics)

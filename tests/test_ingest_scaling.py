@@ -88,3 +88,14 @@ def test_unchanged_report_is_not_rebuilt(
     build_site(**kwargs, cache_dir=tmp_path / "cache")
     assert "up to date" not in capsys.readouterr().out
     assert index.stat().st_mtime_ns != built
+
+
+def test_summarize_caches_only_files_over_the_budget(tmp_path: Path) -> None:
+    from generator.summarize import summarize_file
+
+    path = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+    small = summarize_file(path, "l4", cache_dir=tmp_path / "a")
+    assert not (tmp_path / "a").exists()  # under the budget: read, not cached
+    large = summarize_file(path, "l4", memory_budget=1, cache_dir=tmp_path / "b")
+    assert len(list((tmp_path / "b" / "ncu").iterdir())) == 1
+    assert large == small
