@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from generator.catalog import PEAK_KEYS, Device
 from generator.finding_html import admonitions
 from generator.findings import Finding
+from generator.kernels import family_shares
 from generator.roofline import Bound, DeviceMatch, Totals
 from generator.units_format import number, percent, seconds, short_name, si
 
@@ -196,6 +197,35 @@ def _chart_caption(view: MeasurementView) -> str:
     return caption
 
 
+def _family_rows(view: MeasurementView) -> list[list[str]]:
+    return [
+        [
+            row["family"],
+            str(row["kernels"]),
+            seconds(row["time_s"]),
+            percent(row["time_pct"]),
+            si(row["flops"], "FLOP"),
+            si(row["dram_bytes"], "B"),
+        ]
+        for row in family_shares(view.kernels).to_dicts()
+    ]
+
+
+def _family_range_rows(view: MeasurementView) -> list[list[str]]:
+    if view.kernels["nvtx_range"].null_count() == view.kernels.height:
+        return []
+    return [
+        [
+            row["nvtx_range"],
+            row["family"],
+            str(row["kernels"]),
+            seconds(row["time_s"]),
+            percent(row["time_pct"]),
+        ]
+        for row in family_shares(view.kernels, by_range=True).to_dicts()
+    ]
+
+
 def measurement_page(view: MeasurementView) -> str:
     device = view.match.device
     device_line = f"{device.name} ({view.match.how})" if device else "unknown"
@@ -218,6 +248,8 @@ def measurement_page(view: MeasurementView) -> str:
         chart_html=embed_chart(view.chart, f"roofline-{view.slug}"),
         chart_caption=_chart_caption(view),
         range_rows=_range_rows(view),
+        family_rows=_family_rows(view),
+        family_range_rows=_family_range_rows(view),
         top_count=min(TOP_KERNELS, view.kernels.height),
         kernel_rows=_kernel_rows(view),
         csv_path=view.csv_path,

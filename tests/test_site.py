@@ -175,3 +175,11 @@ def test_generated_pages_are_not_committed() -> None:
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
     assert listed.stdout == ""
+
+
+def test_kernel_families_on_the_l4_page(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert "<tr><td>conv fprop</td><td>20</td><td>4.657 ms</td><td>63.1 %</td>" in html
+    assert "<tr><td>backward</td><td>memory copy</td><td>1</td>" in html
