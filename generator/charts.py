@@ -162,3 +162,108 @@ def roofline_chart(
         return {}
     chart = alt.layer(*layers).properties(title=title, width="container", height=380)
     return chart.to_dict()
+
+
+def sweep_chart(
+    rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str
+) -> dict[str, Any]:
+    """A metric against the swept variable, with its 95 % interval as error bars.
+
+    rows: {"x": value, "label": str, "value": float, "low": float, "high": float, "unit": str}."""
+    if not rows:
+        return {}
+    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    x = (
+        alt.X(
+            "x:Q",
+            title=x_title,
+            scale=alt.Scale(type="log", base=2),
+            axis=alt.Axis(values=[r["x"] for r in rows]),
+        )
+        if numeric
+        else alt.X("label:N", title=x_title, sort=[r["label"] for r in rows])
+    )
+    unit = rows[0]["unit"]
+    y = alt.Y("value:Q", title=unit, scale=alt.Scale(zero=False))
+    tooltip = [
+        alt.Tooltip("label:N", title=x_title),
+        alt.Tooltip("value:Q", title=unit, format=".4~s"),
+        alt.Tooltip("low:Q", title="95 % CI low", format=".4~s"),
+        alt.Tooltip("high:Q", title="95 % CI high", format=".4~s"),
+    ]
+    points = alt.Chart(data).mark_point(filled=True, size=70).encode(x=x, y=y, tooltip=tooltip)
+    bars = (
+        alt.Chart(data)
+        .mark_errorbar(ticks=True)
+        .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q")
+    )
+    line = alt.Chart(data).mark_line(opacity=0.4).encode(x=x, y=y)
+    chart = alt.layer(line, bars, points).properties(title=title, width="container", height=280)
+    return dict(chart.to_dict())
+
+
+def modelled_roofline_chart(
+    points: list[dict[str, Any]],
+    gemm_flops_per_s: float | None,
+    bandwidth: float | None,
+    title: str,
+) -> dict[str, Any]:
+    """Modelled step points (analytic FLOPs and bytes over measured time) under the
+    device's measured ceilings: GEMM rate and triad bandwidth.
+
+    points: {"label": str, "ai": float, "attained": float}."""
+    points = [p for p in points if p.get("ai") and p.get("attained")]
+    if not points:
+        return {}
+    ais = [p["ai"] for p in points]
+    ai_min, ai_max = min(ais) / 4, max(ais) * 4
+    layers = []
+    if gemm_flops_per_s and bandwidth:
+        ridge = gemm_flops_per_s / bandwidth
+        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
+        label = (
+            f"measured: GEMM {gemm_flops_per_s / 1e9:.4g} GFLOP/s, triad "
+            f"{bandwidth / 1e9:.4g} GB/s, ridge {ridge:.3g}"
+        )
+        roof = [
+            {
+                "ceiling": label,
+                "order": i,
+                "ai": x,
+                "flops_per_s": min(gemm_flops_per_s, x * bandwidth),
+            }
+            for i, x in enumerate(xs)
+        ]
+        layers.append(
+            alt.Chart(alt.Data(values=roof))  # type: ignore[no-untyped-call]
+            .mark_line(strokeDash=[6, 3])
+            .encode(
+                x=alt.X(
+                    "ai:Q",
+                    scale=alt.Scale(type="log"),
+                    title="arithmetic intensity (FLOP/byte, modelled)",
+                ),
+                y=_log_y("flops_per_s"),
+                order="order:Q",
+                color=alt.Color("ceiling:N", legend=alt.Legend(orient="bottom", title=None)),
+            )
+        )
+    layers.append(
+        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, size=80, shape="diamond")
+        .encode(
+            x=alt.X(
+                "ai:Q",
+                scale=alt.Scale(type="log"),
+                title="arithmetic intensity (FLOP/byte, modelled)",
+            ),
+            y=_log_y("attained"),
+            tooltip=[
+                alt.Tooltip("label:N", title="run"),
+                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
+                alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
+            ],
+        )
+    )
+    chart = alt.layer(*layers).properties(title=title, width="container", height=320)
+    return dict(chart.to_dict())

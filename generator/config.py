@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS
@@ -45,6 +45,25 @@ class Settings(_Strict):
     profile: bool = True
 
 
+class Expectation(_Strict):
+    """A checkable form of the hypothesis: a trend of a metric over the swept variable, or
+    the ratio of the metric between two of its values (`ratio = [numerator, denominator]`)
+    lying `between` two bounds."""
+
+    metric: Literal["throughput", "step_time", "modelled_flops_per_s", "modelled_ai"]
+    trend: Literal["increases", "decreases"] | None = None
+    ratio: list[str] | None = Field(default=None, min_length=2, max_length=2)
+    between: list[float] | None = Field(default=None, min_length=2, max_length=2)
+
+    @model_validator(mode="after")
+    def _one_claim(self) -> Expectation:
+        if (self.trend is None) == (self.ratio is None):
+            raise ValueError("give either trend or ratio (with between), not both or neither")
+        if self.ratio is not None and self.between is None:
+            raise ValueError("a ratio needs between = [low, high]")
+        return self
+
+
 class Group(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
     title: str
@@ -58,6 +77,7 @@ class Group(_Strict):
     warmup: int | None = Field(default=None, ge=0)
     iterations: int | None = Field(default=None, ge=2)
     repeats: int | None = Field(default=None, ge=1)
+    expect: Expectation | None = None
 
     @field_validator("models")
     @classmethod

@@ -27,6 +27,7 @@ from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
+from generator.experiment_pages import experiment_page
 from generator.findings import Finding, export_findings, timing_findings
 from generator.findings_page import findings_page
 from generator.imported import Imported, discover
@@ -175,6 +176,11 @@ def write_pages(build: Build) -> Build:
         build.runs, build.experiments, build.ceilings, build.run_findings
     )
     pages[f"{GENERATED_DIR}/findings.md"] = findings_page(build.views, build.run_findings)
+    if build.experiments is not None:
+        for group in build.experiments.groups:
+            pages[f"{GENERATED_DIR}/experiments/{group.id}.md"] = experiment_page(
+                group, build.experiments, build.runs, build.ceilings
+            )
     performance = performance_page(build.measurements.parent / "benchmarks" / "results.json")
     if performance is not None:
         pages[f"{GENERATED_DIR}/performance.md"] = performance

@@ -1,0 +1,159 @@
+"""One page per experiment group: setup, hypothesis, verdict, results, charts, observations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+from markupsafe import Markup, escape
+
+from generator.config import ExperimentsFile, Group
+from generator.pages import _ENV, embed_chart, front_matter_title
+from generator.units_format import number, percent, seconds, si
+from generator.verdicts import (
+    Verdict,
+    metric_interval,
+    observations,
+    ratio_verdict,
+    swept,
+    trend_verdict,
+)
+
+_KIND = {"supported": "success", "not supported": "failure", "inconclusive": "warning"}
+
+
+def _verdict(group: Group, rows: list[dict[str, Any]], key: str | None) -> Verdict:
+    expect = group.expect
+    if expect is None:
+        return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
+    if not rows:
+        return Verdict("inconclusive", "no run of this group has been measured on this machine")
+    if expect.trend is not None:
+        if key is None:
+            return Verdict("inconclusive", "no single variable is swept in the measured runs")
+        return trend_verdict(rows, key, expect.metric, expect.trend)
+    assert expect.ratio is not None and expect.between is not None
+    numerator, denominator = expect.ratio
+    ratio_key = next(
+        (k for k in ("device", "phase", "precision", "model", "dataset", "batch")
+         if {numerator, denominator} <= {str(row[k]) for row in rows}),
+        None,
+    )  # fmt: skip
+    if ratio_key is None:
+        return Verdict(
+            "inconclusive",
+            f"no measured pair of runs with {numerator} and {denominator} (runs on a device "
+            "this machine lacks are measured elsewhere)",
+        )
+    low, high = expect.between
+    return ratio_verdict(rows, ratio_key, expect.metric, numerator, denominator, (low, high))
+
+
+def verdict_html(verdict: Verdict) -> Markup:
+    kind = _KIND.get(verdict.outcome, "note")
+    return Markup(
+        f'<div class="admonition {kind} ra-verdict" data-verdict="{escape(verdict.outcome)}" markdown="0">\n'
+        f'<p class="admonition-title">Verdict: {escape(verdict.outcome)}</p>\n'
+        f"<p>{escape(verdict.reason)}</p>\n</div>"
+    )
+
+
+def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
+    d = experiments.defaults
+    measured = {row["device"] for row in rows}
+    missing = [dv for dv in group.devices if dv not in measured]
+    parts = [
+        f"models {', '.join(group.models)}; datasets {', '.join(group.datasets)} (synthetic inputs "
+        f"of their shape); batch sizes {', '.join(map(str, group.batch_sizes))}; phases "
+        f"{', '.join(group.phases)}; precisions {', '.join(group.precisions)}; devices "
+        f"{', '.join(group.devices)}",
+        f"{group.warmup if group.warmup is not None else d.warmup} warm-up and "
+        f"{group.iterations if group.iterations is not None else d.iterations} timed steps, "
+        f"{group.repeats if group.repeats is not None else d.repeats} repeat(s), optimizer {d.optimizer}",
+        f"{len(rows)} run(s) measured",
+    ]
+    if missing:
+        parts.append(
+            f"not measured yet: the {', '.join(missing)} runs (no such device where this was measured)"
+        )
+    return "; ".join(parts) + "."
+
+
+def _gemm_and_bandwidth(
+    rows: list[dict[str, Any]], ceilings: list[dict[str, Any]]
+) -> tuple[float | None, float | None]:
+    names = {row["device_name"] for row in rows}
+    for data in ceilings:
+        if data.get("device_name") in names and len(names) == 1:
+            gemm = data.get("gemm", {}).get("fp32", {}).get("best_flops_per_s")
+            triad = data.get("stream", {}).get("triad", {}).get("best_bytes_per_s")
+            return gemm, triad
+    return None, None
+
+
+def experiment_page(
+    group: Group, experiments: ExperimentsFile, runs: pl.DataFrame, ceilings: list[dict[str, Any]]
+) -> str:
+    rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
+    keys = swept(rows) if rows else []
+    key = keys[0] if len(keys) == 1 else None
+    order_key = key or "run_id"
+    ordered = sorted(
+        rows, key=lambda r: r[order_key] if order_key == "batch" else str(r[order_key])
+    )
+
+    def label(row: dict[str, Any]) -> str:
+        return " / ".join(str(row[k]) for k in keys) if keys else row["model"]
+
+    table = []
+    sweep_rows = []
+    for row in ordered:
+        throughput = metric_interval(row, "throughput")
+        table.append(
+            [
+                label(row),
+                row["run_id"],
+                f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
+                percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
+                f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
+                if throughput
+                else "n/a",
+                si(row["modelled_attained"], "FLOP/s"),
+                number(row["modelled_ai"]),
+            ]
+        )
+        if throughput:
+            sweep_rows.append(
+                {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
+                 "value": throughput[0], "low": throughput[1], "high": throughput[2],
+                 "unit": "samples/s"}
+            )  # fmt: skip
+    gemm, bandwidth = _gemm_and_bandwidth(rows, ceilings)
+    from generator.charts import modelled_roofline_chart, sweep_chart  # altair: import on use
+
+    swept_label = ", ".join(keys) if keys else "model"
+    throughput_spec = sweep_chart(
+        sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
+    )
+    roofline_spec = modelled_roofline_chart(
+        [
+            {"label": label(r), "ai": r["modelled_ai"], "attained": r["modelled_attained"]}
+            for r in ordered
+        ],
+        gemm,
+        bandwidth,
+        f"{group.id}: modelled roofline points",
+    )
+    return _ENV.get_template("experiment.md.j2").render(
+        group_id=group.id,
+        title=group.title,
+        title_yaml=front_matter_title(f"{group.id}: {group.title}"),
+        hypothesis=group.hypothesis,
+        setup=_setup(group, experiments, rows),
+        verdict_html=verdict_html(_verdict(group, ordered, key)),
+        swept_label=swept_label,
+        rows=table,
+        throughput_chart=embed_chart(throughput_spec, f"throughput-{group.id}"),
+        roofline_chart=embed_chart(roofline_spec, f"roofline-{group.id}"),
+        observations=observations(ordered, key, gemm) if key and rows else [],
+    )

@@ -1,0 +1,116 @@
+"""Verdicts and observations of experiment groups, from synthetic and committed runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.config import load_experiments
+from generator.errors import UserError
+from generator.ingest.runs import load_runs
+from generator.verdicts import metric_interval, observations, ratio_verdict, swept, trend_verdict
+from tests.helpers import REPO
+
+
+def run(batch: int, median: float, low: float, high: float, **extra: Any) -> dict[str, Any]:
+    row = {
+        "model": "resnet18", "dataset": "cifar10", "batch": batch, "phase": "train_step",
+        "precision": "fp32", "device": "cpu", "median_s": median, "ci_low_s": low,
+        "ci_high_s": high, "cv": 0.01, "modelled_flops": 1e9 * batch, "modelled_ai": 10.0,
+        "run_id": f"r{batch}",
+    }  # fmt: skip
+    row.update(extra)
+    return row
+
+
+def test_trend_verdicts() -> None:
+    rising = [run(32, 0.20, 0.19, 0.21), run(256, 1.0, 0.99, 1.01)]  # 160 -> 256 samples/s
+    assert swept(rising) == ["batch"]
+    verdict = trend_verdict(rising, "batch", "throughput", "increases")
+    assert verdict.outcome == "supported"
+    assert verdict.reason == (
+        "throughput increases from batch 32 (160 samples/s) to batch 256 (256 samples/s), "
+        "intervals apart"
+    )
+    assert trend_verdict(rising, "batch", "throughput", "decreases").outcome == "not supported"
+    wide = [run(32, 0.20, 0.10, 0.40), run(256, 1.0, 0.99, 1.01)]
+    overlapping = trend_verdict(wide, "batch", "throughput", "increases")
+    assert overlapping.outcome == "inconclusive" and "overlap" in overlapping.reason
+
+
+def test_ratio_verdicts() -> None:
+    rows = [
+        run(64, 0.30, 0.29, 0.31, phase="train_step"),
+        run(64, 0.06, 0.059, 0.061, phase="inference"),
+    ]
+    verdict = ratio_verdict(rows, "phase", "throughput", "inference", "train_step", (2.5, 3.5))
+    assert verdict.outcome == "not supported"
+    assert verdict.reason == (
+        "throughput of inference over train_step is 5 [4.75, 5.25] (expected between 2.5 and 3.5)"
+    )
+    assert (
+        ratio_verdict(rows, "phase", "throughput", "inference", "train_step", (4.0, 6.0)).outcome
+        == "supported"
+    )
+    assert (
+        ratio_verdict(rows, "phase", "throughput", "inference", "train_step", (5.0, 6.0)).outcome
+        == "inconclusive"
+    )
+
+
+def test_intervals_follow_the_step_time_ci() -> None:
+    row = run(100, 0.5, 0.4, 0.6)
+    assert metric_interval(row, "step_time") == (0.5, 0.4, 0.6)
+    assert metric_interval(row, "throughput") == pytest.approx((200, 100 / 0.6, 250))
+    assert metric_interval({**row, "ci_low_s": None}, "throughput") is None
+
+
+def test_observations_say_what_moved() -> None:
+    rows = [run(32, 0.20, 0.19, 0.21), run(256, 1.0, 0.99, 1.01, cv=0.12)]
+    sentences = observations(rows, "batch", None)
+    assert sentences[0] == (
+        "Throughput rises from 160 samples/s to 256 samples/s (60 %) as the batch goes from "
+        "32 to 256."
+    )
+    assert sentences[-1] == (
+        "1 of 2 runs have a CV above 5 % (up to 12 %): compare them by their intervals."
+    )
+
+
+@pytest.mark.parametrize(
+    ("expect", "message"),
+    [
+        ('{ metric = "throughput" }', "give either trend or ratio"),
+        ('{ metric = "throughput", trend = "increases", ratio = ["a", "b"] }', "give either"),
+        ('{ metric = "throughput", ratio = ["a", "b"] }', "a ratio needs between"),
+        ('{ metric = "speed", trend = "increases" }', "Input should be 'throughput'"),
+    ],
+)
+def test_expectation_errors(tmp_path: Path, expect: str, message: str) -> None:
+    path = tmp_path / "experiments.toml"
+    path.write_text(
+        'schema_version = 1\n[[groups]]\nid = "A"\ntitle = "t"\nhypothesis = "h"\n'
+        f'models = ["resnet18"]\ndatasets = ["cifar10"]\nbatch_sizes = [32]\nexpect = {expect}\n'
+    )
+    with pytest.raises(UserError, match=message) as caught:
+        load_experiments(path)
+    assert "groups[0].expect" in caught.value.message
+
+
+@pytest.mark.site
+def test_group_pages_state_their_verdicts(repo_site: Path) -> None:
+    pages = repo_site / "measurements" / "experiments"
+    experiments = load_experiments(REPO / "measurements" / "experiments.toml")
+    for group in experiments.groups:
+        assert (pages / group.id / "index.html").is_file(), group.id
+    a = (pages / "A" / "index.html").read_text(encoding="utf-8")
+    runs = load_runs(REPO / "measurements").filter(load_runs(REPO / "measurements")["group"] == "A")
+    rows = sorted(runs.to_dicts(), key=lambda r: r["batch"])
+    expected = trend_verdict(rows, "batch", "throughput", "increases")
+    assert f'data-verdict="{expected.outcome}"' in a
+    assert expected.reason in a
+    assert 'data-verdict="not evaluated"' in (pages / "C" / "index.html").read_text(
+        encoding="utf-8"
+    )
