@@ -15,9 +15,15 @@ def _times(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f}×"
 
 
-def performance_page(results_path: Path) -> str | None:
+NOT_MEASURED = (
+    "# Tool performance\n\nNo benchmark results yet: `nox -s bench` writes "
+    "`benchmarks/results.json`, and this page shows them.\n"
+)
+
+
+def performance_page(results_path: Path) -> str:
     if not results_path.is_file():
-        return None
+        return NOT_MEASURED
     try:
         entries: list[dict[str, Any]] = json.loads(results_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
@@ -26,7 +32,7 @@ def performance_page(results_path: Path) -> str | None:
             fix="run `nox -s bench` again",
         ) from None  # fmt: skip
     if not entries:
-        return None
+        return NOT_MEASURED
     first = entries[0]
     rows = [
         [

@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from generator.catalog import Device, load_catalog
+from generator.cite_page import cite_page
 from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
@@ -176,14 +177,18 @@ def write_pages(build: Build) -> Build:
         build.runs, build.experiments, build.ceilings, build.run_findings
     )
     pages[f"{GENERATED_DIR}/findings.md"] = findings_page(build.views, build.run_findings)
+    commits = dict(zip(build.runs["run_id"].to_list(), build.runs["commit"].to_list(), strict=True))
+    pages[f"{GENERATED_DIR}/cite.md"] = cite_page(
+        build.measurements.parent / "CITATION.cff", build.runs, commits
+    )
     if build.experiments is not None:
         for group in build.experiments.groups:
             pages[f"{GENERATED_DIR}/experiments/{group.id}.md"] = experiment_page(
                 group, build.experiments, build.runs, build.ceilings
             )
-    performance = performance_page(build.measurements.parent / "benchmarks" / "results.json")
-    if performance is not None:
-        pages[f"{GENERATED_DIR}/performance.md"] = performance
+    pages[f"{GENERATED_DIR}/performance.md"] = performance_page(
+        build.measurements.parent / "benchmarks" / "results.json"
+    )
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
     if complexity is not None:

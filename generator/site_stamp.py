@@ -31,6 +31,7 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
         package,
         Path("mkdocs.yml"),
         measurements.parent / "benchmarks" / "results.json",
+        measurements.parent / "CITATION.cff",
     ]
     for root in roots:
         paths = sorted(root.rglob("*")) if root.is_dir() else [root]
