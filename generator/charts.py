@@ -267,3 +267,51 @@ def modelled_roofline_chart(
     )
     chart = alt.layer(*layers).properties(title=title, width="container", height=320)
     return dict(chart.to_dict())
+
+
+def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> dict[str, Any]:
+    """Every catalog device's roof for one datasheet peak (as seed 003's Figure 1): memory
+    slope up to the ridge, then flat; one colour per device, ridge points marked."""
+    ai_min, ai_max = 0.1, 10_000.0
+    rows: list[dict[str, Any]] = []
+    ridges: list[dict[str, Any]] = []
+    for device in devices:
+        peak = device.peak(peak_key)
+        if peak is None:
+            continue
+        bandwidth = device.bandwidth_bytes_per_s
+        ridge = peak / bandwidth
+        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
+        rows.extend(
+            {"device": device.name, "order": i, "ai": x, "flops_per_s": min(peak, x * bandwidth)}
+            for i, x in enumerate(xs)
+        )
+        ridges.append(
+            {"device": device.name, "ai": ridge, "flops_per_s": peak, "bandwidth": bandwidth}
+        )
+    if not rows:
+        return {}
+    x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
+    color = alt.Color("device:N", legend=alt.Legend(orient="right", title=None))
+    lines = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_line()
+        .encode(x=x, y=_log_y("flops_per_s"), order="order:Q", color=color)
+    )
+    points = (
+        alt.Chart(alt.Data(values=ridges))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, size=50)
+        .encode(
+            x=x,
+            y=_log_y("flops_per_s"),
+            color=color,
+            tooltip=[
+                alt.Tooltip("device:N"),
+                alt.Tooltip("flops_per_s:Q", title="peak (FLOP/s)", format=".4~s"),
+                alt.Tooltip("bandwidth:Q", title="bandwidth (B/s)", format=".4~s"),
+                alt.Tooltip("ai:Q", title="ridge (FLOP/byte)", format=".4~g"),
+            ],
+        )
+    )
+    chart = alt.layer(lines, points).properties(title=title, width="container", height=360)
+    return dict(chart.to_dict())

@@ -279,7 +279,33 @@ def measurements_index(views: list[MeasurementView]) -> str:
     return _ENV.get_template("measurements_index.md.j2").render(rows=rows)
 
 
-def hardware_page(devices: tuple[Device, ...]) -> str:
+def _measured_rows(devices: tuple[Device, ...], ceilings: list[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for data in ceilings:
+        gemm = ", ".join(
+            f"{p} {si(e['best_flops_per_s'], 'FLOP/s')}" for p, e in data.get("gemm", {}).items()
+        )
+        triad = data.get("stream", {}).get("triad", {}).get("best_bytes_per_s")
+        match = next(
+            (d for d in devices if d.name.lower() == str(data.get("device_name", "")).lower()),
+            None,
+        )
+        rows.append(
+            [
+                str(data.get("device_name", "?")),
+                gemm or "n/a",
+                si(triad, "B/s"),
+                si(match.peak("fp32"), "FLOP/s") + " (fp32)" if match else "not in the catalog",
+                si(match.bandwidth_bytes_per_s, "B/s") if match else "n/a",
+                str(data.get("measured_at", "")),
+            ]
+        )
+    return rows
+
+
+def hardware_page(devices: tuple[Device, ...], ceilings: list[dict[str, Any]] | None = None) -> str:
+    from generator.charts import multi_device_roofline  # altair: import on use
+
     def cell(device: Device, key: str) -> str:
         value = device.peak(key)
         if value is None:
@@ -302,4 +328,16 @@ def hardware_page(devices: tuple[Device, ...]) -> str:
         }
         for d in devices
     ]
-    return _ENV.get_template("hardware.md.j2").render(devices=rows, peak_keys=PEAK_KEYS)
+    catalog = list(devices)
+    return _ENV.get_template("hardware.md.j2").render(
+        devices=rows,
+        peak_keys=PEAK_KEYS,
+        fp32_chart=embed_chart(
+            multi_device_roofline(catalog, "fp32", "FP32 (CUDA cores), datasheet"), "roofline-fp32"
+        ),
+        tensor_chart=embed_chart(
+            multi_device_roofline(catalog, "fp16_tensor", "FP16 tensor cores (dense), datasheet"),
+            "roofline-fp16-tensor",
+        ),
+        measured=_measured_rows(devices, ceilings or []),
+    )

@@ -171,7 +171,7 @@ def draw_charts(build: Build) -> Build:
 
 
 def write_pages(build: Build) -> Build:
-    pages = {HARDWARE_PAGE: hardware_page(build.catalog)}
+    pages = {HARDWARE_PAGE: hardware_page(build.catalog, build.ceilings)}
     pages[f"{GENERATED_DIR}/index.md"] = measurements_index(build.views)
     pages[f"{GENERATED_DIR}/runs.md"] = runs_page(
         build.runs, build.experiments, build.ceilings, build.run_findings

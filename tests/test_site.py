@@ -183,3 +183,21 @@ def test_kernel_families_on_the_l4_page(repo_site: Path) -> None:
     )
     assert "<tr><td>conv fprop</td><td>20</td><td>4.657 ms</td><td>63.1 %</td>" in html
     assert "<tr><td>backward</td><td>memory copy</td><td>1</td>" in html
+
+
+def test_hardware_page_has_multi_device_rooflines_and_measured_ceilings(repo_site: Path) -> None:
+    from generator.catalog import load_catalog
+
+    html = (repo_site / "hardware" / "index.html").read_text(encoding="utf-8")
+    for chart_id, key in (("roofline-fp32", "fp32"), ("roofline-fp16-tensor", "fp16_tensor")):
+        payload = re.search(
+            rf'<script type="application/json" id="{chart_id}-spec">(.*?)</script>', html, re.S
+        )
+        assert payload is not None, chart_id
+        spec = json.loads(payload.group(1))
+        drawn = {row["device"] for row in spec["layer"][1]["data"]["values"]}
+        assert drawn == {d.name for d in load_catalog() if d.peak(key) is not None}
+    for path in (REPO / "measurements" / "ceilings").glob("*.json"):
+        measured = json.loads(path.read_text())
+        gemm = measured["gemm"]["fp32"]["best_flops_per_s"]
+        assert f"<td>{measured['device_name']}</td><td>fp32 {gemm / 1e9:.4g} GFLOP/s</td>" in html
