@@ -226,14 +226,19 @@ def _read_frame(path: Path, header_index: int) -> pl.DataFrame:
             raise_if_empty=False,
         )
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
-        line, problem = _locate_csv_problem(path, header_index)
-        raise UserError(
-            problem or f"the CSV could not be parsed ({str(err).splitlines()[0]})",
-            file=path,
-            line=line,
-            fix="re-export the file; it looks cut off or edited by hand",
-        ) from err
+        raise _unparsable(path, header_index, err) from err
     return _checked_frame(path, frame, header_index)
+
+
+def _unparsable(path: Path, header_index: int, err: Exception) -> UserError:
+    """Polars refused the CSV: name the first bad record, found with the csv module."""
+    line, problem = _locate_csv_problem(path, header_index)
+    return UserError(
+        problem or f"the CSV could not be parsed ({str(err).splitlines()[0]})",
+        file=path,
+        line=line,
+        fix="re-export the file; it looks cut off or edited by hand",
+    )
 
 
 def _checked_frame(path: Path, frame: pl.DataFrame, header_index: int) -> pl.DataFrame:
@@ -274,13 +279,7 @@ def _read_frame_streaming(path: Path, header_index: int) -> pl.DataFrame:
             columns = scan.collect_schema().names()
             scan.with_row_index("__row").sink_parquet(parquet, maintain_order=True)
         except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
-            line, problem = _locate_csv_problem(path, header_index)
-            raise UserError(
-                problem or f"the CSV could not be parsed ({str(err).splitlines()[0]})",
-                file=path,
-                line=line,
-                fix="re-export the file; it looks cut off or edited by hand",
-            ) from err
+            raise _unparsable(path, header_index, err) from err
         repeated = [c for c in columns if c.lstrip("\ufeff") in _REPEATED_COLUMNS]
         frame = (
             pl.scan_parquet(parquet)
