@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generate import DEFAULT_SOURCE, generate
+from generator.atomic import write_json
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
@@ -202,11 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     site = measure_site_build()
     document = [{**entry, **common, "site_build": site} for entry in results]
     out = Path(args.out)
-    fd, temp = tempfile.mkstemp(dir=out.parent, prefix=".results-", suffix=".json")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(document, handle, indent=2)
-        handle.write("\n")
-    os.replace(temp, out)
+    write_json(out, document)
     print(table(results))
     print(
         f"site build: first {site['first_s']:.2f} s, second (unchanged) {site['second_s']:.2f} s "

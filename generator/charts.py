@@ -217,6 +217,9 @@ def modelled_roofline_chart(
         return {}
     ais = [p["ai"] for p in points]
     ai_min, ai_max = min(ais) / 4, max(ais) * 4
+    x = alt.X(
+        "ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte, modelled)"
+    )
     layers = []
     if gemm_flops_per_s and bandwidth:
         ridge = gemm_flops_per_s / bandwidth
@@ -238,11 +241,7 @@ def modelled_roofline_chart(
             alt.Chart(alt.Data(values=roof))  # type: ignore[no-untyped-call]
             .mark_line(strokeDash=[6, 3])
             .encode(
-                x=alt.X(
-                    "ai:Q",
-                    scale=alt.Scale(type="log"),
-                    title="arithmetic intensity (FLOP/byte, modelled)",
-                ),
+                x=x,
                 y=_log_y("flops_per_s"),
                 order="order:Q",
                 color=alt.Color("ceiling:N", legend=alt.Legend(orient="bottom", title=None)),
@@ -252,11 +251,7 @@ def modelled_roofline_chart(
         alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
         .mark_point(filled=True, size=80, shape="diamond")
         .encode(
-            x=alt.X(
-                "ai:Q",
-                scale=alt.Scale(type="log"),
-                title="arithmetic intensity (FLOP/byte, modelled)",
-            ),
+            x=x,
             y=_log_y("attained"),
             tooltip=[
                 alt.Tooltip("label:N", title="run"),

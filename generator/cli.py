@@ -34,25 +34,23 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    from generator.site_stamp import up_to_date
+    from generator.site_stamp import input_fingerprint, report_up_to_date, up_to_date
 
-    site_dir, docs_dir = Path(args.site_dir), Path(args.docs)
-    if (
-        not args.force
-        and not args.no_build
-        and up_to_date(Path(args.measurements), docs_dir, site_dir)
-    ):
-        print(f"report: up to date ({site_dir}/ was built from these inputs; --force rebuilds)")
+    measurements, docs_dir, site_dir = Path(args.measurements), Path(args.docs), Path(args.site_dir)
+    fingerprint = None if args.no_build else input_fingerprint(measurements, docs_dir)
+    if fingerprint and not args.force and up_to_date(docs_dir, site_dir, fingerprint):
+        report_up_to_date(site_dir)  # answered before the heavy imports below
         return 0
     from generator.site import build_site  # deferred: needs the site extra
 
     build_site(
-        measurements=Path(args.measurements),
-        docs_dir=Path(args.docs),
-        site_dir=Path(args.site_dir),
+        measurements=measurements,
+        docs_dir=docs_dir,
+        site_dir=site_dir,
         run_mkdocs=not args.no_build,
         force=args.force,
         cache_dir=Path(args.cache_dir),
+        fingerprint=fingerprint,
     )
     return 0
 

@@ -14,10 +14,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from generator.errors import UserError
-from generator.models import DATASETS, MODELS
+from generator.models import DATASETS, MODELS, unknown_name
 
 SCHEMA_VERSION = 1
 
@@ -79,25 +87,14 @@ class Group(_Strict):
     repeats: int | None = Field(default=None, ge=1)
     expect: Expectation | None = None
 
-    @field_validator("models")
+    @field_validator("models", "datasets")
     @classmethod
-    def _known_models(cls, models: list[str]) -> list[str]:
-        for index, name in enumerate(models):
-            if name not in MODELS:
-                raise ValueError(
-                    f"[{index}] unknown model {name!r}; valid: {', '.join(sorted(MODELS))}"
-                )
-        return models
-
-    @field_validator("datasets")
-    @classmethod
-    def _known_datasets(cls, datasets: list[str]) -> list[str]:
-        for index, name in enumerate(datasets):
-            if name not in DATASETS:
-                raise ValueError(
-                    f"[{index}] unknown dataset {name!r}; valid: {', '.join(sorted(DATASETS))}"
-                )
-        return datasets
+    def _known_names(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        what, table = ("model", MODELS) if info.field_name == "models" else ("dataset", DATASETS)
+        for index, name in enumerate(names):
+            if name not in table:
+                raise ValueError(f"[{index}] " + unknown_name(what, name, table))
+        return names
 
     @field_validator("batch_sizes")
     @classmethod

@@ -8,6 +8,8 @@ import polars as pl
 from markupsafe import Markup, escape
 
 from generator.config import ExperimentsFile, Group
+from generator.finding_html import admonition
+from generator.ingest.runs import MeasuredCeilings
 from generator.pages import _ENV, embed_chart, front_matter_title
 from generator.units_format import number, percent, seconds, si
 from generator.verdicts import (
@@ -50,11 +52,12 @@ def _verdict(group: Group, rows: list[dict[str, Any]], key: str | None) -> Verdi
 
 
 def verdict_html(verdict: Verdict) -> Markup:
-    kind = _KIND.get(verdict.outcome, "note")
-    return Markup(
-        f'<div class="admonition {kind} ra-verdict" data-verdict="{escape(verdict.outcome)}" markdown="0">\n'
-        f'<p class="admonition-title">Verdict: {escape(verdict.outcome)}</p>\n'
-        f"<p>{escape(verdict.reason)}</p>\n</div>"
+    return admonition(
+        _KIND.get(verdict.outcome, "note"),
+        "verdict",
+        verdict.outcome,
+        f"Verdict: {verdict.outcome}",
+        [escape(verdict.reason)],
     )
 
 
@@ -80,19 +83,18 @@ def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]
 
 
 def _gemm_and_bandwidth(
-    rows: list[dict[str, Any]], ceilings: list[dict[str, Any]]
+    rows: list[dict[str, Any]], ceilings: list[MeasuredCeilings]
 ) -> tuple[float | None, float | None]:
+    """The fp32 GEMM rate and triad bandwidth measured on the group's one device."""
     names = {row["device_name"] for row in rows}
-    for data in ceilings:
-        if data.get("device_name") in names and len(names) == 1:
-            gemm = data.get("gemm", {}).get("fp32", {}).get("best_flops_per_s")
-            triad = data.get("stream", {}).get("triad", {}).get("best_bytes_per_s")
-            return gemm, triad
+    for measured in ceilings:
+        if len(names) == 1 and measured.device_name in names:
+            return measured.gemm_flops_per_s.get("fp32"), measured.triad_bytes_per_s
     return None, None
 
 
 def experiment_page(
-    group: Group, experiments: ExperimentsFile, runs: pl.DataFrame, ceilings: list[dict[str, Any]]
+    group: Group, experiments: ExperimentsFile, runs: pl.DataFrame, ceilings: list[MeasuredCeilings]
 ) -> str:
     rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
     keys = swept(rows) if rows else []

@@ -19,15 +19,25 @@ def with_code(text: str) -> Markup:
     return Markup(_CODE.sub(r"<code>\1</code>", str(escape(text))))
 
 
-def finding_admonition(finding: Finding) -> Markup:
-    kind = _KIND.get(finding.severity, "note")
+def admonition(kind: str, role: str, value: str, title: str, paragraphs: list[Markup]) -> Markup:
+    """A Material admonition as raw HTML, tagged `data-<role>="<value>"` for tests and CSS."""
+    body = "".join(f"<p>{p}</p>\n" for p in paragraphs)
     return Markup(
-        f'<div class="admonition {kind} ra-finding" data-finding="{escape(finding.id)}" '
-        f'markdown="0">\n'
-        f'<p class="admonition-title">{escape(finding.id)}: {escape(finding.title)}</p>\n'
-        f"<p><strong>Evidence:</strong> {with_code(finding.evidence)}</p>\n"
-        f"<p><strong>Fix:</strong> {with_code(finding.fix)}</p>\n"
-        "</div>"
+        f'<div class="admonition {kind} ra-{role}" data-{role}="{escape(value)}" markdown="0">\n'
+        f'<p class="admonition-title">{escape(title)}</p>\n{body}</div>'
+    )
+
+
+def finding_admonition(finding: Finding) -> Markup:
+    return admonition(
+        _KIND.get(finding.severity, "note"),
+        "finding",
+        finding.id,
+        f"{finding.id}: {finding.title}",
+        [
+            Markup("<strong>Evidence:</strong> ") + with_code(finding.evidence),
+            Markup("<strong>Fix:</strong> ") + with_code(finding.fix),
+        ],
     )
 
 

@@ -9,7 +9,6 @@ above its roof, MACs taken for FLOPs, noisy or drifting timings.
 
 from __future__ import annotations
 
-import math
 import re
 import statistics
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ import polars as pl
 
 from generator.catalog import Device, load_catalog
 from generator.ingest.metric_map import METRIC_COLUMNS
+from generator.measure.stats import linear_trend
 from generator.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
 from generator.units_format import number, percent, si
 
@@ -177,31 +177,43 @@ def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None
         "µs, bytes in MB read as MiB)"
     )
     if device is not None:
+        # Vectorised: an export can hold hundreds of thousands of kernels.
         precisions = list(FLOP_TERMS)
+        indices = list(range(len(precisions)))
         peaks = [device.peak(PEAK_FOR_PRECISION[p]) for p in precisions]
-        frame = metrics.filter(pl.col("attained_flops_per_s").is_not_null()).with_columns(
-            _dominant_precision_expr()
+        dominant = _dominant_precision_expr()
+        peak = dominant.replace_strict(indices, peaks, return_dtype=pl.Float64)
+        memory_roof = pl.col("flops") / pl.col("dram_total_bytes") * device.bandwidth_bytes_per_s
+        roof = (
+            pl.when(pl.col("dram_total_bytes") > 0)
+            .then(pl.min_horizontal(peak, memory_roof))
+            .otherwise(peak)
         )
-        rows = []
-        for row in frame.iter_rows(named=True):
-            precision = precisions[row["_dominant"]]
-            peak = peaks[row["_dominant"]]
-            if peak is None:
-                continue
-            roof = peak
-            if row["dram_total_bytes"]:
-                memory_roof = row["flops"] / row["dram_total_bytes"] * device.bandwidth_bytes_per_s
-                roof = min(peak, memory_roof)
-            if row["attained_flops_per_s"] > roof * ROOF_TOLERANCE:
-                rows.append((row["attained_flops_per_s"] / roof, row, precision, roof))
+        over = (
+            metrics.filter(pl.col("attained_flops_per_s").is_not_null())
+            .with_columns(
+                roof.alias("_roof"),
+                dominant.replace_strict(indices, precisions, return_dtype=pl.String).alias(
+                    "_precision"
+                ),
+            )
+            .filter(
+                pl.col("_roof").is_not_null()
+                & (pl.col("attained_flops_per_s") > pl.col("_roof") * ROOF_TOLERANCE)
+            )
+            .with_columns((pl.col("attained_flops_per_s") / pl.col("_roof")).alias("_share"))
+            .sort("_share", descending=True)
+        )
+        rows = over.height
         if rows:
-            share, worst, precision, roof = max(rows, key=lambda item: item[0])
+            worst = over.row(0, named=True)
+            share, precision, roof = worst["_share"], worst["_precision"], worst["_roof"]
             findings.append(
                 Finding(
                     "above-roof",
                     "error",
                     "Kernels above their roof",
-                    f"{len(rows)} of {metrics.height} kernels attain more than "
+                    f"{rows} of {metrics.height} kernels attain more than "
                     f"min(peak, AI × bandwidth) of the {device.name}; worst: "
                     f"'{worst['kernel_name'][:80]}' at {si(worst['attained_flops_per_s'], 'FLOP/s')} "
                     f"{precision} against a roof of {si(roof, 'FLOP/s')} "
@@ -443,7 +455,7 @@ def timing_findings(step_times: Sequence[float]) -> list[Finding]:
                 "`iterations`; compare runs only where their confidence intervals do not overlap",
             )
         )
-    slope, t_value = _trend(step_times)
+    slope, t_value = linear_trend(step_times)
     change = abs(slope) * (n - 1) / statistics.median(step_times)
     if abs(t_value) > DRIFT_T and change > DRIFT_MIN_SHARE:
         direction = "rises" if slope > 0 else "falls"
@@ -459,23 +471,6 @@ def timing_findings(step_times: Sequence[float]) -> list[Finding]:
             )
         )
     return findings
-
-
-def _trend(values: Sequence[float]) -> tuple[float, float]:
-    """Least-squares slope against the iteration index and its t statistic."""
-    n = len(values)
-    mean_x = (n - 1) / 2
-    mean_y = statistics.fmean(values)
-    sxx = sum((i - mean_x) ** 2 for i in range(n))
-    slope = sum((i - mean_x) * (y - mean_y) for i, y in enumerate(values)) / sxx
-    residuals = [y - (mean_y + slope * (i - mean_x)) for i, y in enumerate(values)]
-    dof = n - 2
-    if dof <= 0:
-        return slope, 0.0
-    variance = sum(r * r for r in residuals) / dof
-    if variance == 0:
-        return slope, math.inf if slope else 0.0
-    return slope, slope / math.sqrt(variance / sxx)
 
 
 def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:

@@ -10,10 +10,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from generator.errors import UserError
-from generator.models import DATASETS, MODELS
+from generator.models import DATASETS, MODELS, unknown_name
 
 SCHEMA_VERSION = 1
 
@@ -40,18 +40,16 @@ class Source(BaseModel):
     registry_model: str | None = None
     dataset: str | None = None
 
-    @field_validator("registry_model")
+    @field_validator("registry_model", "dataset")
     @classmethod
-    def _known_model(cls, name: str | None) -> str | None:
-        if name is not None and name not in MODELS:
-            raise ValueError(f"unknown registry model {name!r}; valid: {', '.join(sorted(MODELS))}")
-        return name
-
-    @field_validator("dataset")
-    @classmethod
-    def _known_dataset(cls, name: str | None) -> str | None:
-        if name is not None and name not in DATASETS:
-            raise ValueError(f"unknown dataset {name!r}; valid: {', '.join(sorted(DATASETS))}")
+    def _known_name(cls, name: str | None, info: ValidationInfo) -> str | None:
+        what, table = (
+            ("registry model", MODELS)
+            if info.field_name == "registry_model"
+            else ("dataset", DATASETS)
+        )
+        if name is not None and name not in table:
+            raise ValueError(unknown_name(what, name, table))
         return name
 
 

@@ -125,26 +125,23 @@ _BUILDERS: dict[str, Callable[[int, tuple[int, int, int]], Any]] = {
 }
 
 
+def unknown_name(what: str, name: str, table: dict[str, Any]) -> str:
+    """The one wording for a name not in the registry, with the valid ones."""
+    return f"unknown {what} {name!r}; valid: {', '.join(sorted(table))}"
+
+
 def model_spec(name: str, key: str = "model") -> ModelSpec:
-    try:
-        return MODELS[name]
-    except KeyError:
-        raise UserError(
-            f"unknown model {name!r}",
-            key=key,
-            fix="use one of: " + ", ".join(sorted(MODELS)),
-        ) from None
+    if name not in MODELS:
+        what, _, valid = unknown_name("model", name, MODELS).partition("; valid: ")
+        raise UserError(what, key=key, fix=f"use one of: {valid}")
+    return MODELS[name]
 
 
 def dataset(name: str, key: str = "dataset") -> Dataset:
-    try:
-        return DATASETS[name]
-    except KeyError:
-        raise UserError(
-            f"unknown dataset {name!r}",
-            key=key,
-            fix="use one of: " + ", ".join(sorted(DATASETS)),
-        ) from None
+    if name not in DATASETS:
+        what, _, valid = unknown_name("dataset", name, DATASETS).partition("; valid: ")
+        raise UserError(what, key=key, fix=f"use one of: {valid}")
+    return DATASETS[name]
 
 
 def build_model(name: str, classes: int, shape: tuple[int, int, int]) -> Any:

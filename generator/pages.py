@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from generator.catalog import PEAK_KEYS, Device
 from generator.finding_html import admonitions
 from generator.findings import Finding
+from generator.ingest.runs import MeasuredCeilings
 from generator.kernels import family_shares
 from generator.roofline import Bound, DeviceMatch, Totals
 from generator.units_format import number, percent, seconds, short_name, si
@@ -279,31 +280,28 @@ def measurements_index(views: list[MeasurementView]) -> str:
     return _ENV.get_template("measurements_index.md.j2").render(rows=rows)
 
 
-def _measured_rows(devices: tuple[Device, ...], ceilings: list[dict[str, Any]]) -> list[list[str]]:
+def _measured_rows(
+    devices: tuple[Device, ...], ceilings: list[MeasuredCeilings]
+) -> list[list[str]]:
     rows = []
-    for data in ceilings:
-        gemm = ", ".join(
-            f"{p} {si(e['best_flops_per_s'], 'FLOP/s')}" for p, e in data.get("gemm", {}).items()
-        )
-        triad = data.get("stream", {}).get("triad", {}).get("best_bytes_per_s")
-        match = next(
-            (d for d in devices if d.name.lower() == str(data.get("device_name", "")).lower()),
-            None,
-        )
+    for measured in ceilings:
+        match = next((d for d in devices if d.name.lower() == measured.device_name.lower()), None)
         rows.append(
             [
-                str(data.get("device_name", "?")),
-                gemm or "n/a",
-                si(triad, "B/s"),
+                measured.device_name,
+                measured.gemm_summary() or "n/a",
+                si(measured.triad_bytes_per_s, "B/s"),
                 si(match.peak("fp32"), "FLOP/s") + " (fp32)" if match else "not in the catalog",
                 si(match.bandwidth_bytes_per_s, "B/s") if match else "n/a",
-                str(data.get("measured_at", "")),
+                measured.measured_at,
             ]
         )
     return rows
 
 
-def hardware_page(devices: tuple[Device, ...], ceilings: list[dict[str, Any]] | None = None) -> str:
+def hardware_page(
+    devices: tuple[Device, ...], ceilings: list[MeasuredCeilings] | None = None
+) -> str:
     from generator.charts import multi_device_roofline  # altair: import on use
 
     def cell(device: Device, key: str) -> str:

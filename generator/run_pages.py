@@ -8,6 +8,7 @@ import polars as pl
 
 from generator.config import ExperimentsFile
 from generator.findings import Finding
+from generator.ingest.runs import MeasuredCeilings
 from generator.pages import _ENV
 from generator.units_format import number, percent, seconds, si
 
@@ -40,30 +41,20 @@ def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
     ]
 
 
-def _ceiling_cells(data: dict[str, Any]) -> list[str]:
-    gemm = ", ".join(
-        f"{precision} {si(entry['best_flops_per_s'], 'FLOP/s')}"
-        for precision, entry in data.get("gemm", {}).items()
-    )
-    stream = data.get("stream", {})
-
-    def rate(name: str) -> str:
-        entry = stream.get(name)
-        return si(entry["best_bytes_per_s"], "B/s") if entry else "n/a"
-
+def _ceiling_cells(measured: MeasuredCeilings) -> list[str]:
     return [
-        data.get("device_name", "?"),
-        gemm,
-        rate("copy"),
-        rate("triad"),
-        data.get("measured_at", ""),
+        measured.device_name,
+        measured.gemm_summary(),
+        si(measured.copy_bytes_per_s, "B/s"),
+        si(measured.triad_bytes_per_s, "B/s"),
+        measured.measured_at,
     ]
 
 
 def runs_page(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None,
-    ceilings: list[dict[str, Any]],
+    ceilings: list[MeasuredCeilings],
     findings: dict[str, tuple[Finding, ...]] | None = None,
 ) -> str:
     findings = findings or {}

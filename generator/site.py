@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.atomic import write_text
 from generator.catalog import Device, load_catalog
 from generator.cite_page import cite_page
 from generator.complexity.tables import read_tables as read_complexity_tables
@@ -29,14 +30,14 @@ from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.experiment_pages import experiment_page
-from generator.findings import Finding, export_findings, timing_findings
+from generator.export_analysis import analyze_export
+from generator.findings import Finding, timing_findings
 from generator.findings_page import findings_page
 from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
-from generator.ingest.runs import RUN_SCHEMA, load_ceilings, load_runs
+from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.performance_page import performance_page
-from generator.roofline import bound_against, kernel_metrics, match_device, range_totals, totals
 from generator.run_pages import runs_page
 from generator.site_stamp import (
     GENERATED_DIR,
@@ -44,6 +45,7 @@ from generator.site_stamp import (
     STAMP,
     VEGA_DIR,
     input_fingerprint,
+    report_up_to_date,
     up_to_date,
 )
 
@@ -64,7 +66,7 @@ class Build:
     views: list[MeasurementView] = field(default_factory=list)
     runs: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=RUN_SCHEMA))
     experiments: ExperimentsFile | None = None
-    ceilings: list[dict[str, Any]] = field(default_factory=list)
+    ceilings: list[MeasuredCeilings] = field(default_factory=list)
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
 
@@ -98,12 +100,15 @@ def compute_metrics(build: Build) -> Build:
     analytic = _imported_analytic(build.measurements)
     for item in build.imported:
         counts = analytic.get(item.name)
-        export = cached_read(item.csv_path, build.cache_dir)
-        metrics = kernel_metrics(export.kernels)
-        step = totals(metrics)
-        ranges = range_totals(metrics)
-        match = match_device(export.kernels, item.source.device)
-        bound = bound_against(step, match.device) if match.device else None
+        analysis = analyze_export(
+            cached_read(item.csv_path, build.cache_dir),
+            item.source.device,
+            item.source.phase,
+            analytic_training_flops=counts["step_flops"]
+            if counts and item.source.phase == "train_step"
+            else None,
+            analytic_forward_flops=counts["forward_flops"] if counts else None,
+        )
         views.append(
             MeasurementView(
                 slug=item.name,
@@ -118,26 +123,13 @@ def compute_metrics(build: Build) -> Build:
                 notes=item.source.notes,
                 license=item.source.license,
                 csv_path=item.csv_path.as_posix(),
-                kernels=metrics,
-                step=step,
-                ranges=ranges,
-                match=match,
-                bound=bound,
+                kernels=analysis.metrics,
+                step=analysis.step,
+                ranges=analysis.ranges,
+                match=analysis.match,
+                bound=analysis.bound,
                 chart={},
-                findings=tuple(
-                    export_findings(
-                        metrics,
-                        step,
-                        ranges,
-                        match.device,
-                        bound,
-                        item.source.phase,
-                        analytic_training_flops=counts["step_flops"]
-                        if counts and item.source.phase == "train_step"
-                        else None,
-                        analytic_forward_flops=counts["forward_flops"] if counts else None,
-                    )
-                ),
+                findings=analysis.findings,
                 analytic=counts,
             )
         )
@@ -252,18 +244,22 @@ def build_site(
     run_mkdocs: bool = True,
     force: bool = False,
     cache_dir: Path | None = None,
+    fingerprint: str | None = None,
 ) -> Build:
+    """Run the stages; with mkdocs, skip them when site/ was built from the same inputs
+    (`fingerprint`, computed here unless the caller already has it)."""
     build = Build(measurements, docs_dir, site_dir, run_mkdocs)
     if cache_dir is not None:
         build = replace(build, cache_dir=cache_dir)
-    fingerprint = input_fingerprint(measurements, docs_dir) if run_mkdocs else ""
-    if run_mkdocs and not force and up_to_date(measurements, docs_dir, site_dir, fingerprint):
-        print(f"report: up to date ({site_dir}/ was built from these inputs; --force rebuilds)")
+    if run_mkdocs and fingerprint is None:
+        fingerprint = input_fingerprint(measurements, docs_dir)
+    if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
+        report_up_to_date(site_dir)
         return build
     for stage in STAGES:
         build = stage(build)
-    if run_mkdocs:
-        atomic_write(site_dir / STAMP, fingerprint)
+    if fingerprint:
+        write_text(site_dir / STAMP, fingerprint)
     print(
         f"report: {len(build.views)} imported measurements, {len(build.pages)} generated pages"
         + (f" -> {build.site_dir}/" if run_mkdocs else f" in {build.docs_dir}/")
@@ -272,18 +268,6 @@ def build_site(
 
 
 # --- atomic file work ------------------------------------------------------------------------
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _swap_dir(new: Path, target: Path) -> None:
@@ -312,7 +296,7 @@ def _replace_generated(docs_dir: Path, pages: dict[str, str]) -> None:
         raise
     for relative, text in pages.items():
         if not relative.startswith(f"{GENERATED_DIR}/"):
-            atomic_write(docs_dir / relative, text)
+            write_text(docs_dir / relative, text)
 
 
 def _write_vega_bundle(folder: Path) -> None:
@@ -326,5 +310,5 @@ def _write_vega_bundle(folder: Path) -> None:
     source: Any = vlc.javascript_bundle(vl_version=VEGA_LITE_VERSION)  # type: ignore[call-arg]
     # The bundle declares top-level consts; a function scope keeps them from clashing with
     # other scripts. It still assigns window.vegaEmbed, window.vega and window.vegaLite.
-    atomic_write(bundle, f"(function () {{\n{source}\n}})();\n")
-    atomic_write(stamp_file, stamp)
+    write_text(bundle, f"(function () {{\n{source}\n}})();\n")
+    write_text(stamp_file, stamp)

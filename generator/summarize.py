@@ -5,18 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from generator.findings import export_findings, findings_json
+from generator.export_analysis import analyze_export
+from generator.findings import findings_json
 from generator.ingest import read_ncu_csv
 from generator.ingest.cache import cached_read
 from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, default_memory_budget
-from generator.roofline import (
-    bound_against,
-    kernel_metrics,
-    match_device,
-    range_totals,
-    summary_dict,
-    totals,
-)
+from generator.roofline import summary_dict
 from generator.units_format import number, percent, seconds, si
 
 DEFAULT_CACHE = Path(".cache") / "roofline-atlas"
@@ -36,17 +30,12 @@ def summarize_file(
         export = cached_read(path, cache_dir, budget)
     else:
         export = read_ncu_csv(path, budget)
-    metrics = kernel_metrics(export.kernels)
-    total = totals(metrics)
-    ranges = range_totals(metrics)
-    match = match_device(export.kernels, device)
-    bound = bound_against(total, match.device) if match.device else None
-    findings = export_findings(metrics, total, ranges, match.device, bound, phase)
+    analysis = analyze_export(export, device, phase)
     return {
         "file": str(path),
         "layout": export.layout,
-        **summary_dict(total, ranges, match, bound),
-        "findings": findings_json(findings),
+        **summary_dict(analysis.step, analysis.ranges, analysis.match, analysis.bound),
+        "findings": findings_json(analysis.findings),
     }
 
 

@@ -18,9 +18,8 @@ import traceback
 from pathlib import Path
 
 from generator.errors import UserError
-from generator.findings import export_findings
+from generator.export_analysis import analyze_export
 from generator.ingest import read_ncu_csv
-from generator.roofline import kernel_metrics, range_totals, totals
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "data" / "fuzz-corpus"
@@ -67,10 +66,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def exercise(path: Path) -> None:
     """What a user's command does with a file: parse, sum, check."""
-    export = read_ncu_csv(path)
-    metrics = kernel_metrics(export.kernels)
-    total = totals(metrics)
-    export_findings(metrics, total, range_totals(metrics), None, None, "train_step")
+    analyze_export(read_ncu_csv(path), None, "train_step")
 
 
 def fuzz(seconds: float, seed: int, max_cases: int | None = None) -> tuple[int, list[Path]]:

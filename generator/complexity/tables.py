@@ -4,13 +4,12 @@ measurements/complexity/ (the site build reads them without torch)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from generator.atomic import write_json, write_via
 from generator.complexity.analyze import analyze
 from generator.complexity.flop_counter import flop_counter_summary
 from generator.complexity.probes import flop_counter_probes
@@ -98,17 +97,6 @@ def imported_rows(measurements: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pl.DataFrame(rows, infer_schema_length=None).write_csv(temp)
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
-
-
 def source_hash(measurements: Path | None = None) -> str:
     """Hash of the counter's own code, the models it counts and the imported exports'
     source.toml files: the tables change only when one of these (or torch) does."""
@@ -145,7 +133,6 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
     import torchvision
 
     from generator.measure.provenance import utc_now
-    from generator.measure.store import write_json
 
     folder.mkdir(parents=True, exist_ok=True)
     tables = {
@@ -156,7 +143,7 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
     }
     written = []
     for name, rows in tables.items():
-        _write_csv(folder / name, rows)
+        write_via(folder / name, pl.DataFrame(rows, infer_schema_length=None).write_csv)
         written.append(folder / name)
     write_json(
         folder / "tables.json",

@@ -14,6 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from polars._typing import PolarsDataType
@@ -98,6 +99,8 @@ class NcuExport:
     preamble_lines: int  # lines before the header (==PROF==, program output)
 
 
+# Both read paths parse the same way: every field a string, checked and converted by us.
+_CSV_OPTIONS: dict[str, Any] = {"infer_schema": False, "encoding": "utf8", "raise_if_empty": False}
 # Bump when parsing changes what a file turns into: cached parses are keyed by it.
 PARSER_VERSION = 1
 # The in-memory path peaks at about this many times the file's size.
@@ -218,13 +221,7 @@ def _find_header(path: Path) -> int:
 
 def _read_frame(path: Path, header_index: int) -> pl.DataFrame:
     try:
-        frame = pl.read_csv(
-            path,
-            skip_lines=header_index,
-            infer_schema=False,
-            encoding="utf8",
-            raise_if_empty=False,
-        )
+        frame = pl.read_csv(path, skip_lines=header_index, **_CSV_OPTIONS)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
         raise _unparsable(path, header_index, err) from err
     return _checked_frame(path, frame, header_index)
@@ -269,13 +266,7 @@ def _read_frame_streaming(path: Path, header_index: int) -> pl.DataFrame:
     with tempfile.TemporaryDirectory(prefix="ra-ingest-") as folder:
         parquet = Path(folder) / "export.parquet"
         try:
-            scan = pl.scan_csv(
-                path,
-                skip_lines=header_index,
-                infer_schema=False,
-                encoding="utf8",
-                raise_if_empty=False,
-            )
+            scan = pl.scan_csv(path, skip_lines=header_index, **_CSV_OPTIONS)
             columns = scan.collect_schema().names()
             scan.with_row_index("__row").sink_parquet(parquet, maintain_order=True)
         except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
@@ -462,15 +453,16 @@ def _convert_values(path: Path, long: pl.DataFrame) -> pl.DataFrame:
     for column in ("kernel_id", "process_id"):
         parsed = pl.col(column).cast(pl.Int64, strict=False)
         if long.select((parsed.is_null() & pl.col(column).is_not_null()).any()).item():
-            parsed = pl.col(column).str.strip_chars().cast(pl.Int64, strict=False)  # " 7 "
-        bad = long.filter(parsed.is_null() & pl.col(column).is_not_null())
-        if bad.height:
-            raise UserError(
-                f"{column.replace('_', ' ')} {bad[column][0]!r} is not an integer",
-                file=path,
-                line=int(bad["line"][0]),
-                fix="the ID and Process ID columns must hold integers as ncu writes them",
-            )
+            # Slow path, only for files with odd ids: " 7 " is 7, "seven" is an error.
+            parsed = pl.col(column).str.strip_chars().cast(pl.Int64, strict=False)
+            bad = long.filter(parsed.is_null() & pl.col(column).is_not_null())
+            if bad.height:
+                raise UserError(
+                    f"{column.replace('_', ' ')} {bad[column][0]!r} is not an integer",
+                    file=path,
+                    line=int(bad["line"][0]),
+                    fix="the ID and Process ID columns must hold integers as ncu writes them",
+                )
         # A file without a Process ID column is one process: give it id 0.
         filled = parsed.fill_null(0) if column == "process_id" else parsed
         long = long.with_columns(filled.alias(column))
@@ -628,8 +620,12 @@ def _check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str,
                 line=row["line"],
                 fix="values must be numbers (thousands separators allowed), 'n/a' or empty",
             )
+
+    def first_line(condition: pl.Expr) -> dict[str, Any]:
+        return known.filter(condition).sort("line").row(0, named=True)
+
     if flags["not_finite"]:
-        row = known.filter(value.is_nan() | value.is_infinite()).sort("line").row(0, named=True)
+        row = first_line(value.is_nan() | value.is_infinite())
         shown = (
             row["value_text"] if len(row["value_text"]) <= 40 else row["value_text"][:37] + "..."
         )
@@ -640,7 +636,7 @@ def _check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str,
             fix="ncu writes counters as finite numbers or n/a; the file was edited or damaged",
         )
     if flags["negative"]:
-        row = known.filter(value < 0).sort("line").row(0, named=True)
+        row = first_line(value < 0)
         raise UserError(
             f"metric {row['metric']} has the negative value {row['value_text']!r}: counts, bytes, "
             "times, clocks and percentages cannot be negative",

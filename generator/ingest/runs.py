@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from generator.errors import UserError
-from generator.measure.store import read_run
+from generator.measure.store import load_json, read_run
+from generator.units_format import si
 
 RUN_COLUMNS: dict[str, Any] = {
     "run_id": pl.String,
@@ -96,17 +97,35 @@ def load_runs(measurements: Path) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=RUN_SCHEMA).sort("run_id")
 
 
-def load_ceilings(measurements: Path) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class MeasuredCeilings:
+    """The best rates of measurements/ceilings/<device-id>.json (see measure/ceilings.py)."""
+
+    device_name: str
+    gemm_flops_per_s: dict[str, float]  # precision -> best GEMM rate
+    copy_bytes_per_s: float | None
+    triad_bytes_per_s: float | None
+    measured_at: str
+
+    def gemm_summary(self) -> str:
+        return ", ".join(f"{p} {si(v, 'FLOP/s')}" for p, v in self.gemm_flops_per_s.items())
+
+
+def load_ceilings(measurements: Path) -> list[MeasuredCeilings]:
     folder = measurements / "ceilings"
     result = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            result.append(json.loads(path.read_text(encoding="utf-8")))
-        except json.JSONDecodeError as error:
-            raise UserError(
-                f"not valid JSON: {error.msg}",
-                file=path,
-                line=error.lineno,
-                fix="delete it; `nox -s measure` measures the ceilings again",
-            ) from None
+        data = load_json(path, fix="delete it; `nox -s measure` measures the ceilings again")
+        stream = data.get("stream", {})
+        result.append(
+            MeasuredCeilings(
+                device_name=str(data.get("device_name", "?")),
+                gemm_flops_per_s={
+                    p: e["best_flops_per_s"] for p, e in data.get("gemm", {}).items()
+                },
+                copy_bytes_per_s=stream.get("copy", {}).get("best_bytes_per_s"),
+                triad_bytes_per_s=stream.get("triad", {}).get("best_bytes_per_s"),
+                measured_at=str(data.get("measured_at", "")),
+            )
+        )
     return result

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from generator.atomic import write_json
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
@@ -33,7 +34,6 @@ from generator.measure.store import (
     read_run,
     staged_run_folder,
     write_csv,
-    write_json,
 )
 
 STEP_COLUMNS = [

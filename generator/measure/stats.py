@@ -31,16 +31,27 @@ def bootstrap_median_ci(
     return quantile(medians, 0.025), quantile(medians, 0.975)
 
 
-def trend_per_iteration(values: Sequence[float]) -> float:
-    """Least-squares slope of time against iteration index (seconds per iteration)."""
+def linear_trend(values: Sequence[float]) -> tuple[float, float]:
+    """Least-squares slope of time against iteration index (seconds per iteration) and its
+    t statistic (slope / standard error; inf for a perfect line, 0 below 3 points)."""
     n = len(values)
     if n < 2:
-        return 0.0
+        return 0.0, 0.0
     mean_x = (n - 1) / 2
     mean_y = statistics.fmean(values)
     sxx = sum((i - mean_x) ** 2 for i in range(n))
-    sxy = sum((i - mean_x) * (y - mean_y) for i, y in enumerate(values))
-    return sxy / sxx
+    slope = sum((i - mean_x) * (y - mean_y) for i, y in enumerate(values)) / sxx
+    if n < 3:
+        return slope, 0.0
+    residuals = [y - (mean_y + slope * (i - mean_x)) for i, y in enumerate(values)]
+    variance = sum(r * r for r in residuals) / (n - 2)
+    if variance == 0:
+        return slope, math.inf if slope else 0.0
+    return slope, slope / math.sqrt(variance / sxx)
+
+
+def trend_per_iteration(values: Sequence[float]) -> float:
+    return linear_trend(values)[0]
 
 
 def summarize_times(values: Sequence[float], batch: int, seed: int = 0) -> dict[str, Any]:

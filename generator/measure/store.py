@@ -18,21 +18,6 @@ from generator.errors import UserError
 RUN_SCHEMA_VERSION = 1
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Atomic: a temporary file in the same folder, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, allow_nan=False)
-            handle.write("\n")
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-
-
 def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
     """Always all `columns`, in order (a phase an inference step lacks is empty)."""
     frame = pl.DataFrame(rows, schema=None if rows else dict.fromkeys(columns, pl.String))
@@ -62,20 +47,22 @@ def staged_run_folder(runs_dir: Path, run_id: str) -> Iterator[Path]:
             shutil.rmtree(staging, ignore_errors=True)
 
 
+def load_json(path: Path, fix: str) -> Any:
+    """A JSON file, or a UserError naming its file and line."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UserError(
+            f"not valid JSON: {error.msg}", file=path, line=error.lineno, fix=fix
+        ) from None
+
+
 def read_run(folder: Path) -> dict[str, Any] | None:
     """run.json of a run folder, or None when there is none; a future schema is an error."""
     path = folder / "run.json"
     if not path.exists():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"not valid JSON: {error.msg}",
-            file=path,
-            line=error.lineno,
-            fix="delete the run folder and measure it again (`--force`)",
-        ) from None
+    data = load_json(path, fix="delete the run folder and measure it again (`--force`)")
     version = data.get("schema_version")
     if not isinstance(version, int) or version > RUN_SCHEMA_VERSION:
         raise UserError(
