@@ -151,9 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         "summarize",
         help="totals, roofline point and bound of ncu CSV exports",
         description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
-        "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM%% and DRAM%%, "
-        "kernels per innermost NVTX range, the matched device, and the bound and efficiency "
-        "against it. Units are SI (1 GB = 1e9 bytes).",
+        "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM% and DRAM%, "
+        "kernels per innermost NVTX range, the matched device, the bound and efficiency "
+        "against it, and the findings (suspicious data, with evidence and fix). Units are SI "
+        "(1 GB = 1e9 bytes).",
     )
     summarize.add_argument("files", nargs="+", metavar="FILE.csv", help="ncu --csv export(s)")
     summarize.add_argument(
@@ -166,8 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory-budget",
         metavar="SIZE",
         help="exports whose in-memory parse would need more (about 3.2x the file) are "
-        "streamed through Parquet instead, at about 1.3x the file (default 2G, or "
-        "RA_MEMORY_BUDGET)",
+        "streamed through Parquet instead, in less memory (default 2G, or RA_MEMORY_BUDGET)",
     )
     summarize.add_argument(
         "--phase",
@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compute, for the torchvision models with published numbers, parameters "
         "and forward GMACs against torchvision's, FlopCounterMode's forward/backward (raw "
         "and groups-corrected), the shortcuts table (x3 rule, (H/224)^2 scaling, MACs as "
-        "FLOPs at 224, 32 and 28 pixels) and the FlopCounterMode defect probes; write them "
+        "FLOPs at 224, 32 and 28 pixels), the FlopCounterMode defect probes and the "
+        "analytic counts of imported exports that name their registry model; write them "
         "as CSV with tables.json into OUT. Skipped when OUT was written by the same counter code, "
         "torch and torchvision.",
     )
@@ -275,9 +276,10 @@ def build_parser() -> argparse.ArgumentParser:
     site = commands.add_parser(
         "site",
         help="generate the report pages and build the MkDocs site",
-        description="Read measurements/, write the generated pages into docs/generated/ and "
-        "build the static site with `mkdocs build --strict`. Nothing is replaced unless the "
-        "whole build succeeds.",
+        description="Read measurements/, write the generated pages into docs/measurements/ and "
+        "docs/hardware.md and build the static site with `mkdocs build --strict`. Nothing is "
+        "replaced unless the whole build succeeds. Skipped when site/ was built from the same "
+        "inputs (measurements, docs, mkdocs.yml, the generator's code, library versions).",
     )
     site.add_argument("--measurements", default="measurements", help="default: %(default)s")
     site.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
