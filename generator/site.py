@@ -36,8 +36,11 @@ from generator.findings_page import findings_page
 from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
+from generator.literature import LiteratureRow, read_literature
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.performance_page import performance_page
+from generator.replication import Replication, replicate
+from generator.replication_page import replication_page
 from generator.run_pages import runs_page
 from generator.site_stamp import (
     GENERATED_DIR,
@@ -68,6 +71,8 @@ class Build:
     experiments: ExperimentsFile | None = None
     ceilings: list[MeasuredCeilings] = field(default_factory=list)
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+    literature: list[LiteratureRow] = field(default_factory=list)
+    replications: list[Replication] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
 
 
@@ -79,9 +84,11 @@ def load_measurements(build: Build) -> Build:
             fix="run from the repository root, or pass --measurements PATH",
         )
     config = build.measurements / "experiments.toml"
+    catalog = load_catalog()
     return replace(
         build,
-        catalog=load_catalog(),
+        catalog=catalog,
+        literature=read_literature(build.measurements, {d.id for d in catalog}),
         imported=discover(build.measurements),
         runs=load_runs(build.measurements),
         experiments=load_experiments(config) if config.is_file() else None,
@@ -133,7 +140,20 @@ def compute_metrics(build: Build) -> Build:
                 analytic=counts,
             )
         )
-    return replace(build, views=views, run_findings=_run_findings(build))
+    replications = replicate(
+        build.literature,
+        {d.id: d for d in build.catalog},
+        _literature_analytic(build.measurements),
+        {view.slug: view.step for view in views},
+    )
+    return replace(build, views=views, run_findings=_run_findings(build), replications=replications)
+
+
+def _literature_analytic(measurements: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
+    frame = read_complexity_tables(measurements / "complexity").get("literature.csv")
+    if frame is None:
+        return {}
+    return {(r["model"], r["dataset"], r["batch"]): r for r in frame.to_dicts()}
 
 
 def _run_findings(build: Build) -> dict[str, tuple[Finding, ...]]:
@@ -181,6 +201,8 @@ def write_pages(build: Build) -> Build:
     pages[f"{GENERATED_DIR}/performance.md"] = performance_page(
         build.measurements.parent / "benchmarks" / "results.json"
     )
+    if build.replications:
+        pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications)
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
     if complexity is not None:

@@ -97,9 +97,84 @@ def imported_rows(measurements: Path) -> list[dict[str, Any]]:
     return rows
 
 
+MODEL_TABLE_BATCHES = (1, 64, 256)  # as seed 003's Figure 2 and roofline (batch 1, 64, 256)
+LAYER_TABLE_MODELS = ("alexnet", "resnet18")  # seed 003's Figures 8 and 9
+
+
+def model_rows() -> list[dict[str, Any]]:
+    """Every registry model on its dataset shape (torchvision CNNs at 224, as published):
+    parameters, FLOPs, saved activations, minimal traffic and analytic AI per batch."""
+    from generator.models import DATASETS, MODELS
+
+    rows = []
+    for name, spec in MODELS.items():
+        data = DATASETS["imagenet" if spec.source == "torchvision" else spec.default_dataset]
+        for batch in MODEL_TABLE_BATCHES:
+            result = analyze(name, data.shape, batch, data.classes)
+            rows.append({"model": name, "dataset": data.name, "batch": batch, **result.totals()})
+    return rows
+
+
+def layer_rows() -> list[dict[str, Any]]:
+    """Per-layer forward and backward FLOPs and saved activations at 224, batch 1."""
+    rows = []
+    for model in LAYER_TABLE_MODELS:
+        result = analyze(model, (3, 224, 224), 1, 1000)
+        for order, layer in enumerate(result.layers):
+            rows.append(
+                {
+                    "model": model,
+                    "order": order,
+                    "layer": layer.name,
+                    "kind": layer.kind,
+                    "family": layer.family,
+                    "params": layer.params,
+                    "forward_flops": layer.forward_flops,
+                    "backward_flops": layer.backward_flops,
+                    "activation_bytes": layer.output_elements * result.element_bytes
+                    if layer.saves_activation
+                    else 0,
+                }
+            )
+    return rows
+
+
+def literature_rows(measurements: Path) -> list[dict[str, Any]]:
+    """The analytic counts measurements/literature/*.csv asks for (`analytic:` keys)."""
+    from generator.catalog import load_catalog
+    from generator.literature import analytic_requests, read_literature
+    from generator.models import DATASETS
+
+    literature = read_literature(measurements, {d.id for d in load_catalog()})
+    rows = []
+    for model, data_name, batch in analytic_requests(literature):
+        data = DATASETS[data_name]
+        result = analyze(model, data.shape, batch, data.classes)
+        rows.append(
+            {
+                "model": model,
+                "dataset": data_name,
+                "batch": batch,
+                "params": result.params,
+                "forward_macs": result.forward_macs,
+                "forward_flops": result.forward_flops,
+                "backward_flops": result.backward_flops,
+                "step_flops": result.step_flops,
+                "sample_forward_flops": result.forward_flops / batch,
+                "sample_step_flops": (
+                    result.forward_flops + result.loss_flops + result.backward_flops
+                )
+                / batch,
+                "arithmetic_intensity": result.arithmetic_intensity,
+                "backward_over_forward": result.backward_flops / result.forward_flops,
+            }
+        )
+    return rows
+
+
 def source_hash(measurements: Path | None = None) -> str:
-    """Hash of the counter's own code, the models it counts and the imported exports'
-    source.toml files: the tables change only when one of these (or torch) does."""
+    """Hash of the counter's own code, the models it counts, the imported exports'
+    source.toml files and the literature rows: the tables change only when one of these (or torch) does."""
     import hashlib
 
     import torch
@@ -115,6 +190,8 @@ def source_hash(measurements: Path | None = None) -> str:
     if measurements is not None:
         for path in sorted((measurements / "imported").glob("*/source.toml")):
             digest.update(path.parent.name.encode() + path.read_bytes())
+        for path in sorted((measurements / "literature").glob("*.csv")):
+            digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -140,6 +217,9 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
         "shortcuts.csv": shortcut_rows(),
         "flop_counter_probes.csv": flop_counter_probes(),
         "imported.csv": imported_rows(measurements or folder.parent),
+        "models.csv": model_rows(),
+        "layers.csv": layer_rows(),
+        "literature.csv": literature_rows(measurements or folder.parent),
     }
     written = []
     for name, rows in tables.items():

@@ -1,0 +1,125 @@
+"""Seed reports' published numbers against ours: the literature file, derivations, checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.catalog import load_catalog
+from generator.errors import UserError
+from generator.literature import read_literature
+from generator.replication import judge
+from generator.site import compute_metrics, load_measurements
+from tests.helpers import REPO
+
+DEVICES = {d.id for d in load_catalog()}
+HEADER = "id,seed,where,quantity,configuration,published,unit,derive,cause,citation\n"
+
+
+def _replications() -> dict[str, object]:
+    from generator.site import Build
+
+    build = Build(REPO / "measurements", Path("unused"), Path("unused"), run_mkdocs=False)
+    build = compute_metrics(load_measurements(build))
+    return {r.row.id: r for r in build.replications}
+
+
+@pytest.fixture(scope="module")
+def replications() -> dict[str, object]:
+    return _replications()
+
+
+def test_committed_literature_reads() -> None:
+    rows = read_literature(REPO / "measurements", DEVICES)
+    assert len(rows) >= 70
+    assert {r.seed for r in rows} == {"000", "001", "002", "003", "004"}
+    assert all(r.citation and "shared/seeds/" in r.citation for r in rows)
+
+
+def test_every_stated_cause_fits_its_ratio(replications: dict[str, object]) -> None:
+    statuses = {r.status for r in replications.values()}
+    assert "not consistent" not in statuses
+    assert "not derivable" not in statuses
+
+
+def test_seed_000_totals_recomputed_from_the_raw_export(replications: dict[str, object]) -> None:
+    gflop = replications["000-a1-gflop"]
+    assert gflop.derived == pytest.approx(4.928, rel=1e-3)  # type: ignore[attr-defined]
+    dram = replications["000-a1-dram"]
+    # 0.744 GB published is Mbyte × 2^20: ours (10^6) is 4.9 % lower
+    assert dram.ratio == pytest.approx(1.048576, rel=2e-3)  # type: ignore[attr-defined]
+    assert replications["000-a1-vs-analytic"].ratio < 0.4  # type: ignore[attr-defined]
+
+
+def test_checked_causes(replications: dict[str, object]) -> None:
+    assert replications["001-rn50-t4-time"].derived == pytest.approx(270e9 / 8.1e12)  # type: ignore[attr-defined]
+    assert replications["003-h100-bf16"].ratio == pytest.approx(2.0, rel=1e-3)  # type: ignore[attr-defined]
+    macs = replications["002-rn18-fwd"]
+    assert macs.ratio == pytest.approx(0.498, rel=0.01)  # type: ignore[attr-defined]
+
+
+def test_a_wrong_cause_is_caught() -> None:
+    assert judge("agrees", 1.048, 1.0)[0] == "not consistent"
+    assert judge("mbyte_as_mib", 1.048, 1.048576)[0] == "consistent"
+    assert judge("incomplete_profile", 0.95, None)[0] == "not consistent"
+    assert judge("other_datasheet", 1.0, None)[0] == "not consistent"
+    assert judge("factor_1000", 999.0, 1000.0)[0] == "consistent"
+    assert judge("agrees", None, 1.0)[0] == "not derivable"
+
+
+@pytest.mark.parametrize(
+    ("row", "match", "key"),
+    [
+        ("a,000,x,q,c,8.1,TFLOP/s,catalog:t4:fp32,guess,cite", "unknown cause 'guess'", "cause"),
+        ("a,000,x,q,c,8.1,GB,catalog:t4:fp32,agrees,cite", "does not measure", "unit"),
+        ("a,000,x,q,c,8.1,TFLOP/s,catalog:t9:fp32,agrees,cite", "unknown catalog device", "derive"),
+        ("a,000,x,q,c,eight,TFLOP/s,catalog:t4:fp32,agrees,cite", "not a number", "published"),
+        (
+            "a,000,x,q,c,1,GFLOP,analytic:resnet18:cifar10:0:step_flops,agrees,cite",
+            "batch",
+            "derive",
+        ),
+        (
+            "a,000,x,q,c,1,GFLOP,analytic:resnet99:cifar10:8:step_flops,agrees,cite",
+            "unknown model",
+            "derive",
+        ),
+        ("a,000,x,q,c,1,GFLOP,guess:t4,agrees,cite", "unknown kind", "derive"),
+        ("a,000,x,q,c,1,GFLOP,imported:x:flops,agrees", "number of cells", "id"),
+    ],
+)
+def test_bad_rows_name_file_line_and_key(tmp_path: Path, row: str, match: str, key: str) -> None:
+    folder = tmp_path / "literature"
+    folder.mkdir()
+    good = "ok,000,x,q,c,8.1,TFLOP/s,catalog:t4:fp32,agrees,cite\n"
+    (folder / "seeds.csv").write_text(HEADER + good + row + "\n", encoding="utf-8")
+    with pytest.raises(UserError, match=match) as caught:
+        read_literature(tmp_path, DEVICES)
+    assert caught.value.line == 3
+    assert caught.value.key == key
+    assert caught.value.file is not None and caught.value.file.endswith("seeds.csv")
+
+
+def test_duplicate_id_and_missing_column(tmp_path: Path) -> None:
+    folder = tmp_path / "literature"
+    folder.mkdir()
+    good = "ok,000,x,q,c,8.1,TFLOP/s,catalog:t4:fp32,agrees,cite\n"
+    (folder / "seeds.csv").write_text(HEADER + good + good, encoding="utf-8")
+    with pytest.raises(UserError, match="used twice"):
+        read_literature(tmp_path, DEVICES)
+    (folder / "seeds.csv").write_text("id,seed\nx,000\n", encoding="utf-8")
+    with pytest.raises(UserError, match="missing column"):
+        read_literature(tmp_path, DEVICES)
+
+
+def test_no_literature_folder_means_no_rows(tmp_path: Path) -> None:
+    assert read_literature(tmp_path, DEVICES) == []
+
+
+@pytest.mark.site
+def test_replication_page_shows_every_row(repo_site: Path) -> None:
+    html = (repo_site / "measurements" / "replication" / "index.html").read_text(encoding="utf-8")
+    for row in read_literature(REPO / "measurements", DEVICES):
+        assert f'id="lit-{row.id}"' in html
+    assert "MACs as FLOPs, ×3 rule" in html
