@@ -310,3 +310,191 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     )
     chart = alt.layer(lines, points).properties(title=title, width="container", height=360)
     return dict(chart.to_dict())
+
+
+def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every step point of every device on one log-log chart, each device's roof in its
+    colour: catalog datasheet roofs for ncu-measured points, measured GEMM and triad roofs
+    for CPU points (modelled).
+
+    points: {"device", "label", "kind", "ai", "attained"}; roofs: {"device", "label", "peak",
+    "bandwidth"}."""
+    points = [p for p in points if p.get("ai") and p.get("attained")]
+    if not points:
+        return {}
+    ais = [p["ai"] for p in points]
+    ai_min, ai_max = min(ais) / 10, max(ais) * 30
+    rows: list[dict[str, Any]] = []
+    for roof in roofs:
+        ridge = roof["peak"] / roof["bandwidth"]
+        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
+        rows.extend(
+            {
+                "device": roof["device"],
+                "roof": roof["label"],
+                "order": i,
+                "ai": x,
+                "flops_per_s": min(roof["peak"], x * roof["bandwidth"]),
+            }
+            for i, x in enumerate(xs)
+        )
+    devices = sorted({p["device"] for p in points} | {r["device"] for r in roofs})
+    x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
+    color = alt.Color(
+        "device:N", scale=alt.Scale(domain=devices), legend=alt.Legend(orient="bottom")
+    )
+    lines = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_line(strokeDash=[6, 3])
+        .encode(
+            x=x,
+            y=_log_y("flops_per_s"),
+            order="order:Q",
+            color=color,
+            detail="roof:N",
+            tooltip=[alt.Tooltip("roof:N", title="roof")],
+        )
+    )
+    dots = (
+        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, size=90)
+        .encode(
+            x=x,
+            y=_log_y("attained"),
+            color=color,
+            shape=alt.Shape("kind:N", legend=alt.Legend(orient="bottom", title=None)),
+            tooltip=[
+                alt.Tooltip("label:N", title="step"),
+                alt.Tooltip("device:N"),
+                alt.Tooltip("kind:N", title="how"),
+                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
+                alt.Tooltip("attained:Q", title="FLOP/s", format=".4~s"),
+            ],
+        )
+    )
+    chart = alt.layer(lines, dots).properties(
+        title="Every step on its device's roofline", width="container", height=420
+    )
+    return dict(chart.to_dict())
+
+
+def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Workload × device grid coloured by roofline-bound step time (log scale).
+
+    cells: {"workload", "device", "bound_s", "limited_by"}."""
+    if not cells:
+        return {}
+    base = alt.Chart(alt.Data(values=cells)).encode(  # type: ignore[no-untyped-call]
+        x=alt.X("device:N", title=None, axis=alt.Axis(labelAngle=-40, labelLimit=180)),
+        y=alt.Y("workload:N", title=None, axis=alt.Axis(labelLimit=320)),
+    )
+    rects = base.mark_rect().encode(
+        color=alt.Color(
+            "bound_s:Q",
+            title="bound (s)",
+            scale=alt.Scale(type="log", scheme="viridis"),
+            legend=alt.Legend(format="~s"),
+        ),
+        tooltip=[
+            alt.Tooltip("workload:N"),
+            alt.Tooltip("device:N"),
+            alt.Tooltip("bound_s:Q", title="roofline-bound step time (s)", format=".3~s"),
+            alt.Tooltip("limited_by:N", title="limited by"),
+        ],
+    )
+    marks = base.mark_text(fontSize=9).encode(
+        text=alt.Text("mark:N"),
+        color=alt.value("white"),
+    )
+    rows = len({c["workload"] for c in cells})
+    chart = alt.layer(rects, marks).properties(
+        title="Roofline-bound step time on every catalog device (c = compute, m = memory)",
+        width="container",
+        height=max(200, 18 * rows),
+    )
+    return dict(chart.to_dict())
+
+
+def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) -> dict[str, Any]:
+    """One horizontal bar per model on a log axis (values span six orders of magnitude)."""
+    rows = [r for r in rows if r.get(field)]
+    if not rows:
+        return {}
+    order = [r["model"] for r in sorted(rows, key=lambda r: -r[field])]
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y("model:N", sort=order, title=None),
+            x=alt.X(
+                f"{field}:Q", title=unit, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
+            ),
+            color=alt.Color("model:N", legend=None, scale=alt.Scale(domain=sorted(order))),
+            tooltip=[
+                alt.Tooltip("model:N"),
+                alt.Tooltip("dataset:N", title="input"),
+                alt.Tooltip(f"{field}:Q", title=unit, format=".4~s"),
+            ],
+        )
+        .properties(title=title, width="container", height=22 * len(rows))
+    )
+    return dict(chart.to_dict())
+
+
+def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Analytic AI of a training step per model, one point per batch size."""
+    rows = [r for r in rows if r.get("arithmetic_intensity")]
+    if not rows:
+        return {}
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, size=70)
+        .encode(
+            y=alt.Y("model:N", title=None),
+            x=alt.X(
+                "arithmetic_intensity:Q",
+                title="analytic AI of a training step (FLOP/byte of minimal traffic)",
+                scale=alt.Scale(type="log"),
+            ),
+            color=alt.Color("batch:O", legend=alt.Legend(title="batch", orient="bottom")),
+            tooltip=[
+                alt.Tooltip("model:N"),
+                alt.Tooltip("batch:O"),
+                alt.Tooltip("arithmetic_intensity:Q", title="AI (FLOP/byte)", format=".4~g"),
+            ],
+        )
+        .properties(
+            title="Analytic arithmetic intensity by batch size",
+            width="container",
+            height=22 * len({r["model"] for r in rows}),
+        )
+    )
+    return dict(chart.to_dict())
+
+
+def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """Share of each layer family in forward FLOPs, backward FLOPs, saved activations and
+    parameters (seed 003's Figures 8 and 9, from the model instead of a profiler).
+
+    rows: {"measure", "family", "value"}."""
+    rows = [r for r in rows if r["value"] > 0]
+    if not rows:
+        return {}
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y("measure:N", sort=measures, title=None),
+            x=alt.X("value:Q", stack="normalize", title="share", axis=alt.Axis(format="%")),
+            color=alt.Color("family:N", legend=alt.Legend(orient="bottom", title="layer family")),
+            order=alt.Order("family:N"),
+            tooltip=[
+                alt.Tooltip("measure:N"),
+                alt.Tooltip("family:N"),
+                alt.Tooltip("value:Q", format=".4~s"),
+            ],
+        )
+        .properties(title=title, width="container", height=40 * len(measures))
+    )
+    return dict(chart.to_dict())

@@ -93,9 +93,11 @@ def _gemm_and_bandwidth(
     return None, None
 
 
-def experiment_page(
-    group: Group, experiments: ExperimentsFile, runs: pl.DataFrame, ceilings: list[MeasuredCeilings]
-) -> str:
+def group_rows(
+    group: Group, runs: pl.DataFrame
+) -> tuple[list[dict[str, Any]], list[str], str | None]:
+    """The group's ok runs ordered along the swept variable, the swept keys, and the one
+    swept key (None when zero or several vary)."""
     rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
     keys = swept(rows) if rows else []
     key = keys[0] if len(keys) == 1 else None
@@ -103,6 +105,36 @@ def experiment_page(
     ordered = sorted(
         rows, key=lambda r: r[order_key] if order_key == "batch" else str(r[order_key])
     )
+    return ordered, keys, key
+
+
+def group_verdict(group: Group, runs: pl.DataFrame) -> Verdict:
+    ordered, _, key = group_rows(group, runs)
+    return _verdict(group, ordered, key)
+
+
+def _observations(
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    key: str | None,
+    gemm: float | None,
+    label: Any,
+) -> list[str]:
+    """Sentences from the data; when several variables vary together, along their combined
+    label (e.g. "resnet18 / cifar10")."""
+    if not rows or not keys:
+        return []
+    if key is not None:
+        return observations(rows, key, gemm)
+    combined = " / ".join(keys)
+    return observations([{**row, combined: label(row)} for row in rows], combined, gemm)
+
+
+def experiment_page(
+    group: Group, experiments: ExperimentsFile, runs: pl.DataFrame, ceilings: list[MeasuredCeilings]
+) -> str:
+    ordered, keys, key = group_rows(group, runs)
+    rows = ordered
 
     def label(row: dict[str, Any]) -> str:
         return " / ".join(str(row[k]) for k in keys) if keys else row["model"]
@@ -157,5 +189,5 @@ def experiment_page(
         rows=table,
         throughput_chart=embed_chart(throughput_spec, f"throughput-{group.id}"),
         roofline_chart=embed_chart(roofline_spec, f"roofline-{group.id}"),
-        observations=observations(ordered, key, gemm) if key and rows else [],
+        observations=_observations(ordered, keys, key, gemm, label),
     )

@@ -28,6 +28,8 @@ from generator.cite_page import cite_page
 from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
+from generator.device_choice import workloads
+from generator.device_choice_page import device_choice_page
 from generator.errors import UserError
 from generator.experiment_pages import experiment_page
 from generator.export_analysis import analyze_export
@@ -37,6 +39,7 @@ from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.literature import LiteratureRow, read_literature
+from generator.overview_page import overview_page
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.performance_page import performance_page
 from generator.replication import Replication, replicate
@@ -201,6 +204,24 @@ def write_pages(build: Build) -> Build:
     pages[f"{GENERATED_DIR}/performance.md"] = performance_page(
         build.measurements.parent / "benchmarks" / "results.json"
     )
+    pages[f"{GENERATED_DIR}/overview.md"] = overview_page(
+        build.views,
+        build.runs,
+        build.experiments,
+        build.ceilings,
+        build.run_findings,
+        build.replications,
+    )
+    choice, _ = device_choice_page(
+        workloads(
+            build.views,
+            build.runs,
+            build.ceilings,
+            {item.name: item.source.dataset or "" for item in build.imported},
+        ),
+        build.catalog,
+    )
+    pages[f"{GENERATED_DIR}/device-choice.md"] = choice
     if build.replications:
         pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications)
     complexity_folder = build.measurements / "complexity"

@@ -66,6 +66,9 @@ class Device:
     derived: tuple[str, ...]
     notes: str
     peaks_flops_per_s: dict[str, float] = field(default_factory=dict)
+    # On-demand rental price range per device-hour across providers, where one is cited.
+    price_usd_per_hour: tuple[float, float] | None = None
+    price_source: str = ""
 
     def peak(self, key: str) -> float | None:
         return self.peaks_flops_per_s.get(key)
@@ -74,6 +77,37 @@ class Device:
 def _normalise(name: str) -> str:
     name = name.lower().replace("nvidia", "").replace("geforce", "").replace("tesla", "")
     return re.sub(r"[\s_\-]+", " ", name).strip()
+
+
+_OPTIONAL = ("price_usd_per_hour", "price_source")
+
+
+def _price(entry: dict[str, object], path: Path, where: str) -> tuple[float, float] | None:
+    """[low, high] US$ per device-hour with the page it was read from, or None."""
+    price, source = entry.get("price_usd_per_hour"), entry.get("price_source")
+    if price is None and source is None:
+        return None
+    key = f"{where}.price_usd_per_hour"
+    if (
+        not isinstance(price, list)
+        or len(price) != 2
+        or not all(isinstance(v, int | float) and v > 0 for v in price)
+        or price[0] > price[1]
+    ):
+        raise UserError(
+            f"{key} must be [low, high], two positive numbers with low <= high",
+            file=path,
+            key=key,
+            fix="write e.g. price_usd_per_hour = [1.99, 5.00] (one price: [2.5, 2.5])",
+        )
+    if not isinstance(source, str) or not source.startswith("http"):
+        raise UserError(
+            f"{where} has a price without a price_source URL",
+            file=path,
+            key=f"{where}.price_source",
+            fix="cite the page the prices were read from (and its date) in price_source",
+        )
+    return (float(price[0]), float(price[1]))
 
 
 def _device(entry: dict[str, object], path: Path, index: int) -> Device:
@@ -87,7 +121,7 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
                 file=path,
                 key=f"{where}.{key}",
             )
-    unknown = set(entry) - set(_REQUIRED)
+    unknown = set(entry) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
         raise UserError(
             f"{where} has unknown key(s): {', '.join(sorted(unknown))}",
@@ -128,6 +162,8 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
         derived=tuple(str(d) for d in entry["derived"]),  # type: ignore[attr-defined]
         notes=str(entry["notes"]),
         peaks_flops_per_s={k: float(v) * 1e12 for k, v in peaks.items()},
+        price_usd_per_hour=_price(entry, path, where),
+        price_source=str(entry.get("price_source", "")),
     )
 
 
