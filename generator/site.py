@@ -30,6 +30,7 @@ from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
 from generator.device_choice import workloads
 from generator.device_choice_page import device_choice_page
+from generator.downloads import attach_downloads
 from generator.errors import UserError
 from generator.experiment_pages import experiment_page
 from generator.export_analysis import analyze_export
@@ -39,7 +40,15 @@ from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.literature import LiteratureRow, read_literature
-from generator.overview_page import overview_page
+from generator.overview_page import overview_page, overview_points
+from generator.page_data import (
+    benchmark_frame,
+    catalog_frame,
+    ceilings_frame,
+    findings_frame,
+    measurement_frames,
+    replication_frame,
+)
 from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
 from generator.performance_page import performance_page
 from generator.replication import Replication, replicate
@@ -212,7 +221,7 @@ def write_pages(build: Build) -> Build:
         build.run_findings,
         build.replications,
     )
-    choice, _ = device_choice_page(
+    choice, choice_table = device_choice_page(
         workloads(
             build.views,
             build.runs,
@@ -230,9 +239,46 @@ def write_pages(build: Build) -> Build:
         pages[f"{GENERATED_DIR}/complexity.md"] = complexity
     for view in build.views:
         pages[f"{GENERATED_DIR}/{view.slug}.md"] = measurement_page(view)
-    _replace_generated(build.docs_dir, pages)
+    data = _page_data(build, choice_table)
+    files = attach_downloads(
+        pages, {page: frames for page, frames in data.items() if page in pages}
+    )
+    _replace_generated(build.docs_dir, pages, files)
     _write_vega_bundle(build.docs_dir / VEGA_DIR)
     return replace(build, pages=pages)
+
+
+def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, pl.DataFrame]]:
+    """The tables each page shows, for its CSV and Parquet downloads."""
+    g = GENERATED_DIR
+    points, _ = overview_points(build.runs, build.views, build.ceilings)
+    data: dict[str, dict[str, pl.DataFrame]] = {
+        HARDWARE_PAGE: {
+            "catalog": catalog_frame(build.catalog),
+            "measured-ceilings": ceilings_frame(build.ceilings),
+        },
+        f"{g}/runs.md": {"runs": build.runs},
+        f"{g}/findings.md": {"findings": findings_frame(build.views, build.run_findings)},
+        f"{g}/cite.md": {"run-ids": build.runs.select("run_id", "commit", "finished_at")},
+        f"{g}/overview.md": {"step-points": pl.DataFrame(points, infer_schema_length=None)},
+        f"{g}/device-choice.md": {"bound-per-device": choice_table},
+        f"{g}/replication.md": {"replication": replication_frame(build.replications)},
+        f"{g}/complexity.md": {
+            name.removesuffix(".csv"): frame
+            for name, frame in read_complexity_tables(build.measurements / "complexity").items()
+        },
+    }
+    if build.experiments is not None:
+        for group in build.experiments.groups:
+            data[f"{g}/experiments/{group.id}.md"] = {
+                "runs": build.runs.filter(pl.col("group") == group.id)
+            }
+    benchmarks = benchmark_frame(build.measurements.parent / "benchmarks" / "results.json")
+    if benchmarks is not None:
+        data[f"{g}/performance.md"] = {"benchmarks": benchmarks}
+    for view in build.views:
+        data[f"{g}/{view.slug}.md"] = measurement_frames(view)
+    return data
 
 
 def build_html(build: Build) -> Build:
@@ -324,15 +370,19 @@ def _swap_dir(new: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _replace_generated(docs_dir: Path, pages: dict[str, str]) -> None:
+def _replace_generated(
+    docs_dir: Path, pages: dict[str, str], files: dict[str, bytes] | None = None
+) -> None:
     docs_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".generated-", dir=docs_dir))
+    contents: dict[str, bytes] = {k: v.encode("utf-8") for k, v in pages.items()}
+    contents.update(files or {})
     try:
-        for relative, text in pages.items():
+        for relative, content in contents.items():
             if relative.startswith(f"{GENERATED_DIR}/"):
                 path = staging / relative.removeprefix(f"{GENERATED_DIR}/")
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                path.write_bytes(content)
         _swap_dir(staging, docs_dir / GENERATED_DIR)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

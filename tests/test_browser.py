@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -109,7 +110,7 @@ class PageWatch:
         result: list[tuple[str | None, int]] = self.page.eval_on_selector_all(
             "div.ra-chart",
             "els => els.map(e => [e.dataset.rendered,"
-            " e.querySelectorAll('svg .mark-symbol path, svg .mark-line path, canvas').length])",
+            " e.querySelectorAll('svg .mark-symbol path, svg .mark-line path, svg .mark-rect path, canvas').length])",
         )
         return result
 
@@ -155,5 +156,20 @@ def test_navigation_link_and_palette_toggle(browser: Any, server: str) -> None:
         f"() => document.body.getAttribute('data-md-color-scheme') !== '{scheme}'"
     )
     assert all(state == "ok" and marks > 0 for state, marks in watch.chart_marks())
+    assert watch.errors == []
+    assert watch.external == []
+
+
+def test_chart_and_data_downloads_are_served(browser: Any, server: str) -> None:
+    """The overview's SVG, PDF, CSV and Parquet links resolve on the served site."""
+    watch = PageWatch(browser, server)
+    watch.open("/measurements/overview/")
+    magic = {".svg": b"<svg", ".pdf": b"%PDF", ".csv": b"device,", ".parquet": b"PAR1"}
+    for suffix, start in magic.items():
+        href = watch.page.get_attribute(f"article a[href$='{suffix}']", "href")
+        assert href is not None, f"no {suffix} link on the overview"
+        response = watch.page.request.get(urljoin(watch.page.url, href))
+        assert response.status == 200, href
+        assert response.body().startswith(start), href
     assert watch.errors == []
     assert watch.external == []
