@@ -9,6 +9,7 @@ import polars as pl
 
 from generator import units_format
 from generator.catalog import Device
+from generator.kernels import FAMILIES, with_families
 from generator.roofline import PEAK_FOR_PRECISION, Totals
 
 TOOLTIP_NAME_CHARS = 160
@@ -22,6 +23,22 @@ PRECISION_LABELS: dict[str, str] = {
     "tensor_fp64": "FP64 tensor",
     "tensor_fp8": "FP8 tensor",
 }
+
+
+def device_scale(names: set[str]) -> alt.Scale:
+    """One colour per device on every page: catalog order first, then other devices (CPUs
+    measured here) by name."""
+    from generator.catalog import load_catalog
+
+    catalog = [d.name for d in load_catalog()]
+    return alt.Scale(domain=catalog + sorted(names - set(catalog)), scheme="tableau20")
+
+
+def model_scale() -> alt.Scale:
+    """One colour per registry model on every page."""
+    from generator.models import MODELS
+
+    return alt.Scale(domain=list(MODELS), scheme="tableau20")
 
 
 def short_name(name: str | None, limit: int = TOOLTIP_NAME_CHARS) -> str:
@@ -65,17 +82,22 @@ def roofline_chart(
     title: str,
 ) -> dict[str, Any]:
     """Log-log roofline: the device's ceilings, one point per kernel sized by time, the step."""
+    total_time = kernels["time_s"].sum() if "time_s" in kernels.columns else None
     points = (
-        kernels.filter((pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0))
+        with_families(kernels)
+        .filter((pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0))
         .with_columns(
             pl.col("kernel_name").map_elements(short_name, return_dtype=pl.String).alias("kernel"),
             pl.col("nvtx_range").fill_null("(no range)").alias("range"),
             (pl.col("time_s") * 1e6).alias("time_us"),
+            (100 * pl.col("time_s") / (total_time or 1.0)).alias("time_share_pct"),
             (pl.col("attained_flops_per_s") / 1e9).alias("gflops_per_s"),
         )
         .select(
             "kernel_id",
             "kernel",
+            "family",
+            "time_share_pct",
             "range",
             "arithmetic_intensity",
             "attained_flops_per_s",
@@ -122,18 +144,27 @@ def roofline_chart(
     if kernel_points.height:
         layers.append(
             alt.Chart(kernel_points)
-            .mark_circle(opacity=0.7)
+            .mark_point(filled=True, opacity=0.7)
             .encode(
                 x=x,
                 y=_log_y("attained_flops_per_s"),
                 size=alt.Size(
-                    "time_us:Q", title="kernel time (µs)", scale=alt.Scale(range=[15, 600])
+                    "time_share_pct:Q",
+                    title="share of kernel time (%)",
+                    scale=alt.Scale(range=[15, 600]),
                 ),
-                color=alt.Color("range:N", title="NVTX range"),
+                color=alt.Color(
+                    "family:N",
+                    title="kernel family",
+                    scale=alt.Scale(domain=list(FAMILIES), scheme="tableau20"),
+                ),
+                shape=alt.Shape("range:N", title="NVTX range"),
                 tooltip=[
                     alt.Tooltip("kernel:N", title="kernel"),
                     alt.Tooltip("kernel_id:Q", title="ncu ID"),
+                    alt.Tooltip("family:N", title="family"),
                     alt.Tooltip("range:N", title="range"),
+                    alt.Tooltip("time_share_pct:Q", title="share of time (%)", format=".3g"),
                     alt.Tooltip("time_us:Q", title="time (µs)", format=".4g"),
                     alt.Tooltip("gflops_per_s:Q", title="GFLOP/s", format=".4g"),
                     alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
@@ -287,7 +318,13 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     if not rows:
         return {}
     x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
-    color = alt.Color("device:N", legend=alt.Legend(orient="right", title=None))
+    color = alt.Color(
+        "device:N",
+        scale=device_scale({d.name for d in devices}),
+        legend=alt.Legend(
+            orient="right", title=None, values=list(dict.fromkeys(r["device"] for r in rows))
+        ),
+    )
     lines = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
         .mark_line()
@@ -338,10 +375,12 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
             }
             for i, x in enumerate(xs)
         )
-    devices = sorted({p["device"] for p in points} | {r["device"] for r in roofs})
+    devices = {p["device"] for p in points} | {r["device"] for r in roofs}
     x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
     color = alt.Color(
-        "device:N", scale=alt.Scale(domain=devices), legend=alt.Legend(orient="bottom")
+        "device:N",
+        scale=device_scale(devices),
+        legend=alt.Legend(orient="bottom", values=sorted(devices)),
     )
     lines = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
@@ -429,7 +468,7 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
             x=alt.X(
                 f"{field}:Q", title=unit, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
             ),
-            color=alt.Color("model:N", legend=None, scale=alt.Scale(domain=sorted(order))),
+            color=alt.Color("model:N", legend=None, scale=model_scale()),
             tooltip=[
                 alt.Tooltip("model:N"),
                 alt.Tooltip("dataset:N", title="input"),

@@ -21,6 +21,12 @@ from generator.verdicts import (
     trend_verdict,
 )
 
+# Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
+SIDE_BY_SIDE = {
+    "step_time": "median step time (s) with 95 % CI",
+    "modelled_flops_per_s": "modelled FLOP/s with 95 % CI",
+    "modelled_ai": "modelled AI (FLOP/byte, analytic: exact)",
+}
 _KIND = {"supported": "success", "not supported": "failure", "inconclusive": "warning"}
 
 
@@ -141,7 +147,15 @@ def experiment_page(
 
     table = []
     sweep_rows = []
+    metric_rows: dict[str, list[dict[str, Any]]] = {m: [] for m in SIDE_BY_SIDE}
     for row in ordered:
+        for metric, unit in SIDE_BY_SIDE.items():
+            interval = metric_interval(row, metric)
+            if interval:
+                metric_rows[metric].append(
+                    {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
+                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit}
+                )  # fmt: skip
         throughput = metric_interval(row, "throughput")
         table.append(
             [
@@ -169,6 +183,13 @@ def experiment_page(
     throughput_spec = sweep_chart(
         sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
     )
+    metric_charts = [
+        embed_chart(
+            sweep_chart(metric_rows[metric], swept_label, key == "batch", f"{group.id}: {unit}"),
+            f"{metric.replace('_', '-')}-{group.id}",
+        )
+        for metric, unit in SIDE_BY_SIDE.items()
+    ]
     roofline_spec = modelled_roofline_chart(
         [
             {"label": label(r), "ai": r["modelled_ai"], "attained": r["modelled_attained"]}
@@ -188,6 +209,7 @@ def experiment_page(
         swept_label=swept_label,
         rows=table,
         throughput_chart=embed_chart(throughput_spec, f"throughput-{group.id}"),
+        metric_charts=metric_charts,
         roofline_chart=embed_chart(roofline_spec, f"roofline-{group.id}"),
         observations=_observations(ordered, keys, key, gemm, label),
     )
