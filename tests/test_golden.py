@@ -1,0 +1,94 @@
+"""Golden tests: the generated Markdown of every page kind, built from a fixed small set of
+measurements (tests/data/golden/measurements: one imported export, two runs of group A, the
+CPU ceilings, the complexity tables and six literature rows).
+
+Chart specs are taken out of the Markdown and compared as dicts, not as text or images.
+After an intended change, regenerate the expected files and review their diff:
+
+    RA_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.site import build_site
+from tests.helpers import REPO
+
+GOLDEN = REPO / "tests" / "data" / "golden"
+EXPECTED = GOLDEN / "expected"
+CHART = re.compile(
+    r'<script type="application/json" id="(?P<id>[^"]+)-spec">(?P<spec>.*?)</script>', re.S
+)
+PAGES = {  # page kind -> generated file (relative to docs/)
+    "overview": "measurements/overview.md",
+    "hardware": "hardware.md",
+    "complexity": "measurements/complexity.md",
+    "experiment": "measurements/experiments/A.md",
+    "kernels": "measurements/l4-resnet18-train-step-b64.md",
+    "device-choice": "measurements/device-choice.md",
+    "replication": "measurements/replication.md",
+    "runs": "measurements/runs.md",
+    "findings": "measurements/findings.md",
+    "cite": "measurements/cite.md",
+    "index": "measurements/index.md",
+}
+
+
+def split_charts(markdown: str) -> tuple[str, dict[str, Any]]:
+    """Markdown with each chart's JSON replaced by a marker, and the specs by chart id."""
+    specs = {m.group("id"): json.loads(m.group("spec")) for m in CHART.finditer(markdown)}
+    text = CHART.sub(lambda m: f"<!-- chart {m.group('id')} -->", markdown)
+    return text, specs
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, dict[str, Any]]]:
+    root = tmp_path_factory.mktemp("golden")
+    shutil.copytree(GOLDEN / "measurements", root / "measurements")
+    shutil.copy(REPO / "CITATION.cff", root / "CITATION.cff")
+    cwd = Path.cwd()
+    os.chdir(root)  # relative paths, as `nox -s site` uses them, so pages name no tmp folder
+    try:
+        build_site(
+            Path("measurements"), Path("docs"), Path("site"), run_mkdocs=False,
+            cache_dir=Path(".cache"),
+        )  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    return {
+        kind: split_charts((root / "docs" / page).read_text(encoding="utf-8"))
+        for kind, page in PAGES.items()
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_page_matches_golden(kind: str, generated: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    text, specs = generated[kind]
+    expected_md, expected_charts = EXPECTED / f"{kind}.md", EXPECTED / f"{kind}.charts.json"
+    if os.environ.get("RA_UPDATE_GOLDEN") == "1":
+        EXPECTED.mkdir(parents=True, exist_ok=True)
+        expected_md.write_text(text, encoding="utf-8")
+        expected_charts.write_text(json.dumps(specs, indent=1, sort_keys=True) + "\n")
+    assert text == expected_md.read_text(encoding="utf-8"), (
+        f"{PAGES[kind]} changed; if intended: RA_UPDATE_GOLDEN=1 pytest tests/test_golden.py"
+    )
+    assert specs == json.loads(expected_charts.read_text(encoding="utf-8"))
+
+
+def test_golden_pages_have_charts_and_data_links(
+    generated: dict[str, tuple[str, dict[str, Any]]],
+) -> None:
+    """A guard that the golden set exercises what it pins: charts and downloads."""
+    for kind in ("overview", "hardware", "complexity", "experiment", "kernels", "device-choice"):
+        text, specs = generated[kind]
+        assert specs, f"{kind}: no chart"
+        assert "Chart files: [SVG]" in text and ".pdf)" in text
+    assert "[CSV](" in generated["runs"][0] and ".parquet)" in generated["runs"][0]
