@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from markupsafe import escape
 
 from generator.atomic import write_text
 from generator.catalog import Device, load_catalog
@@ -49,7 +50,13 @@ from generator.page_data import (
     measurement_frames,
     replication_frame,
 )
-from generator.pages import MeasurementView, hardware_page, measurement_page, measurements_index
+from generator.pages import (
+    MeasurementView,
+    hardware_page,
+    measurement_page,
+    measurements_index,
+    one_line,
+)
 from generator.performance_page import performance_page
 from generator.replication import Replication, replicate
 from generator.replication_page import replication_page
@@ -57,6 +64,7 @@ from generator.run_pages import runs_page
 from generator.site_stamp import (
     GENERATED_DIR,
     HARDWARE_PAGE,
+    MATHJAX_DIR,
     STAMP,
     VEGA_DIR,
     input_fingerprint,
@@ -245,6 +253,7 @@ def write_pages(build: Build) -> Build:
     )
     _replace_generated(build.docs_dir, pages, files)
     _write_vega_bundle(build.docs_dir / VEGA_DIR)
+    _copy_mathjax(build.docs_dir / MATHJAX_DIR)
     return replace(build, pages=pages)
 
 
@@ -281,6 +290,63 @@ def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, 
     return data
 
 
+def site_nav(build: Build) -> list[Any]:
+    """The reading order: overview first, then hardware, models, experiments, kernels, the
+    derived pages, and the reference pages. Hand-written pages not named here come last, so a
+    new page is never hidden (`mkdocs serve` shows the same pages in file order)."""
+    g = GENERATED_DIR
+    present = set(build.pages) | {
+        p.relative_to(build.docs_dir).as_posix()
+        for p in build.docs_dir.rglob("*")
+        if p.suffix in (".md", ".ipynb")
+        and GENERATED_DIR not in p.relative_to(build.docs_dir).parts[:1]
+    }
+
+    def entry(title: str, page: str) -> list[dict[str, str]]:
+        return [{title: page}] if page in present else []
+
+    experiments = [
+        {_nav_title(f"{group.id}: {group.title}"): f"{g}/experiments/{group.id}.md"}
+        for group in (build.experiments.groups if build.experiments else [])
+        if f"{g}/experiments/{group.id}.md" in present
+    ]
+    kernels = entry("Imported measurements", f"{g}/index.md") + [
+        {_nav_title(view.title): f"{g}/{view.slug}.md"} for view in build.views
+    ]
+    nav: list[Any] = [
+        *entry("Roofline Atlas", "index.md"),
+        *entry("Overview", f"{g}/overview.md"),
+        *entry("Hardware", HARDWARE_PAGE),
+        *entry("Complexity", f"{g}/complexity.md"),
+        *([{"Experiments": experiments}] if experiments else []),
+        *entry("Measured runs", f"{g}/runs.md"),
+        *([{"Kernels": kernels}] if kernels else []),
+        *entry("Device choice", f"{g}/device-choice.md"),
+        *entry("Replication", f"{g}/replication.md"),
+        *entry("Findings", f"{g}/findings.md"),
+        *entry("Methodology", "methodology.md"),
+        *entry("Explore", "explore.ipynb"),
+        *entry("Tool performance", f"{g}/performance.md"),
+        *entry("Cite", f"{g}/cite.md"),
+    ]
+    named = {page for item in nav for page in _nav_pages(item)}
+    nav += [page for page in sorted(present - named) if not page.startswith(".")]
+    return nav
+
+
+def _nav_title(title: str) -> str:
+    """Titles from data, HTML-escaped: themes print nav titles without escaping them."""
+    return str(escape(one_line(title)))
+
+
+def _nav_pages(item: Any) -> list[str]:
+    if isinstance(item, str):
+        return [item]
+    if isinstance(item, dict):
+        return [p for value in item.values() for p in _nav_pages(value)]
+    return [p for value in item for p in _nav_pages(value)]
+
+
 def build_html(build: Build) -> Build:
     if not build.run_mkdocs:
         return build
@@ -294,7 +360,8 @@ def build_html(build: Build) -> Build:
     child = staging / "mkdocs.yml"
     child.write_text(
         f"INHERIT: {json.dumps(str(config.resolve()))}\n"
-        f"docs_dir: {json.dumps(str(build.docs_dir.resolve()))}\n",
+        f"docs_dir: {json.dumps(str(build.docs_dir.resolve()))}\n"
+        f"nav: {json.dumps(site_nav(build), ensure_ascii=False)}\n",
         encoding="utf-8",
     )
     output = staging / "site"
@@ -302,7 +369,9 @@ def build_html(build: Build) -> Build:
         sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
         "--config-file", str(child), "--site-dir", str(output),
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    # The Explore notebook, executed during the build, reads this build's measurements.
+    env = {**os.environ, "RA_MEASUREMENTS": str(build.measurements.resolve())}
+    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if result.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         raise UserError(
@@ -390,6 +459,42 @@ def _replace_generated(
     for relative, text in pages.items():
         if not relative.startswith(f"{GENERATED_DIR}/"):
             write_text(docs_dir / relative, text)
+
+
+MATHJAX_FONT_CONFIG = """MathJax.Hub.Config({
+  "HTML-CSS": {
+    availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
+    // MathJax 2's blank font is url('about:blank'), which Chromium refuses (CORS) with a
+    // console error; a local() source is never fetched.
+    styles: {"@font-face": {"font-family": "MathJax_Blank", src: "local('MathJax_Blank')"}}
+  }
+});
+MathJax.Ajax.loadComplete("[MathJax]/config/local/stix.js");
+"""
+
+
+def _copy_mathjax(folder: Path) -> None:
+    """MathJax 2 from the jupyter-server-mathjax wheel, for the notebook page's formulas
+    (mkdocs-jupyter would load it from a CDN). Copied once per package version."""
+    from importlib.metadata import version
+
+    import jupyter_server_mathjax
+
+    stamp = f"jupyter-server-mathjax {version('jupyter-server-mathjax')} stix-config-3\n"
+    if (folder / "VERSION").is_file() and (folder / "VERSION").read_text() == stamp:
+        return
+    source = Path(jupyter_server_mathjax.__file__).parent / "static"
+    # English only, HTML-CSS output only: the SVG output and 2 MB of translations go unused.
+    skip = shutil.ignore_patterns("localization", "SVG")
+    staging = folder.with_name(f".{folder.name}-new")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(source, staging, ignore=skip)
+    # The package ships only the STIX-Web fonts; MathJax's default TeX fonts would 404.
+    (staging / "config" / "local").mkdir(parents=True, exist_ok=True)
+    (staging / "config" / "local" / "stix.js").write_text(MATHJAX_FONT_CONFIG)
+    (staging / "VERSION").write_text(stamp)
+    shutil.rmtree(folder, ignore_errors=True)
+    staging.rename(folder)
 
 
 def _write_vega_bundle(folder: Path) -> None:

@@ -10,8 +10,17 @@ from pathlib import Path
 GENERATED_DIR = "measurements"  # inside docs/
 HARDWARE_PAGE = "hardware.md"
 VEGA_DIR = Path("assets") / "vega"
+MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
-LIBRARIES = ("polars", "altair", "mkdocs", "mkdocs-material", "vl-convert-python", "jinja2")
+LIBRARIES = (
+    "polars",
+    "altair",
+    "mkdocs",
+    "mkdocs-material",
+    "mkdocs-jupyter",
+    "vl-convert-python",
+    "jinja2",
+)
 
 
 def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
@@ -24,7 +33,12 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
         except PackageNotFoundError:
             digest.update(f"{name}=none;".encode())
     package = Path(__file__).resolve().parent
-    generated = {docs_dir / GENERATED_DIR, docs_dir / HARDWARE_PAGE, docs_dir / VEGA_DIR}
+    generated = {
+        docs_dir / GENERATED_DIR,
+        docs_dir / HARDWARE_PAGE,
+        docs_dir / VEGA_DIR,
+        docs_dir / MATHJAX_DIR,
+    }
     roots = [
         measurements,
         docs_dir,

@@ -173,3 +173,17 @@ def test_chart_and_data_downloads_are_served(browser: Any, server: str) -> None:
         assert response.body().startswith(start), href
     assert watch.errors == []
     assert watch.external == []
+
+
+def test_explore_notebook_executed_with_chart_and_local_mathjax(browser: Any, server: str) -> None:
+    """The notebook page ran at build time: its output table, its SVG chart (drawn by
+    vl-convert in the kernel) and MathJax from this site, not a CDN."""
+    watch = PageWatch(browser, server)
+    watch.open("/explore/")
+    html = watch.page.content()
+    assert "runs, " in watch.page.inner_text("article")  # the first cell's printed count
+    assert watch.page.locator("img[src^='data:image/svg+xml']").count() >= 1
+    assert "assets/mathjax/MathJax.js" in html
+    watch.page.wait_for_function("() => window.MathJax !== undefined", timeout=15_000)
+    assert watch.errors == []
+    assert watch.external == []

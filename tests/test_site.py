@@ -47,7 +47,10 @@ def test_chart_specs_are_embedded_and_valid_json(repo_site: Path) -> None:
     spec = json.loads(payload.group(2))
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert marks == ["line", "circle", "point"]  # ceilings, kernels, step
+    assert marks == ["line", "point", "point"]  # ceilings, kernels, step
+    kernels = spec["layer"][1]["encoding"]
+    assert kernels["color"]["field"] == "family"  # grouped into kernel families
+    assert kernels["size"]["field"] == "time_share_pct"  # sized by share of kernel time
 
 
 def test_site_is_offline(repo_site: Path) -> None:
@@ -201,3 +204,19 @@ def test_hardware_page_has_multi_device_rooflines_and_measured_ceilings(repo_sit
         measured = json.loads(path.read_text())
         gemm = measured["gemm"]["fp32"]["best_flops_per_s"]
         assert f"<td>{measured['device_name']}</td><td>fp32 {gemm / 1e9:.4g} GFLOP/s</td>" in html
+
+
+def test_every_page_is_in_the_navigation_in_reading_order(repo_site: Path) -> None:
+    html = (repo_site / "index.html").read_text(encoding="utf-8")
+    nav = html[
+        html.index('<nav class="md-nav md-nav--primary"') : html.index("md-sidebar--secondary")
+    ]
+    links = re.findall(r'href="([^"#]+)"', nav)
+    for page in repo_site.rglob("index.html"):
+        url = page.parent.relative_to(repo_site).as_posix()
+        if url in (".", "search") or url.startswith("assets"):
+            continue
+        assert any(link.rstrip("/").endswith(url) for link in links), url
+    order = [next(i for i, link in enumerate(links) if name in link) for name in
+             ("overview", "hardware", "complexity", "experiments/A", "device-choice", "explore")]  # fmt: skip
+    assert order == sorted(order)
