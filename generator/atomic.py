@@ -28,5 +28,9 @@ def write_text(path: Path, text: str) -> None:
     write_via(path, lambda temp: temp.write_text(text, encoding="utf-8"))
 
 
+def write_bytes(path: Path, data: bytes) -> None:
+    write_via(path, lambda temp: temp.write_bytes(data))
+
+
 def write_json(path: Path, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")

@@ -249,7 +249,9 @@ def write_pages(build: Build) -> Build:
         pages[f"{GENERATED_DIR}/{view.slug}.md"] = measurement_page(view)
     data = _page_data(build, choice_table)
     files = attach_downloads(
-        pages, {page: frames for page, frames in data.items() if page in pages}
+        pages,
+        {page: frames for page, frames in data.items() if page in pages},
+        build.cache_dir / "charts",
     )
     _replace_generated(build.docs_dir, pages, files)
     _write_vega_bundle(build.docs_dir / VEGA_DIR)
