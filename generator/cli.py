@@ -229,7 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and forward GMACs against torchvision's, FlopCounterMode's forward/backward (raw "
         "and groups-corrected), the shortcuts table (x3 rule, (H/224)^2 scaling, MACs as "
         "FLOPs at 224, 32 and 28 pixels), the FlopCounterMode defect probes and the "
-        "analytic counts of imported exports that name their registry model; write them "
+        "analytic counts of imported exports that name their registry model, every registry "
+        "model's totals at batch 1, 64 and 256, per-layer costs of alexnet and resnet18, and the "
+        "analytic counts measurements/literature/*.csv asks for; write them "
         "as CSV with tables.json into OUT. Skipped when OUT was written by the same counter code, "
         "torch and torchvision.",
     )
@@ -276,8 +278,10 @@ def build_parser() -> argparse.ArgumentParser:
     site = commands.add_parser(
         "site",
         help="generate the report pages and build the MkDocs site",
-        description="Read measurements/, write the generated pages into docs/measurements/ and "
-        "docs/hardware.md and build the static site with `mkdocs build --strict`. Nothing is "
+        description="Read measurements/, write the generated pages (with each page's data as "
+        "CSV and Parquet and each chart as SVG and PDF) into docs/measurements/ and "
+        "docs/hardware.md, and build the static site with `mkdocs build --strict`, executing "
+        "the Explore notebook (docs/explore.ipynb). Nothing is "
         "replaced unless the whole build succeeds. Skipped when site/ was built from the same "
         "inputs (measurements, docs, mkdocs.yml, the generator's code, library versions).",
     )
@@ -290,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument(
         "--cache-dir",
         default=".cache/roofline-atlas",
-        help="parsed exports, as Parquet keyed by content hash (default: %(default)s)",
+        help="parsed exports (Parquet) and rendered chart files, keyed by content hash "
+        "(default: %(default)s)",
     )
     site.add_argument(
         "--force",
