@@ -24,7 +24,7 @@ import polars as pl
 from markupsafe import escape
 
 from generator.atomic import write_text
-from generator.catalog import Device, load_catalog
+from generator.catalog import Device, find_device, load_catalog
 from generator.cite_page import cite_page
 from generator.complexity.tables import read_tables as read_complexity_tables
 from generator.complexity_page import complexity_page
@@ -40,6 +40,7 @@ from generator.findings_page import findings_page
 from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
+from generator.measure.store import read_run
 from generator.literature import LiteratureRow, read_literature
 from generator.overview_page import overview_page, overview_points
 from generator.page_data import (
@@ -160,6 +161,7 @@ def compute_metrics(build: Build) -> Build:
                 analytic=counts,
             )
         )
+    views += _run_views(build)
     replications = replicate(
         build.literature,
         {d.id: d for d in build.catalog},
@@ -167,6 +169,67 @@ def compute_metrics(build: Build) -> Build:
         {view.slug: view.step for view in views},
     )
     return replace(build, views=views, run_findings=_run_findings(build), replications=replications)
+
+
+def _run_views(build: Build) -> list[MeasurementView]:
+    """A kernel page for every measured run profiled with `nox -s measure -- --ncu`
+    (runs/<id>/ncu.csv), checked against the run's own analytic counts."""
+    views = []
+    for run_id in build.runs.filter(pl.col("status") == "ok")["run_id"].to_list():
+        folder = build.measurements / "runs" / run_id
+        csv_path = folder / "ncu.csv"
+        if not csv_path.is_file():
+            continue
+        run = read_run(folder) or {}
+        config, counts = run.get("config", {}), run.get("complexity") or {}
+        device_name = str(run.get("device_name", ""))
+        try:
+            device: str | None = find_device(device_name, build.catalog).id
+        except UserError:
+            device = None  # matched from the export's compute capability, or left unmatched
+        phase = config.get("phase")
+        analysis = analyze_export(
+            cached_read(csv_path, build.cache_dir),
+            device,
+            phase,
+            analytic_training_flops=counts.get("step_flops") if phase == "train_step" else None,
+            analytic_forward_flops=counts.get("forward_flops"),
+        )
+        commit = (run.get("environment", {}).get("git") or {}).get("commit") or "unknown"
+        views.append(
+            MeasurementView(
+                slug=f"run-{run_id}",
+                title=f"{config.get('model')} {phase}, batch {config.get('batch')}, "
+                f"{config.get('precision')} on {device_name} (run {run_id})",
+                origin=f"measured here: `{csv_path.as_posix()}` (`nox -s measure -- --ncu`)",
+                citation=f"Roofline Atlas, run {run_id} (commit {commit[:12]})",
+                model=str(config.get("model")),
+                workload=f"one {phase} on synthetic {config.get('dataset')}-shaped input",
+                batch=config.get("batch"),
+                phase=str(phase),
+                precision=str(config.get("precision")),
+                notes="Kernel replay under ncu: clocks locked to base and caches flushed "
+                "between replays, so kernel times are longer than unprofiled ones.",
+                license="",
+                csv_path=csv_path.as_posix(),
+                kernels=analysis.metrics,
+                step=analysis.step,
+                ranges=analysis.ranges,
+                match=analysis.match,
+                bound=analysis.bound,
+                chart={},
+                findings=analysis.findings,
+                analytic={
+                    "model": config.get("model"),
+                    "dataset": config.get("dataset"),
+                    "batch": config.get("batch"),
+                    **counts,
+                }
+                if counts
+                else None,
+            )
+        )
+    return views
 
 
 def _literature_analytic(measurements: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
@@ -234,7 +297,8 @@ def write_pages(build: Build) -> Build:
             build.views,
             build.runs,
             build.ceilings,
-            {item.name: item.source.dataset or "" for item in build.imported},
+            {item.name: item.source.dataset or "" for item in build.imported}
+            | {f"run-{r['run_id']}": r["dataset"] for r in build.runs.to_dicts()},
         ),
         build.catalog,
     )

@@ -106,3 +106,32 @@ def test_the_report_never_imports_torch() -> None:
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
+
+
+def test_a_gpu_run_profiled_with_ncu_gets_a_kernel_page(tmp_path: Path) -> None:
+    """The GPU path on CPU, through a real recorded output: a run folder as `measure --ncu`
+    leaves it, with a real ncu export (the L4 ResNet-18 b64 step) as its ncu.csv."""
+    source = REPO / "measurements" / "runs" / "A-resnet18-cifar10-b64-train_step-fp32-cpu-9a29afff"
+    run_id = "B-resnet18-cifar10-b64-train_step-fp32-cuda-00000000"
+    folder = tmp_path / "measurements" / "runs" / run_id
+    shutil.copytree(source, folder)
+    run = json.loads((folder / "run.json").read_text())
+    run["run_id"] = run_id
+    run["config"]["device"] = "cuda"
+    run["device_name"] = "NVIDIA L4"
+    (folder / "run.json").write_text(json.dumps(run))
+    ncu = REPO / "measurements" / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"
+    shutil.copy(ncu, folder / "ncu.csv")
+    from generator.site import build_site
+
+    build_site(
+        tmp_path / "measurements", tmp_path / "docs", tmp_path / "site", run_mkdocs=False,
+        cache_dir=tmp_path / "cache",
+    )  # fmt: skip
+    page = (tmp_path / "docs" / "measurements" / f"run-{run_id}.md").read_text(encoding="utf-8")
+    assert "on NVIDIA L4 (run " in page
+    assert "<td>4.928 GFLOP</td>" in page  # counted from the export
+    assert 'data-finding="incomplete-step"' in page  # its backward is missing, as in seed 000
+    assert "analytic step FLOPs" in page and "14.02 GFLOP" in page  # the run's own count
+    overview = (tmp_path / "docs" / "measurements" / "overview.md").read_text(encoding="utf-8")
+    assert f"run {run_id}" in overview and "measured (ncu)" in overview
