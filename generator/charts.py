@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
@@ -460,14 +461,20 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
     if not rows:
         return {}
     order = [r["model"] for r in sorted(rows, key=lambda r: -r[field])]
+    # A log axis has no zero: bars start at the decade below the smallest value.
+    floor = 10 ** math.floor(math.log10(min(r[field] for r in rows)))
     chart = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
         .mark_bar()
         .encode(
             y=alt.Y("model:N", sort=order, title=None),
             x=alt.X(
-                f"{field}:Q", title=unit, scale=alt.Scale(type="log"), axis=alt.Axis(format="~s")
+                f"{field}:Q",
+                title=unit,
+                scale=alt.Scale(type="log", domainMin=floor),
+                axis=alt.Axis(format="~s"),
             ),
+            x2=alt.datum(floor),
             color=alt.Color("model:N", legend=None, scale=model_scale()),
             tooltip=[
                 alt.Tooltip("model:N"),

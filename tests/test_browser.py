@@ -109,8 +109,13 @@ class PageWatch:
             ) from err
         result: list[tuple[str | None, int]] = self.page.eval_on_selector_all(
             "div.ra-chart",
-            "els => els.map(e => [e.dataset.rendered,"
-            " e.querySelectorAll('svg .mark-symbol path, svg .mark-line path, svg .mark-rect path, canvas').length])",
+            # Marks that cover pixels: a bar of zero width (e.g. from 0 on a log axis) is
+            # drawn as a path but shows nothing, so rects need both sides.
+            "els => els.map(e => [e.dataset.rendered, [...e.querySelectorAll("
+            "'svg .mark-symbol path, svg .mark-line path, svg .mark-rect path, canvas')]"
+            ".filter(m => { const b = m.getBoundingClientRect();"
+            " return m.closest('.mark-rect') ? b.width > 0 && b.height > 0"
+            " : b.width > 0 || b.height > 0; }).length])",
         )
         return result
 
