@@ -40,8 +40,8 @@ from generator.findings_page import findings_page
 from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
-from generator.measure.store import read_run
 from generator.literature import LiteratureRow, read_literature
+from generator.measure.store import read_run
 from generator.overview_page import overview_page, overview_points
 from generator.page_data import (
     benchmark_frame,
