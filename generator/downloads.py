@@ -18,7 +18,7 @@ from generator.atomic import write_bytes
 
 DATA_DIR = "measurements/data"  # inside docs/; generated with the pages
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
-VEGA_LITE_VERSION = "6.4"
+VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
 _CHART = re.compile(
     r'<script type="application/json" id="(?P<id>[A-Za-z0-9_.-]+)-spec">(?P<spec>.*?)</script>\n'
     r'<div class="ra-chart" id="(?P=id)" data-spec="(?P=id)-spec"></div>',

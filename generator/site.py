@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from markupsafe import escape
 
 from generator.atomic import write_text
 from generator.catalog import Device, find_device, load_catalog
@@ -31,7 +30,7 @@ from generator.complexity_page import complexity_page
 from generator.config import ExperimentsFile, load_experiments
 from generator.device_choice import workloads
 from generator.device_choice_page import device_choice_page
-from generator.downloads import attach_downloads
+from generator.downloads import VEGA_LITE_VERSION, attach_downloads
 from generator.errors import UserError
 from generator.experiment_pages import experiment_page
 from generator.export_analysis import analyze_export
@@ -56,12 +55,12 @@ from generator.pages import (
     hardware_page,
     measurement_page,
     measurements_index,
-    one_line,
 )
 from generator.performance_page import performance_page
 from generator.replication import Replication, replicate
 from generator.replication_page import replication_page
 from generator.run_pages import runs_page
+from generator.site_nav import site_nav
 from generator.site_stamp import (
     GENERATED_DIR,
     HARDWARE_PAGE,
@@ -72,8 +71,6 @@ from generator.site_stamp import (
     report_up_to_date,
     up_to_date,
 )
-
-VEGA_LITE_VERSION = "6.4"  # the Vega-Lite Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
 
 
 @dataclass
@@ -356,63 +353,6 @@ def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, 
     return data
 
 
-def site_nav(build: Build) -> list[Any]:
-    """The reading order: overview first, then hardware, models, experiments, kernels, the
-    derived pages, and the reference pages. Hand-written pages not named here come last, so a
-    new page is never hidden (`mkdocs serve` shows the same pages in file order)."""
-    g = GENERATED_DIR
-    present = set(build.pages) | {
-        p.relative_to(build.docs_dir).as_posix()
-        for p in build.docs_dir.rglob("*")
-        if p.suffix in (".md", ".ipynb")
-        and GENERATED_DIR not in p.relative_to(build.docs_dir).parts[:1]
-    }
-
-    def entry(title: str, page: str) -> list[dict[str, str]]:
-        return [{title: page}] if page in present else []
-
-    experiments = [
-        {_nav_title(f"{group.id}: {group.title}"): f"{g}/experiments/{group.id}.md"}
-        for group in (build.experiments.groups if build.experiments else [])
-        if f"{g}/experiments/{group.id}.md" in present
-    ]
-    kernels = entry("Imported measurements", f"{g}/index.md") + [
-        {_nav_title(view.title): f"{g}/{view.slug}.md"} for view in build.views
-    ]
-    nav: list[Any] = [
-        *entry("Roofline Atlas", "index.md"),
-        *entry("Overview", f"{g}/overview.md"),
-        *entry("Hardware", HARDWARE_PAGE),
-        *entry("Complexity", f"{g}/complexity.md"),
-        *([{"Experiments": experiments}] if experiments else []),
-        *entry("Measured runs", f"{g}/runs.md"),
-        *([{"Kernels": kernels}] if kernels else []),
-        *entry("Device choice", f"{g}/device-choice.md"),
-        *entry("Replication", f"{g}/replication.md"),
-        *entry("Findings", f"{g}/findings.md"),
-        *entry("Methodology", "methodology.md"),
-        *entry("Explore", "explore.ipynb"),
-        *entry("Tool performance", f"{g}/performance.md"),
-        *entry("Cite", f"{g}/cite.md"),
-    ]
-    named = {page for item in nav for page in _nav_pages(item)}
-    nav += [page for page in sorted(present - named) if not page.startswith(".")]
-    return nav
-
-
-def _nav_title(title: str) -> str:
-    """Titles from data, HTML-escaped: themes print nav titles without escaping them."""
-    return str(escape(one_line(title)))
-
-
-def _nav_pages(item: Any) -> list[str]:
-    if isinstance(item, str):
-        return [item]
-    if isinstance(item, dict):
-        return [p for value in item.values() for p in _nav_pages(value)]
-    return [p for value in item for p in _nav_pages(value)]
-
-
 def build_html(build: Build) -> Build:
     if not build.run_mkdocs:
         return build
@@ -427,7 +367,7 @@ def build_html(build: Build) -> Build:
     child.write_text(
         f"INHERIT: {json.dumps(str(config.resolve()))}\n"
         f"docs_dir: {json.dumps(str(build.docs_dir.resolve()))}\n"
-        f"nav: {json.dumps(site_nav(build), ensure_ascii=False)}\n",
+        f"nav: {json.dumps(site_nav(build.pages, build.docs_dir, build.experiments, build.views), ensure_ascii=False)}\n",
         encoding="utf-8",
     )
     output = staging / "site"
