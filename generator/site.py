@@ -33,7 +33,7 @@ from generator.device_choice_page import device_choice_page
 from generator.downloads import VEGA_LITE_VERSION, attach_downloads
 from generator.errors import UserError
 from generator.experiment_pages import experiment_page
-from generator.export_analysis import analyze_export
+from generator.export_analysis import ExportAnalysis, analyze_export
 from generator.findings import Finding, timing_findings
 from generator.findings_page import findings_page
 from generator.imported import Imported, discover
@@ -147,15 +147,7 @@ def compute_metrics(build: Build) -> Build:
                 precision=item.source.precision,
                 notes=item.source.notes,
                 license=item.source.license,
-                csv_path=item.csv_path.as_posix(),
-                kernels=analysis.metrics,
-                step=analysis.step,
-                ranges=analysis.ranges,
-                match=analysis.match,
-                bound=analysis.bound,
-                chart={},
-                findings=analysis.findings,
-                analytic=counts,
+                **_analysed(analysis, item.csv_path, counts),
             )
         )
     views += _run_views(build)
@@ -166,6 +158,23 @@ def compute_metrics(build: Build) -> Build:
         {view.slug: view.step for view in views},
     )
     return replace(build, views=views, run_findings=_run_findings(build), replications=replications)
+
+
+def _analysed(
+    analysis: ExportAnalysis, csv_path: Path, analytic: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The MeasurementView fields an export's analysis fills (chart: drawn later)."""
+    return {
+        "csv_path": csv_path.as_posix(),
+        "kernels": analysis.metrics,
+        "step": analysis.step,
+        "ranges": analysis.ranges,
+        "match": analysis.match,
+        "bound": analysis.bound,
+        "chart": {},
+        "findings": analysis.findings,
+        "analytic": analytic,
+    }
 
 
 def _run_views(build: Build) -> list[MeasurementView]:
@@ -208,22 +217,18 @@ def _run_views(build: Build) -> list[MeasurementView]:
                 notes="Kernel replay under ncu: clocks locked to base and caches flushed "
                 "between replays, so kernel times are longer than unprofiled ones.",
                 license="",
-                csv_path=csv_path.as_posix(),
-                kernels=analysis.metrics,
-                step=analysis.step,
-                ranges=analysis.ranges,
-                match=analysis.match,
-                bound=analysis.bound,
-                chart={},
-                findings=analysis.findings,
-                analytic={
-                    "model": config.get("model"),
-                    "dataset": config.get("dataset"),
-                    "batch": config.get("batch"),
-                    **counts,
-                }
-                if counts
-                else None,
+                **_analysed(
+                    analysis,
+                    csv_path,
+                    {
+                        "model": config.get("model"),
+                        "dataset": config.get("dataset"),
+                        "batch": config.get("batch"),
+                        **counts,
+                    }
+                    if counts
+                    else None,
+                ),
             )
         )
     return views
