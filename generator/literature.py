@@ -35,6 +35,7 @@ UNITS: dict[str, tuple[float, str]] = {
     "TB/s": (1e12, "bandwidth"),
     "GFLOP": (1e9, "flops"),
     "GB": (1e9, "bytes"),
+    "µs": (1e-6, "time"),
     "ms": (1e-3, "time"),
     "s": (1.0, "time"),
     "%": (1.0, "percent"),
@@ -220,6 +221,20 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
             dataset=data,
             batch=int(batch),
             quantity=quantity,
+        )
+    if kind == "measured":
+        need(6, "measured:<model>:<dataset>:<batch>:<phase>:step_time")
+        model, data, batch, phase, quantity = parts[1:]
+        if model not in MODELS:
+            fail(unknown_name("model", model, MODELS), "derive")
+        if data not in DATASETS:
+            fail(unknown_name("dataset", data, DATASETS), "derive")
+        if not batch.isdigit() or int(batch) < 1:
+            fail(f"batch {batch!r} is not a positive integer", "derive")
+        if phase not in ("train_step", "inference") or quantity != "step_time":
+            fail(f"{phase}:{quantity} is not train_step|inference:step_time", "derive")
+        return Derive(
+            "measured", "time", model=model, dataset=data, batch=int(batch), quantity=phase
         )
     if kind == "imported":
         need(3, "imported:<folder>:<quantity>")

@@ -33,8 +33,16 @@ def derive_value(
     devices: dict[str, Device],
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
+    measured: dict[tuple[str, str, int, str], list[tuple[str, float]]] | None = None,
 ) -> tuple[float | None, str]:
     """The derived quantity in base units, and where it comes from (None when unavailable)."""
+    if derive.kind == "measured":
+        key = (derive.model, derive.dataset, derive.batch, derive.quantity)
+        found = sorted((measured or {}).get(key, []), key=lambda item: item[1])
+        if not found:
+            return None, "no ok run of this configuration in measurements/runs/"
+        run_id, median = found[len(found) // 2]
+        return median, f"median step time of run {run_id} ({len(found)} run(s) of it here)"
     if derive.kind in ("catalog", "ridge", "at_peak"):
         device = devices[derive.device]
         value = _catalog_value(device, derive.peak)
@@ -91,7 +99,12 @@ def judge(cause: str, ratio: float | None, expected: float | None) -> tuple[str,
     if ratio is None:
         return "not derivable", "This project cannot derive the quantity (see source)."
     if cause == "unexplained":
-        return "unexplained", f"Published is {ratio:.4g}× ours; no explanation found yet."
+        scale = (
+            " More than two orders of magnitude apart: a unit slip or a broken measurement."
+            if not 1e-2 <= ratio <= 1e2
+            else ""
+        )
+        return "unexplained", f"Published is {ratio:.4g}× ours; no explanation found yet.{scale}"
     if cause == "incomplete_profile":
         holds = ratio < INCOMPLETE_BELOW
         share = f"Published is {100 * ratio:.3g} % of ours."
@@ -113,10 +126,12 @@ def replicate(
     devices: dict[str, Device],
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
+    measured: dict[tuple[str, str, int, str], list[tuple[str, float]]] | None = None,
 ) -> list[Replication]:
+    """measured: (model, dataset, batch, phase) -> [(run id, median step s)] of ok runs."""
     out = []
     for row in rows:
-        base, source = derive_value(row.derive, devices, analytic, imported)
+        base, source = derive_value(row.derive, devices, analytic, imported, measured)
         if row.derive.kind in ("catalog", "ridge", "at_peak"):
             note = devices[row.derive.device].notes
             if note:

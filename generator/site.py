@@ -156,6 +156,7 @@ def compute_metrics(build: Build) -> Build:
         {d.id: d for d in build.catalog},
         _literature_analytic(build.measurements),
         {view.slug: view.step for view in views},
+        _measured_steps(build.runs),
     )
     return replace(build, views=views, run_findings=_run_findings(build), replications=replications)
 
@@ -232,6 +233,15 @@ def _run_views(build: Build) -> list[MeasurementView]:
             )
         )
     return views
+
+
+def _measured_steps(runs: pl.DataFrame) -> dict[tuple[str, str, int, str], list[tuple[str, float]]]:
+    """Median step time of every ok run, by the configuration a published number names."""
+    found: dict[tuple[str, str, int, str], list[tuple[str, float]]] = {}
+    for row in runs.filter(pl.col("status") == "ok").to_dicts():
+        key = (row["model"], row["dataset"], row["batch"], row["phase"])
+        found.setdefault(key, []).append((row["run_id"], row["median_s"]))
+    return found
 
 
 def _literature_analytic(measurements: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
