@@ -90,6 +90,23 @@ def measurement_frames(view: MeasurementView) -> dict[str, pl.DataFrame]:
     return {"kernels": view.kernels, "totals": pl.DataFrame(totals, infer_schema_length=None)}
 
 
+def steps_frame(views: list[MeasurementView]) -> pl.DataFrame:
+    """One row per ncu-profiled step: what it is and its totals."""
+    rows = [
+        {
+            "page": v.slug,
+            "title": v.title,
+            "device": v.match.device.name if v.match.device else None,
+            "model": v.model,
+            "batch": v.batch,
+            "phase": v.phase,
+            **{k: val for k, val in _totals_row("(step)", v.step).items() if k != "range"},
+        }
+        for v in views
+    ]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
 def replication_frame(results: list[Replication]) -> pl.DataFrame:
     return pl.DataFrame(
         [

@@ -49,6 +49,7 @@ from generator.page_data import (
     findings_frame,
     measurement_frames,
     replication_frame,
+    steps_frame,
 )
 from generator.pages import (
     MeasurementView,
@@ -365,6 +366,7 @@ def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, 
         data[f"{g}/performance.md"] = {"benchmarks": benchmarks}
     for view in build.views:
         data[f"{g}/{view.slug}.md"] = measurement_frames(view)
+    data[f"{g}/index.md"] = {"steps": steps_frame(build.views)}
     return data
 
 
