@@ -51,7 +51,8 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Time the ingest against a pandas baseline and a bare polars.read_csv at 100k, 1M and
-    5M rows; write benchmarks/results.json (`-- --sizes 100000 --repeats 1` for a quick run)."""
+    5M rows; write benchmarks/results.json (`-- --sizes 100000 --repeats 1` for a quick run,
+    `-- --site-only` to re-time only the report build)."""
     session.install("-e", ".[site,bench]")  # the site extra: the rebuild is timed too
     session.run("python", "-m", "benchmarks.run", *session.posargs)
 

@@ -172,6 +172,21 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _site_only(out: Path) -> int:
+    if not out.is_file():
+        raise SystemExit(f"{out} does not exist: run the full benchmark first")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
+    site = measure_site_build()
+    site["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    write_json(out, [{**entry, "site_build": site} for entry in document])
+    print(
+        f"site build: first {site['first_s']:.2f} s, second (unchanged) {site['second_s']:.2f} s, "
+        f"forced with warm caches {site['forced_warm_cache_s']:.2f} s"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -185,7 +200,15 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the (slow) pandas baselines above this size (default: %(default)s)",
     )
     parser.add_argument("--out", default=str(RESULTS), help="default: benchmarks/results.json")
+    parser.add_argument(
+        "--site-only",
+        action="store_true",
+        help="re-measure only the site build and update it in OUT, keeping the ingest results "
+        "(the site build changes more often than the parser)",
+    )
     args = parser.parse_args(argv)
+    if args.site_only:
+        return _site_only(Path(args.out))
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     results = []
     for rows in sizes:

@@ -77,6 +77,7 @@ def performance_page(results_path: Path) -> str:
         "second": si(site_build.get("second_s"), "s"),
         "ratio": f"{site_build['second_over_first']:.2f}" if site_build else "n/a",
         "forced": si(site_build.get("forced_warm_cache_s"), "s"),
+        "measured_at": site_build.get("measured_at", ""),
     }
     return _ENV.get_template("performance.md.j2").render(
         site=site,
