@@ -66,3 +66,18 @@ def test_performance_page_states_misses(tmp_path: Path) -> None:
 def test_performance_page_in_the_report(repo_site: Path) -> None:
     html = (repo_site / "measurements" / "performance" / "index.html").read_text(encoding="utf-8")
     assert "Tool performance" in html
+
+
+def test_site_only_updates_the_site_build_and_keeps_the_ingest_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks import run
+
+    out = tmp_path / "results.json"
+    out.write_text(json.dumps([{"rows": 10, "ours_s": 1.5, "site_build": {"first_s": 9.0}}]))
+    timed = {"first_s": 2.0, "second_s": 0.1, "forced_warm_cache_s": 1.0, "second_over_first": 0.05}
+    monkeypatch.setattr(run, "measure_site_build", lambda: dict(timed))
+    assert run.main(["--site-only", "--out", str(out)]) == 0
+    [entry] = json.loads(out.read_text())
+    assert entry["ours_s"] == 1.5
+    assert entry["site_build"]["first_s"] == 2.0 and "measured_at" in entry["site_build"]
