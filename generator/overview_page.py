@@ -58,12 +58,14 @@ def _imported_sentence(view: MeasurementView) -> str | None:
     step, bound, device = view.step, view.bound, view.match.device
     if step.attained_flops_per_s is None or bound is None or device is None:
         return None
+    errors = list(dict.fromkeys(f.id for f in view.findings if f.severity == "error"))
+    caveat = f" Caveat, finding {', '.join(errors)}: not the whole step's work." if errors else ""
     return (
         f"{view.title}: {si(step.flops, 'FLOP')} in {seconds(step.time_s)} of kernel time, "
         f"{si(step.attained_flops_per_s, 'FLOP/s')} = {percent(100 * bound.efficiency)} of "
         f"the {device.name}'s {bound.precision} roof at this intensity; AI "
         f"{number(step.arithmetic_intensity)} FLOP/byte, {bound.bound}-bound (ridge "
-        f"{number(bound.ridge_ai)})."
+        f"{number(bound.ridge_ai)}).{caveat}"
     )
 
 
