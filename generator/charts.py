@@ -442,9 +442,12 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
             alt.Tooltip("limited_by:N", title="limited by"),
         ],
     )
+    # viridis runs dark to bright: dark text on the brighter upper half of the log range
+    times = [c["bound_s"] for c in cells]
+    middle = math.sqrt(min(times) * max(times))
     marks = base.mark_text(fontSize=9).encode(
         text=alt.Text("mark:N"),
-        color=alt.value("white"),
+        color=alt.condition(alt.datum.bound_s > middle, alt.value("black"), alt.value("white")),
     )
     rows = len({c["workload"] for c in cells})
     chart = alt.layer(rects, marks).properties(
