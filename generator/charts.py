@@ -56,6 +56,19 @@ def _log_y(field: str) -> alt.Y:
     )
 
 
+def roof_polyline(
+    peak: float, bandwidth: float, ai_min: float, ai_max: float, **labels: Any
+) -> list[dict[str, Any]]:
+    """One roof as chart rows: the bandwidth slope up to the ridge, then the flat peak;
+    `labels` (device, ceiling, ...) go on every row."""
+    ridge = peak / bandwidth
+    xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
+    return [
+        {**labels, "order": i, "ai": x, "flops_per_s": min(peak, x * bandwidth)}
+        for i, x in enumerate(xs)
+    ]
+
+
 def ceiling_rows(
     device: Device, precisions: list[str], ai_min: float, ai_max: float
 ) -> list[dict[str, Any]]:
@@ -68,11 +81,7 @@ def ceiling_rows(
             continue
         ridge = peak / bandwidth
         label = f"{PRECISION_LABELS[precision]} peak {peak / 1e12:.4g} TFLOP/s, ridge {ridge:.3g}"
-        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
-        rows.extend(
-            {"ceiling": label, "order": i, "ai": x, "flops_per_s": min(peak, x * bandwidth)}
-            for i, x in enumerate(xs)
-        )
+        rows.extend(roof_polyline(peak, bandwidth, ai_min, ai_max, ceiling=label))
     return rows
 
 
@@ -255,20 +264,11 @@ def modelled_roofline_chart(
     layers = []
     if gemm_flops_per_s and bandwidth:
         ridge = gemm_flops_per_s / bandwidth
-        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
         label = (
             f"measured: GEMM {gemm_flops_per_s / 1e9:.4g} GFLOP/s, triad "
             f"{bandwidth / 1e9:.4g} GB/s, ridge {ridge:.3g}"
         )
-        roof = [
-            {
-                "ceiling": label,
-                "order": i,
-                "ai": x,
-                "flops_per_s": min(gemm_flops_per_s, x * bandwidth),
-            }
-            for i, x in enumerate(xs)
-        ]
+        roof = roof_polyline(gemm_flops_per_s, bandwidth, ai_min, ai_max, ceiling=label)
         layers.append(
             alt.Chart(alt.Data(values=roof))  # type: ignore[no-untyped-call]
             .mark_line(strokeDash=[6, 3])
@@ -307,15 +307,11 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
         if peak is None:
             continue
         bandwidth = device.bandwidth_bytes_per_s
-        ridge = peak / bandwidth
-        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
-        rows.extend(
-            {"device": device.name, "order": i, "ai": x, "flops_per_s": min(peak, x * bandwidth)}
-            for i, x in enumerate(xs)
-        )
+        rows.extend(roof_polyline(peak, bandwidth, ai_min, ai_max, device=device.name))
         ridges.append(
-            {"device": device.name, "ai": ridge, "flops_per_s": peak, "bandwidth": bandwidth}
-        )
+            {"device": device.name, "ai": peak / bandwidth, "flops_per_s": peak,
+             "bandwidth": bandwidth}
+        )  # fmt: skip
     if not rows:
         return {}
     x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
@@ -364,18 +360,12 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     ai_min, ai_max = min(ais) / 10, max(ais) * 30
     rows: list[dict[str, Any]] = []
     for roof in roofs:
-        ridge = roof["peak"] / roof["bandwidth"]
-        xs = [ai_min, *([ridge] if ai_min < ridge < ai_max else []), ai_max]
         rows.extend(
-            {
-                "device": roof["device"],
-                "roof": roof["label"],
-                "order": i,
-                "ai": x,
-                "flops_per_s": min(roof["peak"], x * roof["bandwidth"]),
-            }
-            for i, x in enumerate(xs)
-        )
+            roof_polyline(
+                roof["peak"], roof["bandwidth"], ai_min, ai_max,
+                device=roof["device"], roof=roof["label"],
+            )
+        )  # fmt: skip
     devices = {p["device"] for p in points} | {r["device"] for r in roofs}
     x = alt.X("ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte)")
     color = alt.Color(

@@ -186,6 +186,16 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
         if peak not in keys:
             fail(f"{peak!r} is not one of {', '.join(keys)}", "derive")
 
+    def configuration(model: str, data: str, batch: str) -> tuple[str, str, int]:
+        """A registry model, a dataset and a positive batch, or the row's error."""
+        if model not in MODELS:
+            fail(unknown_name("model", model, MODELS), "derive")
+        if data not in DATASETS:
+            fail(unknown_name("dataset", data, DATASETS), "derive")
+        if not batch.isdigit() or int(batch) < 1:
+            fail(f"batch {batch!r} is not a positive integer", "derive")
+        return model, data, int(batch)
+
     if kind == "catalog":
         need(3, "catalog:<device>:<peak key or bandwidth>")
         device_and_peak(parts[1], parts[2], True)
@@ -205,13 +215,8 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
         return Derive("at_peak", "time", device=parts[2], peak=parts[3], flops=flops)
     if kind == "analytic":
         need(5, "analytic:<model>:<dataset>:<batch>:<quantity>")
-        model, data, batch, quantity = parts[1:]
-        if model not in MODELS:
-            fail(unknown_name("model", model, MODELS), "derive")
-        if data not in DATASETS:
-            fail(unknown_name("dataset", data, DATASETS), "derive")
-        if not batch.isdigit() or int(batch) < 1:
-            fail(f"batch {batch!r} is not a positive integer", "derive")
+        model, data, batch = configuration(parts[1], parts[2], parts[3])
+        quantity = parts[4]
         if quantity not in ANALYTIC_QUANTITIES:
             fail(unknown_name("analytic quantity", quantity, ANALYTIC_QUANTITIES), "derive")
         return Derive(
@@ -219,23 +224,16 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
             ANALYTIC_QUANTITIES[quantity],
             model=model,
             dataset=data,
-            batch=int(batch),
+            batch=batch,
             quantity=quantity,
         )
     if kind == "measured":
         need(6, "measured:<model>:<dataset>:<batch>:<phase>:step_time")
-        model, data, batch, phase, quantity = parts[1:]
-        if model not in MODELS:
-            fail(unknown_name("model", model, MODELS), "derive")
-        if data not in DATASETS:
-            fail(unknown_name("dataset", data, DATASETS), "derive")
-        if not batch.isdigit() or int(batch) < 1:
-            fail(f"batch {batch!r} is not a positive integer", "derive")
+        model, data, batch = configuration(parts[1], parts[2], parts[3])
+        phase, quantity = parts[4], parts[5]
         if phase not in ("train_step", "inference") or quantity != "step_time":
             fail(f"{phase}:{quantity} is not train_step|inference:step_time", "derive")
-        return Derive(
-            "measured", "time", model=model, dataset=data, batch=int(batch), quantity=phase
-        )
+        return Derive("measured", "time", model=model, dataset=data, batch=batch, quantity=phase)
     if kind == "imported":
         need(3, "imported:<folder>:<quantity>")
         if parts[2] not in IMPORTED_QUANTITIES:

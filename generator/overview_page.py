@@ -167,7 +167,8 @@ def overview_page(
     ceilings: list[MeasuredCeilings],
     run_findings: dict[str, tuple[Finding, ...]],
     replications: list[Replication],
-) -> str:
+) -> tuple[str, list[dict[str, Any]]]:
+    """The page and its step points (also offered as data)."""
     from generator.charts import overview_roofline  # altair: import on use
 
     verdicts = []
@@ -185,7 +186,7 @@ def overview_page(
     if replication:
         headlines.append(replication)
     points, roofs = overview_points(runs, views, ceilings)
-    return str(
+    markdown = str(
         _ENV.get_template("overview.md.j2").render(
             title=front_matter_title("Overview"),
             measured=_measured(runs, views, len(replications)),
@@ -196,3 +197,4 @@ def overview_page(
             devices=sorted({p["device"] for p in points}),
         )
     )
+    return markdown, points

@@ -55,9 +55,15 @@ def embed_chart(spec: dict[str, Any], chart_id: str) -> Markup:
     )
 
 
+def html_title(title: str) -> str:
+    """A title from data, on one line and HTML-escaped: MkDocs themes print page and nav
+    titles without escaping them."""
+    return str(escape(one_line(title)))
+
+
 def front_matter_title(title: str) -> Markup:
-    """The page title, HTML-escaped: MkDocs themes print page.title without escaping it."""
-    return Markup(json.dumps(str(escape(one_line(title)))))  # JSON strings are valid YAML
+    """The page title for the front matter (JSON strings are valid YAML)."""
+    return Markup(json.dumps(html_title(title)))
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.literature import LiteratureRow, read_literature
 from generator.measure.store import read_run
-from generator.overview_page import overview_page, overview_points
+from generator.overview_page import overview_page
 from generator.page_data import (
     benchmark_frame,
     catalog_frame,
@@ -90,6 +90,7 @@ class Build:
     experiments: ExperimentsFile | None = None
     ceilings: list[MeasuredCeilings] = field(default_factory=list)
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+    complexity: dict[str, pl.DataFrame] = field(default_factory=dict)  # measurements/complexity
     literature: list[LiteratureRow] = field(default_factory=list)
     replications: list[Replication] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
@@ -108,6 +109,7 @@ def load_measurements(build: Build) -> Build:
         build,
         catalog=catalog,
         literature=read_literature(build.measurements, {d.id for d in catalog}),
+        complexity=read_complexity_tables(build.measurements / "complexity"),
         imported=discover(build.measurements),
         runs=load_runs(build.measurements),
         experiments=load_experiments(config) if config.is_file() else None,
@@ -115,15 +117,14 @@ def load_measurements(build: Build) -> Build:
     )
 
 
-def _imported_analytic(measurements: Path) -> dict[str, dict[str, Any]]:
-    tables = read_complexity_tables(measurements / "complexity")
+def _imported_analytic(tables: dict[str, pl.DataFrame]) -> dict[str, dict[str, Any]]:
     frame = tables.get("imported.csv")
     return {row["name"]: row for row in frame.to_dicts()} if frame is not None else {}
 
 
 def compute_metrics(build: Build) -> Build:
     views = []
-    analytic = _imported_analytic(build.measurements)
+    analytic = _imported_analytic(build.complexity)
     for item in build.imported:
         counts = analytic.get(item.name)
         analysis = analyze_export(
@@ -155,7 +156,7 @@ def compute_metrics(build: Build) -> Build:
     replications = replicate(
         build.literature,
         {d.id: d for d in build.catalog},
-        _literature_analytic(build.measurements),
+        _literature_analytic(build.complexity),
         {view.slug: view.step for view in views},
         _measured_steps(build.runs),
     )
@@ -245,8 +246,10 @@ def _measured_steps(runs: pl.DataFrame) -> dict[tuple[str, str, int, str], list[
     return found
 
 
-def _literature_analytic(measurements: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
-    frame = read_complexity_tables(measurements / "complexity").get("literature.csv")
+def _literature_analytic(
+    tables: dict[str, pl.DataFrame],
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    frame = tables.get("literature.csv")
     if frame is None:
         return {}
     return {(r["model"], r["dataset"], r["batch"]): r for r in frame.to_dicts()}
@@ -297,7 +300,7 @@ def write_pages(build: Build) -> Build:
     pages[f"{GENERATED_DIR}/performance.md"] = performance_page(
         build.measurements.parent / "benchmarks" / "results.json"
     )
-    pages[f"{GENERATED_DIR}/overview.md"] = overview_page(
+    pages[f"{GENERATED_DIR}/overview.md"], step_points = overview_page(
         build.views,
         build.runs,
         build.experiments,
@@ -319,12 +322,12 @@ def write_pages(build: Build) -> Build:
     if build.replications:
         pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications)
     complexity_folder = build.measurements / "complexity"
-    complexity = complexity_page(read_complexity_tables(complexity_folder), complexity_folder)
+    complexity = complexity_page(build.complexity, complexity_folder)
     if complexity is not None:
         pages[f"{GENERATED_DIR}/complexity.md"] = complexity
     for view in build.views:
         pages[f"{GENERATED_DIR}/{view.slug}.md"] = measurement_page(view)
-    data = _page_data(build, choice_table)
+    data = _page_data(build, choice_table, step_points)
     files = attach_downloads(
         pages,
         {page: frames for page, frames in data.items() if page in pages},
@@ -336,10 +339,11 @@ def write_pages(build: Build) -> Build:
     return replace(build, pages=pages)
 
 
-def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, pl.DataFrame]]:
+def _page_data(
+    build: Build, choice_table: pl.DataFrame, step_points: list[dict[str, Any]]
+) -> dict[str, dict[str, pl.DataFrame]]:
     """The tables each page shows, for its CSV and Parquet downloads."""
     g = GENERATED_DIR
-    points, _ = overview_points(build.runs, build.views, build.ceilings)
     data: dict[str, dict[str, pl.DataFrame]] = {
         HARDWARE_PAGE: {
             "catalog": catalog_frame(build.catalog),
@@ -348,12 +352,11 @@ def _page_data(build: Build, choice_table: pl.DataFrame) -> dict[str, dict[str, 
         f"{g}/runs.md": {"runs": build.runs},
         f"{g}/findings.md": {"findings": findings_frame(build.views, build.run_findings)},
         f"{g}/cite.md": {"run-ids": build.runs.select("run_id", "commit", "finished_at")},
-        f"{g}/overview.md": {"step-points": pl.DataFrame(points, infer_schema_length=None)},
+        f"{g}/overview.md": {"step-points": pl.DataFrame(step_points, infer_schema_length=None)},
         f"{g}/device-choice.md": {"bound-per-device": choice_table},
         f"{g}/replication.md": {"replication": replication_frame(build.replications)},
         f"{g}/complexity.md": {
-            name.removesuffix(".csv"): frame
-            for name, frame in read_complexity_tables(build.measurements / "complexity").items()
+            name.removesuffix(".csv"): frame for name, frame in build.complexity.items()
         },
     }
     if build.experiments is not None:

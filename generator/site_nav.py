@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from markupsafe import escape
-
 from generator.config import ExperimentsFile
-from generator.pages import MeasurementView, one_line
+from generator.pages import MeasurementView, html_title
 from generator.site_stamp import GENERATED_DIR, HARDWARE_PAGE
 
 
@@ -32,12 +30,12 @@ def site_nav(
         return [{title: page}] if page in present else []
 
     groups = [
-        {_nav_title(f"{group.id}: {group.title}"): f"{g}/experiments/{group.id}.md"}
+        {html_title(f"{group.id}: {group.title}"): f"{g}/experiments/{group.id}.md"}
         for group in (experiments.groups if experiments else [])
         if f"{g}/experiments/{group.id}.md" in present
     ]
     kernels = entry("Imported measurements", f"{g}/index.md") + [
-        {_nav_title(view.title): f"{g}/{view.slug}.md"} for view in views
+        {html_title(view.title): f"{g}/{view.slug}.md"} for view in views
     ]
     nav: list[Any] = [
         *entry("Roofline Atlas", "index.md"),
@@ -58,11 +56,6 @@ def site_nav(
     named = {page for item in nav for page in _nav_pages(item)}
     nav += [page for page in sorted(present - named) if not page.startswith(".")]
     return nav
-
-
-def _nav_title(title: str) -> str:
-    """Titles from data, HTML-escaped: themes print nav titles without escaping them."""
-    return str(escape(one_line(title)))
 
 
 def _nav_pages(item: Any) -> list[str]:
