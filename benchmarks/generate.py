@@ -1,6 +1,6 @@
 """Large long-layout ncu exports, made deterministically from real rows.
 
-The rows of a real export (shared/data/ncu/, the L4 ResNet-18 step by default) are
+The rows of a real export (the imported L4 ResNet-18 step in measurements/imported/, by default) are
 repeated block by block with fresh kernel IDs until the file has the requested number of
 data rows, so the benchmark parses exactly what ncu writes (quoting, units varying by
 row, thousands separators, NVTX columns), only more of it."""
@@ -12,8 +12,13 @@ import io
 import os
 from pathlib import Path
 
-SHARED_NCU = Path(__file__).resolve().parents[2] / "shared" / "data" / "ncu"
-DEFAULT_SOURCE = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = REPO / "measurements" / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"
+
+
+def source_label(source: Path) -> str:
+    """The source as a path relative to the repository where it lies inside it."""
+    return source.relative_to(REPO).as_posix() if source.is_relative_to(REPO) else str(source)
 
 
 def _quoted(fields: list[str]) -> str:
@@ -23,7 +28,7 @@ def _quoted(fields: list[str]) -> str:
 def generate(target: Path, rows: int, source: Path = DEFAULT_SOURCE) -> Path:
     """Write `rows` data rows to `target` (atomic; reused when it already has them)."""
     stamp = target.with_suffix(".rows")
-    if target.exists() and stamp.exists() and stamp.read_text().strip() == f"{rows} {source.name}":
+    if target.exists() and stamp.exists() and stamp.read_text().strip() == f"{rows} {source_label(source)}":
         return target
     text = source.read_text(encoding="utf-8-sig")
     lines = text.splitlines(keepends=True)
@@ -52,5 +57,5 @@ def generate(target: Path, rows: int, source: Path = DEFAULT_SOURCE) -> Path:
             out.write("".join(buffer))
             block += 1
     os.replace(temp, target)
-    target.with_suffix(".rows").write_text(f"{rows} {source.name}\n")
+    target.with_suffix(".rows").write_text(f"{rows} {source_label(source)}\n")
     return target

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.generate import DEFAULT_SOURCE, generate
+from benchmarks.generate import DEFAULT_SOURCE, generate, source_label
 from generator.atomic import write_json
 
 HERE = Path(__file__).resolve().parent
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(measure_size(rows, args.repeats, args.pandas_max_rows))
     common = {
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "source": DEFAULT_SOURCE.name,
+        "source": source_label(DEFAULT_SOURCE),
         "repeats": args.repeats,
         "targets": TARGETS,
         "machine": machine(),

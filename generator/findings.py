@@ -2,7 +2,7 @@
 
 Each finding has a stable id, a severity ("error": a number on the page is wrong;
 "warning": a number is doubtful), the evidence with its numbers, and the fix. The checks
-encode the mistakes the seed reports made (shared/seeds/): a training step whose backward
+encode the mistakes the seed reports made (cited on the Replication page): a training step whose backward
 range holds one kernel, tensor-core work counted as nothing, a clock of 10 GHz, a point
 above its roof, MACs taken for FLOPs, noisy or drifting timings.
 """

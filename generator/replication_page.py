@@ -7,16 +7,10 @@ from itertools import groupby
 
 from generator.literature import CAUSES
 from generator.pages import _ENV, front_matter_title
+from generator.references import Reference
 from generator.replication import Replication
 from generator.units_format import number
 
-SEED_TITLES = {
-    "000": "Kim: Performance Profiling of Neural Network Training",
-    "001": "Pham: Profiling Computational Intensity of DNN Training on CUDA",
-    "002": "Mishra: Performance Modeling and Roofline Analysis of CNN Training",
-    "003": "Madani: Deep Learning Hardware Profiling and Roofline Analysis",
-    "004": "Kuo and Gurjar: ML Acceleration Lab Assignment #2 (A100)",
-}
 
 
 def _summary(results: list[Replication]) -> list[tuple[str, int, int]]:
@@ -26,13 +20,15 @@ def _summary(results: list[Replication]) -> list[tuple[str, int, int]]:
     return [(CAUSES[c].label, rows[c], holds[c]) for c in CAUSES if rows[c]]
 
 
-def replication_page(results: list[Replication]) -> str:
+def replication_page(results: list[Replication], references: dict[str, Reference]) -> str:
     seeds = []
     for seed, items in groupby(sorted(results, key=lambda r: r.row.seed), lambda r: r.row.seed):
         seeds.append(
             {
                 "seed": seed,
-                "title": SEED_TITLES.get(seed, f"seed {seed}"),
+                "title": references[seed].short_title if seed in references else f"seed {seed}",
+                "reference": references[seed].bibliographic if seed in references else "",
+                "url": references[seed].url if seed in references else "",
                 "rows": [
                     {
                         "id": r.row.id,

@@ -1,4 +1,4 @@
-"""Roofline metrics per kernel, per NVTX range and per step, as shared/DESIGN.md defines them.
+"""Roofline metrics per kernel, per NVTX range and per step, as docs/methodology.md defines them.
 
 FLOPs = sum over precisions of (add + mul + 2*fma) thread instructions, plus tensor-core ops
 from direct counters. Missing is never zero: a total over kernels is null when any kernel
@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.catalog import Device, devices_with_cc, find_device
+from generator.catalog import PRODUCTS_WITH_CC, Device, devices_with_cc, find_device
 from generator.errors import UserError
 
 # precision -> (kernel column, FLOPs per unit). Data, not ifs.
@@ -216,7 +216,8 @@ class DeviceMatch:
 
 
 def match_device(kernels: pl.DataFrame, requested: str | None) -> DeviceMatch:
-    """The user's device if named, else the export's device name, else a unique CC."""
+    """The user's device if named, else the export's device name. A compute capability alone
+    only narrows the candidates: several products share each one (PRODUCTS_WITH_CC)."""
     if requested:
         return DeviceMatch(find_device(requested), "named", (), "")
     device_names = sorted({n for n in kernels["device_name"].drop_nulls().to_list() if n})
@@ -235,20 +236,22 @@ def match_device(kernels: pl.DataFrame, requested: str | None) -> DeviceMatch:
             (),
             f"kernels ran on several compute capabilities ({', '.join(ccs)}): pass --device",
         )
-    found = devices_with_cc(ccs[0])
-    if len(found) == 1:
-        return DeviceMatch(found[0], "compute capability", (found[0].id,), "")
-    names = tuple(d.id for d in found)
+    names = tuple(d.id for d in devices_with_cc(ccs[0]))
+    products = PRODUCTS_WITH_CC.get(ccs[0])
+    shared = f" (compute capability {ccs[0]} is {products})" if products else ""
     if not names:
         return DeviceMatch(
-            None, "", (), f"no catalog device has compute capability {ccs[0]}: pass --device"
+            None,
+            "",
+            (),
+            f"no catalog device has compute capability {ccs[0]}{shared}: pass --device",
         )
     return DeviceMatch(
         None,
         "",
         names,
-        f"compute capability {ccs[0]} matches {len(names)} catalog devices "
-        f"({', '.join(names)}): pass --device",
+        f"the export records compute capability {ccs[0]}, not the GPU's name{shared}; "
+        f"catalog devices with it: {', '.join(names)}: pass --device with the one it ran on",
     )
 
 

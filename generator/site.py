@@ -40,6 +40,7 @@ from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.literature import LiteratureRow, read_literature
+from generator.references import Reference, read_references
 from generator.measure.store import read_run
 from generator.overview_page import overview_page
 from generator.page_data import (
@@ -92,6 +93,7 @@ class Build:
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     complexity: dict[str, pl.DataFrame] = field(default_factory=dict)  # measurements/complexity
     literature: list[LiteratureRow] = field(default_factory=list)
+    references: dict[str, Reference] = field(default_factory=dict)  # seed id -> report
     replications: list[Replication] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)  # path in docs/ -> Markdown
 
@@ -105,16 +107,34 @@ def load_measurements(build: Build) -> Build:
         )
     config = build.measurements / "experiments.toml"
     catalog = load_catalog()
+    literature = read_literature(build.measurements, {d.id for d in catalog})
+    references = read_references(build.measurements)
+    _check_cited(literature, references)
     return replace(
         build,
         catalog=catalog,
-        literature=read_literature(build.measurements, {d.id for d in catalog}),
+        literature=literature,
+        references=references,
         complexity=read_complexity_tables(build.measurements / "complexity"),
         imported=discover(build.measurements),
         runs=load_runs(build.measurements),
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(build.measurements),
     )
+
+
+def _check_cited(literature: list[LiteratureRow], references: dict[str, Reference]) -> None:
+    """Every transcribed number's report must be citable by a reader."""
+    for row in literature:
+        if row.seed not in references:
+            raise UserError(
+                f"seed {row.seed} has no entry in literature/references.toml",
+                file=row.file,
+                line=row.line,
+                key="seed",
+                fix="add a [[reference]] with its authors, title, kind, institution, date and "
+                "the URL of its data, if public",
+            )
 
 
 def _imported_analytic(tables: dict[str, pl.DataFrame]) -> dict[str, dict[str, Any]]:
@@ -320,7 +340,7 @@ def write_pages(build: Build) -> Build:
     )
     pages[f"{GENERATED_DIR}/device-choice.md"] = choice
     if build.replications:
-        pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications)
+        pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications, build.references)
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(build.complexity, complexity_folder)
     if complexity is not None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-SHARED_NCU = Path(__file__).resolve().parents[2] / "shared" / "data" / "ncu"
 REPO = Path(__file__).resolve().parents[1]
+# Real exports from public repositories, verbatim; tests/data/ncu/PROVENANCE.md names each origin.
+REAL_NCU = REPO / "tests" / "data" / "ncu"
 
 LONG_HEADER = (
     "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",

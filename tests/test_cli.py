@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from tests.helpers import REPO, SHARED_NCU
+from tests.helpers import REPO, REAL_NCU
 
-L4 = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
 JSON_KEYS = ["kernels", "flops", "flops_by_precision", "dram_bytes", "l2_bytes", "l1_bytes",
              "time_s", "attained_flops_per_s", "arithmetic_intensity", "sm_pct", "dram_pct",
              "kernels_by_range", "device", "bound", "efficiency"]  # fmt: skip
@@ -35,11 +35,11 @@ def test_summarize_json_on_the_l4_export(capsys: pytest.CaptureFixture[str]) -> 
     assert result["l2_bytes"] is None and result["l1_bytes"] is None
     # CC 8.9 is both the L4 and the RTX 4080 Laptop GPU: no guess
     assert result["device"] is None and result["bound"] is None
-    assert result["device_candidates"] == ["l4", "rtx-4080-laptop"]
+    assert result["device_candidates"] == ["l4", "rtx-4080-laptop", "rtx-4090", "l40s"]
 
 
 def test_summarize_json_with_device_one_object_per_file(capsys: pytest.CaptureFixture[str]) -> None:
-    gemm = SHARED_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
+    gemm = REAL_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
     assert main(["summarize", str(L4), str(gemm), "--device", "L4", "--json"]) == 0
     first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert first["device"] == "l4" and first["bound"] == "memory"

@@ -18,9 +18,9 @@ from generator.findings import (
 from generator.ingest import read_ncu_csv
 from generator.roofline import kernel_metrics, range_totals, totals
 from generator.summarize import summarize_file
-from tests.helpers import REPO, SHARED_NCU, fp32_kernel, metric_row, write_long
+from tests.helpers import REPO, REAL_NCU, fp32_kernel, metric_row, write_long
 
-L4 = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
 
 
 def by_id(summary: dict[str, object]) -> dict[str, dict[str, str]]:

@@ -1,4 +1,4 @@
-"""Every real export in shared/data/ncu/, pinned to values checked by hand.
+"""Every real export in tests/data/ncu/, pinned to values checked by hand.
 
 The expected numbers were computed independently with Python's csv module and a hand-written
 sum (see the issue's closing note), not by the code under test.
@@ -10,18 +10,18 @@ import pytest
 
 from generator.ingest import KERNEL_SCHEMA, METRIC_SCHEMA, read_ncu_csv
 from generator.roofline import kernel_metrics, range_totals, totals
-from tests.helpers import SHARED_NCU
+from tests.helpers import REAL_NCU
 
-L4 = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
 BERT = (
-    SHARED_NCU
+    REAL_NCU
     / "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__bert_torch_nsight.csv"
 )
-GEMM = SHARED_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
-GEMV_METRICS = SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.metrics.csv"
-GEMV_DETAILS = SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"
+GEMM = REAL_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
+GEMV_METRICS = REAL_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.metrics.csv"
+GEMV_DETAILS = REAL_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"
 GEMV_ROOFLINE = (
-    SHARED_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv"
+    REAL_NCU / "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv"
 )
 
 
@@ -139,7 +139,7 @@ def test_rtx5090_roofline_section_body_item_label_instances() -> None:
     assert total.time_s is None  # this section export has no duration metric
 
 
-@pytest.mark.parametrize("path", sorted(SHARED_NCU.glob("*.csv")), ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", sorted(REAL_NCU.glob("*.csv")), ids=lambda p: p.name[:40])
 def test_every_real_file_matches_the_declared_schemas(path) -> None:  # type: ignore[no-untyped-def]
     export = read_ncu_csv(path)
     assert export.kernels.schema == KERNEL_SCHEMA

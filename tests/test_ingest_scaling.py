@@ -15,9 +15,9 @@ from generator.ingest.cache import cached_read
 from generator.ingest.ncu_csv import default_memory_budget, parse_size
 from generator.site import build_site
 from tests.conftest import copy_docs
-from tests.helpers import REPO, SHARED_NCU
+from tests.helpers import REPO, REAL_NCU
 
-REAL = sorted(SHARED_NCU.glob("*.csv"))
+REAL = sorted(REAL_NCU.glob("*.csv"))
 
 
 @pytest.mark.parametrize("path", REAL, ids=[p.name[:40] for p in REAL])
@@ -46,7 +46,7 @@ def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_parse_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+    path = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
     first = cached_read(path, tmp_path)
     assert len(list((tmp_path / "ncu").iterdir())) == 1
 
@@ -93,7 +93,7 @@ def test_unchanged_report_is_not_rebuilt(
 def test_summarize_caches_only_files_over_the_budget(tmp_path: Path) -> None:
     from generator.summarize import summarize_file
 
-    path = SHARED_NCU / "taytwkim__nn-perf__a1-rep.csv"
+    path = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
     small = summarize_file(path, "l4", cache_dir=tmp_path / "a")
     assert not (tmp_path / "a").exists()  # under the budget: read, not cached
     large = summarize_file(path, "l4", memory_budget=1, cache_dir=tmp_path / "b")

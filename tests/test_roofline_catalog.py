@@ -9,7 +9,7 @@ from generator.catalog import PEAK_KEYS, find_device, load_catalog
 from generator.errors import UserError
 from generator.roofline import Totals, bound_against, match_device
 
-SEED_DEVICES = ["T4", "L4", "V100", "A100 40GB SXM", "A100 80GB SXM", "A100 PCIe", "A100 80GB PCIe",
+SEED_DEVICES = ["T4", "L4", "Tesla V100-SXM2-16GB", "A100 40GB SXM", "A100 80GB SXM", "A100 PCIe", "A100 80GB PCIe",
                 "H100 SXM", "H100 PCIe", "H200", "RTX 4080 Laptop", "RTX 5070", "RTX 5090", "B200",
                 "TPU v4", "TPU7x", "Grace CPU"]  # fmt: skip
 
@@ -54,13 +54,24 @@ def test_find_device_is_lenient_about_vendor_words_and_case() -> None:
     assert caught.value.fix is not None and "l4" in caught.value.fix
 
 
-def test_device_matched_from_a_unique_compute_capability() -> None:
-    match = match_device(pl.DataFrame({"cc": ["7.5", "7.5"], "device_name": [None, None]}), None)
-    assert match.device is not None and match.device.id == "t4"
+@pytest.mark.parametrize("cc", ["7.5", "8.6", "8.7", "8.9", "10.0"])
+def test_a_compute_capability_alone_never_names_a_device(cc: str) -> None:
+    # 8.7 and 10.0 have one catalog device each, but other products share them.
+    match = match_device(pl.DataFrame({"cc": [cc, cc], "device_name": [None, None]}), None)
+    assert match.device is None
+    assert match.candidates
+    assert f"compute capability {cc} is " in match.note
+    assert "pass --device" in match.note
+
+
+def test_compute_capability_candidates_and_names() -> None:
     ambiguous = match_device(pl.DataFrame({"cc": ["8.9"], "device_name": [None]}), None)
-    assert ambiguous.device is None
-    assert ambiguous.candidates == ("l4", "rtx-4080-laptop")
-    assert "pass --device" in ambiguous.note
+    assert ambiguous.candidates == ("l4", "rtx-4080-laptop", "rtx-4090", "l40s")
+    by_name = match_device(
+        pl.DataFrame({"cc": ["8.6"], "device_name": ["NVIDIA GeForce RTX 3090"]}), None
+    )
+    assert by_name.device is not None and by_name.device.id == "rtx-3090"
+    assert by_name.how == "device name in the export"
     named = match_device(pl.DataFrame({"cc": ["8.9"], "device_name": [None]}), "L4")
     assert named.device is not None and named.how == "named"
 

@@ -202,6 +202,25 @@ def find_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device:
     )
 
 
+# Products that share a compute capability, the catalog's and others: an export records the
+# CC, not the product, so a CC alone never names a device (a Jetson Orin Nano and an AGX Orin
+# are both 8.7, a B200 and a GB200 both 10.0).
+PRODUCTS_WITH_CC: dict[str, str] = {
+    "6.0": "P100",
+    "6.1": "GTX 10xx, P4, P40",
+    "7.0": "V100 SXM2 and PCIe, Titan V",
+    "7.2": "Jetson AGX Xavier, Xavier NX",
+    "7.5": "T4, RTX 20xx, Quadro RTX, GTX 16xx",
+    "8.0": "A100 SXM and PCIe, A30",
+    "8.6": "RTX 30xx, A10, A40, RTX A6000, A2, A16",
+    "8.7": "Jetson AGX Orin, Orin NX, Orin Nano",
+    "8.9": "L4, L40, L40S, RTX 40xx, RTX 6000 Ada",
+    "9.0": "H100 SXM, PCIe and NVL, H200, GH200",
+    "10.0": "B200, B100, GB200",
+    "12.0": "RTX 50xx, RTX PRO 6000 Blackwell",
+}
+
+
 def devices_with_cc(cc: str, catalog: tuple[Device, ...] | None = None) -> list[Device]:
     catalog = catalog if catalog is not None else load_catalog()
     return [d for d in catalog if cc and d.compute_capability == cc]

@@ -32,6 +32,21 @@ DIMENSIONS: dict[str, frozenset[str]] = {
 }
 
 
+# `--page details` exports show the Speed Of Light section by display name ("Duration",
+# "DRAM Throughput"); other sections reuse some names for other quantities ("Memory
+# Throughput" is a bandwidth in Memory Workload Analysis), so display names count only inside
+# these sections. Older ncu called the section "GPU Speed Of Light".
+SPEED_OF_LIGHT_SECTIONS: frozenset[str] = frozenset(
+    {"GPU Speed Of Light Throughput", "GPU Speed Of Light"}
+)
+DISPLAY_PREFIX = "sol:"
+
+
+def display(name: str) -> str:
+    """The metric-map key of a Speed Of Light display name (ranked after the raw names)."""
+    return f"{DISPLAY_PREFIX}{name}"
+
+
 def _sass(op: str) -> tuple[str, ...]:
     name = f"sass_thread_inst_executed_op_{op}_pred_on.sum"
     return (f"sm__{name}", f"smsp__{name}")
@@ -93,6 +108,20 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
         "inst",
         "HMMA warp instructions",
     ),
+    # Tensor-pipe activity: the share of cycles the tensor pipe was busy. Kernels that run no
+    # matrix work can still issue a few tensor-pipe instructions (A100's RNG and reduction
+    # kernels do), so an instruction count alone does not mean uncounted matrix FLOPs.
+    MetricColumn(
+        "tensor_active_pct",
+        tuple(
+            f"{unit}__pipe_tensor{pipe}_cycles_active.avg.pct_of_peak_sustained_{basis}"
+            for pipe in ("", "_op_hmma", "_subpipe_hmma", "_op_gmma")
+            for basis in ("active", "elapsed")
+            for unit in ("sm", "smsp")
+        ),
+        "%",
+        "tensor pipe active, % of peak cycles",
+    ),
     MetricColumn("dram_bytes", ("dram__bytes.sum",), "byte", "DRAM bytes read + written"),
     MetricColumn(
         "dram_read_bytes",
@@ -108,14 +137,36 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
     ),
     MetricColumn("l2_bytes", ("lts__t_bytes.sum",), "byte", "L2 (LTS) bytes"),
     MetricColumn("l1_bytes", ("l1tex__t_bytes.sum",), "byte", "L1/TEX bytes"),
-    MetricColumn("gpu_time_s", ("gpu__time_duration.sum",), "second", "kernel duration"),
-    MetricColumn("sm_cycles", ("sm__cycles_elapsed.avg",), "cycle", "SM cycles elapsed (avg)"),
     MetricColumn(
-        "sm_clock_hz", ("sm__cycles_elapsed.avg.per_second",), "hz", "SM clock during the kernel"
+        "gpu_time_s",
+        ("gpu__time_duration.sum", "gpu__time_duration.max", display("Duration")),
+        "second",
+        "kernel duration",
+    ),
+    MetricColumn(
+        "sm_cycles",
+        ("sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg"),
+        "cycle",
+        "SM cycles elapsed (avg)",
+    ),
+    MetricColumn(
+        "sm_clock_hz",
+        (
+            "sm__cycles_elapsed.avg.per_second",
+            "smsp__cycles_elapsed.avg.per_second",
+            display("SM Frequency"),
+        ),
+        "hz",
+        "SM clock during the kernel",
     ),
     MetricColumn(
         "sm_pct",
-        ("sm__throughput.avg.pct_of_peak_sustained_elapsed",),
+        (
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            display("Compute (SM) Throughput"),
+            display("Compute (SM) [%]"),
+            display("SM [%]"),
+        ),
         "%",
         "SM throughput, % of peak",
     ),
@@ -124,13 +175,18 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
         (
             "dram__throughput.avg.pct_of_peak_sustained_elapsed",
             "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+            display("DRAM Throughput"),
         ),
         "%",
         "DRAM throughput, % of peak",
     ),
     MetricColumn(
         "memory_pct",
-        ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",),
+        (
+            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            display("Memory Throughput"),
+            display("Memory [%]"),
+        ),
         "%",
         "memory throughput (max of units), % of peak",
     ),
