@@ -148,8 +148,10 @@ def totals(metrics: pl.DataFrame) -> Totals:
         if value is not None:
             by_precision[precision] = value
     flops_missing = any(f"flops_{p}" in incomplete for p in PRECISIONS)
+    # A per-kernel summary row stands for several launches.
+    launches = int(metrics["invocations"].sum()) if "invocations" in metrics.columns else count
     return Totals(
-        kernels=count,
+        kernels=launches,
         flops=None if flops_missing or not by_precision else sum(by_precision.values()),
         flops_by_precision=by_precision,
         dram_bytes=strict_sum("dram_total_bytes"),

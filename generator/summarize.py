@@ -34,6 +34,7 @@ def summarize_file(
     return {
         "file": str(path),
         "layout": export.layout,
+        "ingest_notes": list(export.notes),
         **summary_dict(analysis.step, analysis.ranges, analysis.match, analysis.bound),
         "findings": findings_json(analysis.findings),
     }
@@ -72,6 +73,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"  bound              {bound}",
         f"  kernels by range   {ranges}",
     ]
+    for note in summary["ingest_notes"]:
+        lines.append(f"  note               {note}")
     if summary["incomplete_metrics"]:
         missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
         lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")

@@ -39,7 +39,8 @@ CSV_ERRORS = {
     "no-header.csv": ': no ncu CSV header found (a line starting with "ID","Process ID",...) in '
     "the first 6 lines",
     "truncated-row.csv": ", line 7: the row is truncated: 12 fields, at least 15 expected",
-    "unknown-unit-raw.csv": ", line 3: unknown unit 'furlong'",
+    "unknown-unit-raw.csv": ", line 2: the units row gives metric gpu__time_duration.sum the "
+    "unknown unit 'furlong'",
     "utf16.csv": ": the file is UTF-16 encoded; ncu CSV exports are UTF-8",
 }
 TOML_ERRORS = {

@@ -66,7 +66,7 @@ def test_unknown_unit(tmp_path: Path) -> None:
     rows = [*fp32_kernel(0, ffma="1"), metric_row(1, "dram__bytes_read.sum", "MiB", "3")]
     err = error_of(write_long(tmp_path / "unit.csv", rows))
     assert err.line == 8
-    assert err.what == "unknown unit 'MiB'"
+    assert err.what == "the row gives metric dram__bytes_read.sum the unknown unit 'MiB'"
 
 
 def test_non_numeric_value_of_a_known_metric(tmp_path: Path) -> None:

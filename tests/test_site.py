@@ -107,7 +107,7 @@ def test_a_bad_measurement_leaves_the_site_as_it_was(
         from generator.site import build_site
 
         build_site(measurements=measurements, docs_dir=docs, site_dir=site)
-    assert caught.value.what == "unknown unit 'MiB'"
+    assert caught.value.what == "the row gives metric dram__bytes_read.sum the unknown unit 'MiB'"
     assert caught.value.file == str(broken)
     after = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
     assert after == before

@@ -38,6 +38,7 @@ def cached_read(path: Path, cache_root: Path, memory_budget: int | None = None) 
             kernels=pl.read_parquet(folder / "kernels.parquet"),
             metrics=pl.read_parquet(folder / "metrics.parquet"),
             preamble_lines=meta["preamble_lines"],
+            notes=tuple(meta.get("notes", ())),
         )
     export = read_ncu_csv(path, memory_budget)
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -46,7 +47,13 @@ def cached_read(path: Path, cache_root: Path, memory_budget: int | None = None) 
         export.kernels.write_parquet(staging / "kernels.parquet")
         export.metrics.write_parquet(staging / "metrics.parquet")
         (staging / "meta.json").write_text(
-            json.dumps({"layout": export.layout, "preamble_lines": export.preamble_lines})
+            json.dumps(
+                {
+                    "layout": export.layout,
+                    "preamble_lines": export.preamble_lines,
+                    "notes": list(export.notes),
+                }
+            )
         )
         os.replace(staging, folder)
     except OSError:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import polars as pl
+
 
 @dataclass(frozen=True)
 class MetricColumn:
@@ -139,7 +141,8 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
     MetricColumn("l1_bytes", ("l1tex__t_bytes.sum",), "byte", "L1/TEX bytes"),
     MetricColumn(
         "gpu_time_s",
-        ("gpu__time_duration.sum", "gpu__time_duration.max", display("Duration")),
+        # ncu before 2020.1 wrote counters without their .sum/.avg suffix.
+        ("gpu__time_duration.sum", "gpu__time_duration", display("Duration")),
         "second",
         "kernel duration",
     ),
@@ -163,6 +166,7 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
         "sm_pct",
         (
             "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            "sm__sol_pct",  # before ncu 2020.1
             display("Compute (SM) Throughput"),
             display("Compute (SM) [%]"),
             display("SM [%]"),
@@ -184,6 +188,7 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
         "memory_pct",
         (
             "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__compute_memory_sol_pct",  # before ncu 2020.1
             display("Memory Throughput"),
             display("Memory [%]"),
         ),
@@ -196,9 +201,46 @@ METRIC_COLUMN_NAMES: tuple[str, ...] = tuple(m.column for m in METRIC_COLUMNS)
 
 
 def alias_rows() -> list[dict[str, object]]:
-    """One row per ncu name: metric, column, priority, dimension."""
+    """One row per metric-map key (ncu name or `sol:` display name): metric, column,
+    priority, dimension."""
     return [
         {"metric": alias, "column": m.column, "priority": rank, "dimension": m.dimension}
         for m in METRIC_COLUMNS
         for rank, alias in enumerate(m.aliases)
     ]
+
+
+# Every ncu name the analysis reads, and every Speed Of Light display name.
+RAW_NAMES: frozenset[str] = frozenset(
+    a for m in METRIC_COLUMNS for a in m.aliases if not a.startswith(DISPLAY_PREFIX)
+)
+DISPLAY_NAMES: frozenset[str] = frozenset(
+    a.removeprefix(DISPLAY_PREFIX)
+    for m in METRIC_COLUMNS
+    for a in m.aliases
+    if a.startswith(DISPLAY_PREFIX)
+)
+
+
+def metric_key() -> pl.Expr:
+    """A long-table row's key in the metric map: its ncu name, or `sol:<display name>` inside
+    a Speed Of Light section; null for a row the analysis does not read."""
+    metric = pl.col("metric")
+    return (
+        pl.when(metric.is_in(list(RAW_NAMES)))
+        .then(metric)
+        .when(
+            metric.is_in(list(DISPLAY_NAMES))
+            & pl.col("section").is_in(list(SPEED_OF_LIGHT_SECTIONS))
+        )
+        .then(pl.lit(DISPLAY_PREFIX) + metric)
+        .otherwise(None)
+        .alias("key")
+    )
+
+
+# Dimensions whose values add over launches; the others (%, clock) are averages.
+ADDITIVE_DIMENSIONS: frozenset[str] = frozenset({"inst", "ops", "byte", "second", "cycle"})
+ADDITIVE_COLUMNS: tuple[str, ...] = tuple(
+    m.column for m in METRIC_COLUMNS if m.dimension in ADDITIVE_DIMENSIONS
+)

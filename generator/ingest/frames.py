@@ -1,0 +1,144 @@
+"""Read the CSV table under its header into a frame of strings, in memory or, for a file
+larger than the memory budget allows, streamed through a temporary Parquet file."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.errors import UserError
+from generator.ingest.schema import IDENTITY_COLUMNS
+
+# Both read paths parse the same way: every field a string, checked and converted by us.
+_CSV_OPTIONS: dict[str, Any] = {"infer_schema": False, "encoding": "utf8", "raise_if_empty": False}
+# The in-memory path peaks at about this many times the file's size.
+IN_MEMORY_FACTOR = 3.2
+# Columns that repeat one value per kernel on every metric row: the streaming path holds
+# them as categoricals (a code per row instead of a kernel name per row).
+_REPEATED_COLUMNS = frozenset(
+    {*IDENTITY_COLUMNS, "Section Name", "Body Item Label"} - {"ID", "Process ID"}
+)
+
+
+DEFAULT_MEMORY_BUDGET = 2_000_000_000  # bytes; RA_MEMORY_BUDGET or --memory-budget change it
+_SIZE_SUFFIXES = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
+def parse_size(text: str, key: str = "--memory-budget") -> int:
+    """'2G' → 2_000_000_000 (SI, like every size in this project); plain numbers are bytes."""
+    cleaned = text.strip().upper().removesuffix("B")
+    suffix = cleaned[-1:] if cleaned[-1:] in _SIZE_SUFFIXES else ""
+    number = cleaned[: len(cleaned) - len(suffix)]
+    try:
+        value = float(number) * _SIZE_SUFFIXES[suffix]
+    except ValueError:
+        value = -1
+    if value < 0 or value != value:
+        raise UserError(
+            f"{text!r} is not a size", key=key, fix="write bytes, or a number with K, M or G (2G)"
+        )
+    return int(value)
+
+
+def default_memory_budget() -> int:
+    text = os.environ.get("RA_MEMORY_BUDGET")
+    return parse_size(text, key="RA_MEMORY_BUDGET") if text else DEFAULT_MEMORY_BUDGET
+
+
+def read_frame(path: Path, header_index: int, memory_budget: int | None = None) -> pl.DataFrame:
+    """Every field as a string. A file whose in-memory parse would need more than the budget
+    (default: `default_memory_budget()`) is streamed: the same frame in about a third of the
+    memory, somewhat slower."""
+    budget = default_memory_budget() if memory_budget is None else memory_budget
+    if path.stat().st_size * IN_MEMORY_FACTOR > budget:
+        return _read_frame_streaming(path, header_index)
+    return _read_frame(path, header_index)
+
+
+def _read_frame(path: Path, header_index: int) -> pl.DataFrame:
+    try:
+        frame = pl.read_csv(path, skip_lines=header_index, **_CSV_OPTIONS)
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
+        raise _unparsable(path, header_index, err) from err
+    return _checked_frame(path, frame, header_index)
+
+
+def _unparsable(path: Path, header_index: int, err: Exception) -> UserError:
+    """Polars refused the CSV: name the first bad record, found with the csv module."""
+    line, problem = _locate_csv_problem(path, header_index)
+    return UserError(
+        problem or f"the CSV could not be parsed ({str(err).splitlines()[0]})",
+        file=path,
+        line=line,
+        fix="re-export the file; it looks cut off or edited by hand",
+    )
+
+
+def _checked_frame(path: Path, frame: pl.DataFrame, header_index: int) -> pl.DataFrame:
+    # A BOM on the header line survives into the first column's name.
+    first = frame.columns[0] if frame.columns else ""
+    if first.startswith("\ufeff"):
+        frame = frame.rename({first: first.lstrip("\ufeff")})
+    duplicated = sorted({c for c in frame.columns if c.endswith("_duplicated_0")})
+    if duplicated:
+        raise UserError(
+            f"the header names a column twice: {', '.join(d[:-13] for d in duplicated)}",
+            file=path,
+            line=header_index + 1,
+            fix="re-export the file; two exports may have been pasted together",
+        )
+    if frame.height == 0:
+        raise UserError(
+            "the export has a header but no rows",
+            file=path,
+            line=header_index + 1,
+            fix="check that ncu profiled at least one kernel (see its ==PROF== messages)",
+        )
+    return frame
+
+
+def _read_frame_streaming(path: Path, header_index: int) -> pl.DataFrame:
+    """scan_csv → Parquet (streaming, bounded memory) → frame with categorical repeats."""
+    with tempfile.TemporaryDirectory(prefix="ra-ingest-") as folder:
+        parquet = Path(folder) / "export.parquet"
+        try:
+            scan = pl.scan_csv(path, skip_lines=header_index, **_CSV_OPTIONS)
+            columns = scan.collect_schema().names()
+            scan.with_row_index("__row").sink_parquet(parquet, maintain_order=True)
+        except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
+            raise _unparsable(path, header_index, err) from err
+        repeated = [c for c in columns if c.lstrip("\ufeff") in _REPEATED_COLUMNS]
+        frame = (
+            pl.scan_parquet(parquet)
+            .with_columns(pl.col(c).cast(pl.Categorical) for c in repeated)
+            .collect(engine="streaming")
+        )
+    # Row order is the file's order: made explicit, the streaming engine may not keep it.
+    if not frame["__row"].is_sorted():
+        frame = frame.sort("__row")
+    return _checked_frame(path, frame.drop("__row"), header_index)
+
+
+def _locate_csv_problem(path: Path, header_index: int) -> tuple[int | None, str | None]:
+    """Slow path, only after Polars failed: find the first bad record with the csv module."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        lines = handle.readlines()
+    body = lines[header_index:]
+    reader = csv.reader(io.StringIO("".join(body)), strict=True)
+    try:
+        header = next(reader)
+        for record in reader:
+            if len(record) > len(header):
+                return (
+                    header_index + reader.line_num,
+                    f"the row has {len(record)} fields but the header has {len(header)}",
+                )
+    except csv.Error as err:
+        return header_index + reader.line_num, f"the row is malformed ({err})"
+    return None, None
