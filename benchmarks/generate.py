@@ -28,7 +28,11 @@ def _quoted(fields: list[str]) -> str:
 def generate(target: Path, rows: int, source: Path = DEFAULT_SOURCE) -> Path:
     """Write `rows` data rows to `target` (atomic; reused when it already has them)."""
     stamp = target.with_suffix(".rows")
-    if target.exists() and stamp.exists() and stamp.read_text().strip() == f"{rows} {source_label(source)}":
+    if (
+        target.exists()
+        and stamp.exists()
+        and stamp.read_text().strip() == f"{rows} {source_label(source)}"
+    ):
         return target
     text = source.read_text(encoding="utf-8-sig")
     lines = text.splitlines(keepends=True)

@@ -1,4 +1,4 @@
-"""`python -m generator …`: summarize ncu exports, build the report.
+"""`python -m generator …`: summarize and import ncu exports, build the report.
 
 Every UserError is printed as `error: <file, line>: <what>` plus its fix, exit status 1.
 """
@@ -30,6 +30,42 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             if index:
                 print()
             print(format_summary(summary))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from generator.importer import ImportRequest, import_export
+    from generator.summarize import format_summary
+
+    result = import_export(
+        ImportRequest(
+            file=Path(args.file),
+            name=args.name,
+            measurements=Path(args.measurements),
+            device=args.device,
+            title=args.title,
+            model=args.model,
+            workload=args.workload,
+            phase=args.phase,
+            precision=args.precision,
+            batch=args.batch,
+            registry_model=args.registry_model,
+            dataset=args.dataset,
+            origin=args.origin,
+            citation=args.citation,
+            license=args.license,
+            notes=args.notes,
+        )
+    )
+    print(format_summary(result.summary))
+    print(f"\nimported into {result.folder}/ (ncu.csv verbatim, source.toml)")
+    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
+    if result.source.registry_model:
+        print(
+            "  run `python -m generator complexity-tables` (needs torch: pip install "
+            "'.[measure]') to set the analytic FLOP count beside the counted one"
+        )
+    print("  then `nox -s site` builds the report with it")
     return 0
 
 
@@ -181,6 +217,54 @@ def build_parser() -> argparse.ArgumentParser:
         "`findings` list (id, severity, title, evidence, fix)",
     )
     summarize.set_defaults(handler=cmd_summarize)
+
+    imports = commands.add_parser(
+        "import",
+        help="add your own ncu CSV export to the report (measurements/imported/NAME/)",
+        description="Parse and analyse FILE.csv (every layout ncu writes), then copy it "
+        "verbatim to MEASUREMENTS/imported/NAME/ncu.csv with a validated source.toml saying "
+        "what it measured, and print its summary. Nothing is written when the file cannot be "
+        "read, the device is unknown or NAME is taken. Options left out come from the export "
+        "(device, precision) or are marked 'not stated'; edit source.toml to complete them.",
+    )
+    imports.add_argument("file", metavar="FILE.csv", help="an ncu --csv export")
+    imports.add_argument(
+        "--name", required=True, help="folder and page name: lowercase, digits, '.', '_', '-'"
+    )
+    imports.add_argument(
+        "--device",
+        metavar="NAME",
+        help="catalog device id or name; default: the GPU name the export records "
+        "(a compute capability alone never picks one)",
+    )
+    imports.add_argument("--title", help="page title (default: NAME and the kernel count)")
+    imports.add_argument("--model", help="what ran, in words (default: --registry-model)")
+    imports.add_argument("--workload", help="the work profiled, in words")
+    imports.add_argument(
+        "--phase",
+        default="kernel",
+        choices=["train_step", "inference", "kernel"],
+        help="train_step checks that the backward pass is in the profile (default: kernel)",
+    )
+    imports.add_argument(
+        "--precision", help="in words (default: the precision with the most counted FLOPs)"
+    )
+    imports.add_argument("--batch", type=int, help="batch size, if one applies")
+    imports.add_argument(
+        "--registry-model",
+        metavar="MODEL",
+        help="registry model that ran (e.g. resnet18), with --dataset and --batch: the report "
+        "sets its analytic FLOP count beside the counted one",
+    )
+    imports.add_argument("--dataset", help="cifar10, cifar100, mnist or imagenet")
+    imports.add_argument(
+        "--origin", help="where the file is published, a URL ideally (default: its file name)"
+    )
+    imports.add_argument("--citation", help="how to cite it (default: --origin)")
+    imports.add_argument("--license", default="", help="the data's license, if published")
+    imports.add_argument("--notes", default="", help="anything a reader should know")
+    imports.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    imports.set_defaults(handler=cmd_import)
 
     complexity = commands.add_parser(
         "complexity",

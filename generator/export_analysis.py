@@ -18,6 +18,7 @@ from generator.roofline import (
     range_totals,
     totals,
 )
+from generator.tensor_work import TensorEvidence, tensor_evidence
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class ExportAnalysis:
     match: DeviceMatch
     bound: Bound | None
     findings: tuple[Finding, ...]
+    tensor: TensorEvidence | None  # tensor-core work seen but not counted
+    ingest_notes: tuple[str, ...] = ()
 
 
 def analyze_export(
@@ -52,4 +55,13 @@ def analyze_export(
         analytic_training_flops=analytic_training_flops,
         analytic_forward_flops=analytic_forward_flops,
     )
-    return ExportAnalysis(metrics, step, ranges, match, bound, tuple(findings))
+    return ExportAnalysis(
+        metrics,
+        step,
+        ranges,
+        match,
+        bound,
+        tuple(findings),
+        tensor_evidence(metrics),
+        export.notes,
+    )

@@ -9,7 +9,6 @@ above its roof, MACs taken for FLOPs, noisy or drifting timings.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -21,6 +20,7 @@ from generator.catalog import Device, load_catalog
 from generator.ingest.metric_map import METRIC_COLUMNS
 from generator.measure.stats import linear_trend
 from generator.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
+from generator.tensor_work import tensor_evidence
 from generator.units_format import number, percent, si
 
 FINDING_IDS = (
@@ -44,11 +44,6 @@ NOISY_CV = 0.05
 MIN_ITERATIONS = 5
 DRIFT_T = 3.0  # |slope / standard error|
 DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the run
-
-TENSOR_NAME = re.compile(
-    r"tensorop|xmma|hmma|wmma|imma|tf32|s1688|s16816|h1688|h16816|884gemm|sm80_xmma|sm90_xmma",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -236,36 +231,36 @@ def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None
 
 
 def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
-    tensor_columns = [f"flops_{p}" for p in FLOP_TERMS if p.startswith("tensor_")]
-    counted = metrics.select(
-        pl.sum_horizontal([pl.col(c).fill_null(0) for c in tensor_columns]).sum()
-    ).item()
-    if counted and counted > 0:
+    """An error only where matrix work on tensor cores is plausible (tensor_work.py)."""
+    evidence = tensor_evidence(metrics)
+    if evidence is None:
         return []
-    pipe = metrics.filter(pl.col("tensor_pipe_inst").fill_null(0) > 0)
-    named = metrics.filter(pl.col("kernel_name").str.contains(TENSOR_NAME.pattern))
-    if pipe.is_empty() and named.is_empty():
-        return []
-    parts = []
-    if not pipe.is_empty():
-        parts.append(
-            f"{pipe.height} kernel(s) issued {number(float(pipe['tensor_pipe_inst'].sum()), 6)} "
-            "tensor-pipe instructions"
-        )
-    if not named.is_empty():
-        parts.append(
-            f"{named.height} kernel name(s) say tensor cores (e.g. '{named['kernel_name'][0][:60]}')"
-        )
+    parts = [f"{evidence.kernels} kernel(s) where matrix work is plausible"]
+    if evidence.instructions is not None:
+        parts.append(f"issued {number(evidence.instructions, 6)} tensor-pipe instructions")
+    if evidence.max_active_pct is not None:
+        parts.append(f"kept the tensor pipe busy up to {percent(evidence.max_active_pct)}")
+    shown = f" (e.g. '{evidence.example[:60]}')"
+    estimate = (
+        f"; tensor FLOPs {si(evidence.estimate_flops, 'FLOP')} ({evidence.estimate_label})"
+        if evidence.estimate_flops is not None
+        else ""
+    )
     return [
         Finding(
             "tensor-work-uncounted",
             "error",
             "Tensor-core work is not in the FLOP count",
-            "; ".join(parts) + ", but no `sm__ops_path_tensor_*` counter has a value: only "
-            "CUDA-core FLOPs are counted, so FLOPs and attained FLOP/s are undercounted",
+            ", ".join(parts) + shown + ", but no `sm__ops_path_tensor_*` counter has a value: "
+            "only CUDA-core FLOPs are counted, so FLOPs and attained FLOP/s are undercounted"
+            + estimate,
             "collect the direct tensor counters (`sm__ops_path_tensor_src_*`, see `ncu "
-            "--query-metrics`); where the GPU has none, report tensor FLOPs as a labelled "
-            "estimate from instruction counts",
+            "--query-metrics`)"
+            + (
+                "; the estimate is labelled as one and never added to the counted total"
+                if evidence.estimate_flops is not None
+                else "; with `sm__inst_executed_pipe_tensor.sum` an estimate can be shown"
+            ),
         )
     ]
 

@@ -95,7 +95,8 @@ def discover(root: Path) -> list[Imported]:
     if not folder.is_dir():
         return []
     found = []
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+    # A dot-folder is an `import` still being staged (or one a crash left): not a measurement.
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         csv_path = sub / "ncu.csv"
         source_path = sub / "source.toml"
         for needed in (csv_path, source_path):

@@ -21,6 +21,7 @@ FAMILY_RULES: tuple[tuple[str, str], ...] = (
         "conv fprop",
         r"implicit_convolve|convolve_sgemm|fprop|conv2d|conv_fw|cudnn.*conv|implicit_gemm",
     ),
+    ("attention", r"flash_fwd|flash_bwd|fmha|attention|sdpa|_mha_|mha_fwd|mha_bwd"),
     ("gemm", r"gemm|splitKreduce|cutlass|cublas|matmul|_mma|xmma|hmma"),
     (
         "batch/layer norm",

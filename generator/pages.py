@@ -22,6 +22,7 @@ from generator.findings import Finding
 from generator.ingest.runs import MeasuredCeilings
 from generator.kernels import family_shares
 from generator.roofline import Bound, DeviceMatch, Totals
+from generator.tensor_work import TensorEvidence
 from generator.units_format import number, percent, seconds, short_name, si
 
 TOP_KERNELS = 15
@@ -90,6 +91,8 @@ class MeasurementView:
     chart: dict[str, Any]
     findings: tuple[Finding, ...] = ()
     analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
+    tensor: TensorEvidence | None = None  # tensor-core work seen but not counted
+    ingest_notes: tuple[str, ...] = ()  # what the ingest did (ncu_csv.NcuExport.notes)
 
 
 def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
@@ -107,6 +110,13 @@ def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
         ("SM % (time-weighted)", percent(step.sm_pct)),
         ("DRAM % (time-weighted)", percent(step.dram_pct)),
     ]
+    if view.tensor is not None and view.tensor.estimate_flops is not None:
+        rows.append(
+            (
+                "tensor FLOPs, uncounted (estimate, not in FLOPs above)",
+                f"{si(view.tensor.estimate_flops, 'FLOP')} ({view.tensor.estimate_label})",
+            )
+        )
     if view.analytic is not None:
         forward = view.ranges.get("forward")
         a = view.analytic
@@ -248,6 +258,7 @@ def measurement_page(view: MeasurementView) -> str:
         phase=view.phase,
         precision=view.precision,
         notes=one_line(view.notes),
+        ingest_notes=[one_line(n) for n in view.ingest_notes],
         license=one_line(view.license),
         warnings=_warnings(view),
         findings_html=admonitions(view.findings),

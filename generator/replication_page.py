@@ -12,7 +12,6 @@ from generator.replication import Replication
 from generator.units_format import number
 
 
-
 def _summary(results: list[Replication]) -> list[tuple[str, int, int]]:
     """Per cause: rows, and rows where the stated cause holds."""
     rows = Counter(r.row.cause for r in results)

@@ -40,7 +40,6 @@ from generator.imported import Imported, discover
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import RUN_SCHEMA, MeasuredCeilings, load_ceilings, load_runs
 from generator.literature import LiteratureRow, read_literature
-from generator.references import Reference, read_references
 from generator.measure.store import read_run
 from generator.overview_page import overview_page
 from generator.page_data import (
@@ -59,6 +58,7 @@ from generator.pages import (
     measurements_index,
 )
 from generator.performance_page import performance_page
+from generator.references import Reference, read_references
 from generator.replication import Replication, replicate
 from generator.replication_page import replication_page
 from generator.run_pages import runs_page
@@ -197,6 +197,8 @@ def _analysed(
         "chart": {},
         "findings": analysis.findings,
         "analytic": analytic,
+        "tensor": analysis.tensor,
+        "ingest_notes": analysis.ingest_notes,
     }
 
 
@@ -340,7 +342,9 @@ def write_pages(build: Build) -> Build:
     )
     pages[f"{GENERATED_DIR}/device-choice.md"] = choice
     if build.replications:
-        pages[f"{GENERATED_DIR}/replication.md"] = replication_page(build.replications, build.references)
+        pages[f"{GENERATED_DIR}/replication.md"] = replication_page(
+            build.replications, build.references
+        )
     complexity_folder = build.measurements / "complexity"
     complexity = complexity_page(build.complexity, complexity_folder)
     if complexity is not None:

@@ -35,6 +35,7 @@ def summarize_file(
         "file": str(path),
         "layout": export.layout,
         "ingest_notes": list(export.notes),
+        "tensor_flops_estimate": analysis.tensor.estimate_flops if analysis.tensor else None,
         **summary_dict(analysis.step, analysis.ranges, analysis.match, analysis.bound),
         "findings": findings_json(analysis.findings),
     }
@@ -73,6 +74,11 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"  bound              {bound}",
         f"  kernels by range   {ranges}",
     ]
+    if summary["tensor_flops_estimate"] is not None:
+        lines.append(
+            f"  tensor (est.)      {si(summary['tensor_flops_estimate'], 'FLOP')}  uncounted "
+            "tensor-core work, 512 FLOP per tensor-pipe instruction: an estimate, not in FLOPs"
+        )
     for note in summary["ingest_notes"]:
         lines.append(f"  note               {note}")
     if summary["incomplete_metrics"]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from tests.helpers import REPO, REAL_NCU
+from tests.helpers import REAL_NCU, REPO
 
 L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
 JSON_KEYS = ["kernels", "flops", "flops_by_precision", "dram_bytes", "l2_bytes", "l1_bytes",

@@ -6,6 +6,8 @@ sum (see the issue's closing note), not by the code under test.
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from generator.ingest import KERNEL_SCHEMA, METRIC_SCHEMA, read_ncu_csv
@@ -144,3 +146,26 @@ def test_every_real_file_matches_the_declared_schemas(path) -> None:  # type: ig
     export = read_ncu_csv(path)
     assert export.kernels.schema == KERNEL_SCHEMA
     assert export.metrics.schema == METRIC_SCHEMA
+
+
+# Every real file, byte for byte as its origin committed it (tests/data/ncu/PROVENANCE.md).
+SHA256 = {
+    "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv": "9d77da8d2775dd150624421d3cff9742a6f37e22d33077f772ad974aabb43d46",
+    "CodeGandee__llm-perf-opt__kernel_0001_ncu.metrics.csv": "2fb0da58ecbf02dabe049f6a5f5761c716323667061d2f3f5a2cdfc0efb1ce77",
+    "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv": "5bcaa3acf3c56408ebc7f8d85b8e109635c9c1c3c3dbc27bede1b5b273e6cd65",
+    "Gardenia-Tian__LearningNote4Dev__sgemm.csv": "38510952d2527508a72c9b9b3412c9b3b9cd3a56adb7569cc5102a59f9d72083",
+    "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv": "2af2e09ed0211bcedd8a7c0321f331bf4fb9c111ec394bf0fe99bff4758c0072",
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__bert_torch_nsight.csv": "f839c07c083f3a049490e37b32758fff784559d4b292c64291baa15646b8d2aa",
+    "meinie0826__Roofline-Analysis__torch_sdpa_flash__mha_bf16_b16_ctx4k_p64.ncu.csv": "6154c534aec17d2110a5e1bdbe49c78cafc253ade67909c0654478ce8b498de1",
+    "ncu-errors/Gardenia-Tian__LearningNote4Dev__profile.csv": "f6591482be0cdca9f3f99006e11188b2bd1fd18232fc76ad9227bd6c917076ed",
+    "romnn__microgpusim__nsight_vectoradd_100_32_metrics_all.csv": "d782b0f7b2d20748789b6a57ebf29b5b205619e58a4353dbcb29d78c6feb9a7e",
+    "taytwkim__nn-perf__a1-rep.csv": "8f21d4b660acb4053fd5ee702afbdd06797b7bf181973bad05da78c021fab988",
+}  # fmt: skip
+
+
+def test_real_files_are_the_pinned_bytes() -> None:
+    found = {
+        p.relative_to(REAL_NCU).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in REAL_NCU.rglob("*.csv")
+    }
+    assert found == SHA256

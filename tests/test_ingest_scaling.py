@@ -15,7 +15,7 @@ from generator.ingest.cache import cached_read
 from generator.ingest.ncu_csv import default_memory_budget, parse_size
 from generator.site import build_site
 from tests.conftest import copy_docs
-from tests.helpers import REPO, REAL_NCU
+from tests.helpers import REAL_NCU, REPO
 
 REAL = sorted(REAL_NCU.glob("*.csv"))
 

@@ -101,9 +101,7 @@ def _raise_for_messages(path: Path, messages: list[tuple[int, str]]) -> None:
     errors = [(line, text) for line, text in messages if text.startswith("==ERROR==")]
     if errors:
         line, text = errors[0]
-        fix = next(
-            (fix for key, fix in _ERROR_FIXES if key.lower() in text.lower()), _GENERIC_FIX
-        )
+        fix = next((fix for key, fix in _ERROR_FIXES if key.lower() in text.lower()), _GENERIC_FIX)
         raise UserError(
             f"the file holds ncu's error output, not a CSV export: {_shorten(text)!r}",
             file=path,

@@ -14,6 +14,7 @@ from generator.errors import UserError
 from generator.ingest.nvtx import is_push_pop_column, is_start_stop_column
 from generator.ingest.schema import IDENTITY_COLUMNS, LONG_REQUIRED
 
+
 def _with_line_numbers(frame: pl.DataFrame, first_line: int) -> pl.DataFrame:
     # One record per line: ncu never writes newlines inside fields.
     return frame.with_row_index("line", offset=first_line).with_columns(

@@ -127,13 +127,15 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
     MetricColumn("dram_bytes", ("dram__bytes.sum",), "byte", "DRAM bytes read + written"),
     MetricColumn(
         "dram_read_bytes",
-        ("dram__bytes_read.sum", "dram__bytes_op_read.sum"),
+        # dram__read_bytes: ncu before 2020.1 (its SOL FB figure, fbpa__sol_pct, is a
+        # frame-buffer utilisation, not DRAM throughput, so it is not read as dram_pct)
+        ("dram__bytes_read.sum", "dram__bytes_op_read.sum", "dram__read_bytes"),
         "byte",
         "DRAM bytes read",
     ),
     MetricColumn(
         "dram_write_bytes",
-        ("dram__bytes_write.sum", "dram__bytes_op_write.sum"),
+        ("dram__bytes_write.sum", "dram__bytes_op_write.sum", "dram__write_bytes"),
         "byte",
         "DRAM bytes written",
     ),

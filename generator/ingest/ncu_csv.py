@@ -154,9 +154,7 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
         if name not in table.columns
     )
     if table["invocations"].max() != 1:  # a summary row stands for all its launches
-        table = table.with_columns(
-            pl.col(c) * pl.col("invocations") for c in ADDITIVE_COLUMNS
-        )
+        table = table.with_columns(pl.col(c) * pl.col("invocations") for c in ADDITIVE_COLUMNS)
     return table.select(pl.col(name).cast(dtype) for name, dtype in KERNEL_SCHEMA.items()).sort(
         KERNEL_KEY
     )

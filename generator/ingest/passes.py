@@ -27,8 +27,8 @@ def join_passes(metrics: pl.DataFrame) -> tuple[pl.DataFrame, str | None]:
         return metrics, None
     kernels = metrics.select("process_id", "kernel_id", "kernel_name").unique()
     launches: dict[int, frozenset[tuple[int, str]]] = defaultdict(frozenset)
-    for pid, group in kernels.group_by("process_id"):
-        launches[int(pid[0])] = frozenset(  # type: ignore[arg-type]
+    for key, group in kernels.group_by("process_id"):
+        launches[int(key[0])] = frozenset(
             zip(group["kernel_id"].to_list(), group["kernel_name"].to_list(), strict=True)
         )
     measured = (

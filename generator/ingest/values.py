@@ -17,6 +17,7 @@ from generator.ingest.metric_map import DIMENSIONS, metric_key
 from generator.ingest.schema import KERNEL_KEY, MISSING_VALUES
 from generator.ingest.units import known_unit_examples, parse_unit
 
+
 def convert_values(
     path: Path, long: pl.DataFrame, units_line: int | None = None
 ) -> tuple[pl.DataFrame, str | None]:
