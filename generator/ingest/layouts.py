@@ -12,7 +12,7 @@ import polars as pl
 
 from generator.errors import UserError
 from generator.ingest.nvtx import is_push_pop_column, is_start_stop_column
-from generator.ingest.schema import IDENTITY_COLUMNS, LONG_REQUIRED
+from generator.ingest.schema import IDENTITY_COLUMNS, KERNEL_KEY, LONG_REQUIRED
 
 
 def _with_line_numbers(frame: pl.DataFrame, first_line: int) -> pl.DataFrame:
@@ -43,10 +43,10 @@ def long_rows(path: Path, frame: pl.DataFrame, header_line: int) -> pl.DataFrame
     section = pl.col("Section Name") if "Section Name" in frame.columns else pl.lit("")
     return frame.select(
         *_identity_exprs(frame),
-        section.cast(pl.String).alias("section"),
-        label.cast(pl.String).alias("label"),
-        pl.col("Metric Name").alias("metric"),
-        pl.col("Metric Unit").fill_null("").alias("unit"),
+        section.cast(pl.Categorical).alias("section"),
+        label.cast(pl.Categorical).alias("label"),
+        pl.col("Metric Name").cast(pl.Categorical).alias("metric"),
+        pl.col("Metric Unit").cast(pl.Categorical).fill_null("").alias("unit"),
         pl.col("Metric Value").alias("value_text"),
         "line",
     ).filter(pl.col("metric").ne(""))  # rule-only rows carry no metric
@@ -85,20 +85,21 @@ def _raise_if_cut(path: Path, header_line: int, line: int) -> None:
 
 
 def _identity_exprs(frame: pl.DataFrame) -> list[pl.Expr]:
+    """The launch's columns under their own names: IDs as strings (parsed later), the
+    repeated text as categoricals, absent columns as nulls."""
+
+    def column(source: str | None, name: str) -> pl.Expr:
+        dtype = pl.String if name in KERNEL_KEY else pl.Categorical
+        expr = pl.col(source) if source is not None else pl.lit(None)
+        return expr.cast(dtype).alias(name)
+
     exprs = [
-        (pl.col(src) if src in frame.columns else pl.lit(None, pl.String)).alias(dst)
-        for src, dst in IDENTITY_COLUMNS.items()
+        column(src if src in frame.columns else None, dst) for src, dst in IDENTITY_COLUMNS.items()
     ]
     push_pop = [c for c in frame.columns if is_push_pop_column(c)]
     start_stop = [c for c in frame.columns if is_start_stop_column(c)]
-    exprs.append(
-        (pl.col(push_pop[0]) if push_pop else pl.lit(None, pl.String)).alias("nvtx_push_pop_text")
-    )
-    exprs.append(
-        (pl.col(start_stop[0]) if start_stop else pl.lit(None, pl.String)).alias(
-            "nvtx_start_stop_text"
-        )
-    )
+    exprs.append(column(push_pop[0] if push_pop else None, "nvtx_push_pop_text"))
+    exprs.append(column(start_stop[0] if start_stop else None, "nvtx_start_stop_text"))
     return exprs
 
 
@@ -151,7 +152,9 @@ def raw_to_long(path: Path, frame: pl.DataFrame, header_line: int) -> pl.DataFra
         value_name="value_text",
     )
     return long.join(units, on="metric", how="left").with_columns(
-        pl.lit("raw").alias("section"), pl.lit(None, pl.String).alias("label")
+        pl.col("metric", "unit").cast(pl.Categorical),
+        pl.lit("raw", pl.Categorical).alias("section"),
+        pl.lit(None, pl.Categorical).alias("label"),
     )
 
 

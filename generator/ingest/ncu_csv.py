@@ -40,7 +40,7 @@ from generator.ingest.schema import (
     METRIC_SCHEMA,
     NcuExport,
 )
-from generator.ingest.values import check_known_values, convert_values
+from generator.ingest.values import check_known_values, convert_values, repeats_a_metric
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 # Bump when parsing changes what a file turns into: cached parses are keyed by it.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 
 def read_ncu_csv(path: str | Path, memory_budget: int | None = None) -> NcuExport:
@@ -135,8 +135,12 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
         # One column per metric-map key present, then each kernel-table column is the first
         # alias (in priority order) that has a value: n/a in a preferred spelling falls
         # through to the next one.
+        # Without repeated (kernel, key) rows the pivot needs no aggregation: much cheaper.
         by_name = known.pivot(
-            on="key", index=list(KERNEL_KEY), values="value", aggregate_function="first"
+            on="key",
+            index=list(KERNEL_KEY),
+            values="value",
+            aggregate_function="first" if repeats_a_metric(known) else None,
         )
         present = set(by_name.columns)
         columns = []

@@ -25,18 +25,23 @@ def join_passes(metrics: pl.DataFrame) -> tuple[pl.DataFrame, str | None]:
     profiler attributes aside). Returns the table and a note saying what was joined."""
     if metrics["process_id"].n_unique() < 2:
         return metrics, None
-    kernels = metrics.select("process_id", "kernel_id", "kernel_name").unique()
+    kernels = (
+        metrics.select("process_id", "kernel_id", "kernel_name")
+        .unique()
+        .with_columns(pl.col("kernel_name").cast(pl.String))
+    )
     launches: dict[int, frozenset[tuple[int, str]]] = defaultdict(frozenset)
     for key, group in kernels.group_by("process_id"):
         launches[int(key[0])] = frozenset(
             zip(group["kernel_id"].to_list(), group["kernel_name"].to_list(), strict=True)
         )
     measured = (
-        metrics.filter(~pl.col("metric").str.starts_with(_SHARED_PREFIXES[0]))
+        metrics.select("process_id", "metric")
+        .unique()
+        .with_columns(pl.col("metric").cast(pl.String))
+        .filter(~pl.col("metric").str.starts_with(_SHARED_PREFIXES[0]))
         .filter(~pl.col("metric").str.starts_with(_SHARED_PREFIXES[1]))
         .filter(~pl.col("metric").str.starts_with(_SHARED_PREFIXES[2]))
-        .select("process_id", "metric")
-        .unique()
         .group_by("process_id")
         .agg("metric")
     )

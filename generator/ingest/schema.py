@@ -57,13 +57,15 @@ KERNEL_SCHEMA = pl.Schema({**_IDENTITY_TYPES, **_METRIC_COLUMN_TYPES})
 _METRIC_ROW_TYPES: dict[str, PolarsDataType] = {
     "process_id": pl.Int64,
     "kernel_id": pl.Int64,
-    "section": pl.String,
-    "label": pl.String,
-    "metric": pl.String,
-    "unit": pl.String,
+    # Text that repeats over rows is categorical: a million-row export holds a few hundred
+    # distinct metric names, units and sections.
+    "section": pl.Categorical(),
+    "label": pl.Categorical(),
+    "metric": pl.Categorical(),
+    "unit": pl.Categorical(),
     "value_text": pl.String,
     "value": pl.Float64,  # in base_unit; null when missing or not a number
-    "base_unit": pl.String,
+    "base_unit": pl.Categorical(),
     "line": pl.Int64,
 }
 METRIC_SCHEMA = pl.Schema(_METRIC_ROW_TYPES)

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from generator.errors import UserError
-from generator.ingest.metric_map import DIMENSIONS, metric_key
+from generator.ingest.metric_map import DIMENSIONS, KEY_DTYPE, metric_key
 from generator.ingest.schema import KERNEL_KEY, MISSING_VALUES
 from generator.ingest.units import known_unit_examples, parse_unit
 
@@ -54,13 +54,15 @@ def convert_values(
             unit_rows.append({"unit": text, "factor": unit.factor, "base_unit": unit.base})
     note = _unknown_units(path, long, unknown, units_line) if unknown else None
     unit_table = pl.DataFrame(
-        unit_rows, schema={"unit": pl.String, "factor": pl.Float64, "base_unit": pl.String}
+        unit_rows,
+        schema={"unit": pl.Categorical, "factor": pl.Float64, "base_unit": pl.Categorical},
     )
-    text = pl.col("value_text").str.strip_chars()
+    # n/a and empty cells fail the cast and become null, as missing values must;
+    # check_known_values tells them from text that is no number at all.
     number = (
-        pl.when(text.is_in(MISSING_VALUES) | text.is_null())
-        .then(None)
-        .otherwise(text.str.replace_all(",", "", literal=True))
+        pl.col("value_text")
+        .str.replace_all(",", "", literal=True)
+        .str.strip_chars()
         .cast(pl.Float64, strict=False)
     )
     converted = (
@@ -95,6 +97,16 @@ def _unknown_units(
         f"kept in their own unit, unconverted (the analysis does not read them): "
         f"{', '.join(named)}{more}"
     )
+
+
+def repeats_a_metric(known: pl.DataFrame) -> bool:
+    """Whether some kernel has two rows for one metric-map key. One integer per (kernel, key)
+    pair: counting distinct integers is far cheaper than distinct structs."""
+    codes = len(KEY_DTYPE.categories)
+    pair = pl.col("kernel_id") * codes + pl.col("key").to_physical().cast(pl.Int64)
+    if known["process_id"].n_unique() > 1:
+        pair = pl.struct(pl.col("process_id"), pair)
+    return bool(known.select(pair.n_unique()).item() < known.height)
 
 
 def check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str, object]]) -> None:
@@ -158,9 +170,8 @@ def check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str, 
                 fix="re-export the file; a unit column that does not match its metric "
                 "would silently change every number built on it",
             )
-    pairs = known.select(pl.struct([*KERNEL_KEY, "key"]).n_unique()).item()
-    if pairs == known.height:
-        return  # no kernel repeats a metric: nothing can conflict
+    if not repeats_a_metric(known):
+        return  # nothing can conflict
     conflicts = (
         known.filter(pl.col("value").is_not_null())
         .group_by([*KERNEL_KEY, "key"])
