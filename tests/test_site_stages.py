@@ -188,3 +188,13 @@ def test_only_records_know_the_keys_of_run_json() -> None:
             continue
         text = path.read_text(encoding="utf-8")
         assert not [k for k in keys if k in text], path.relative_to(REPO)
+
+
+def test_the_about_page_counts_the_inputs(report: Report) -> None:
+    from generator.pages.about import about_page
+
+    page = about_page(report)
+    assert page.path == "measurements/about.md" and page.title == "About this report"
+    assert "<td><code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>2 ok</td>" in page.markdown
+    assert "<td><code>measurements/imported/</code></td><td>Nsight Compute exports, verbatim</td><td>1</td>" in page.markdown
+    assert "<td>6</td>" in page.markdown  # the six literature rows of the set

@@ -20,7 +20,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Roofline Atlas: place training steps and kernels on a roofline.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_summarize(commands)
+    _add_import(commands)
+    _add_complexity(commands)
+    _add_complexity_tables(commands)
+    _add_measure(commands)
+    _add_site(commands)
+    return parser
 
+
+def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summarize = commands.add_parser(
         "summarize",
         help="totals, roofline point and bound of ncu CSV exports",
@@ -40,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument(
         "--memory-budget",
         metavar="SIZE",
-        help="exports whose in-memory parse would need more (about 3.2x the file) are "
+        help="exports whose in-memory parse would need more (up to 2x the file) are "
         "streamed through Parquet instead, in less memory (default 2G, or RA_MEMORY_BUDGET)",
     )
     summarize.add_argument(
@@ -56,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     summarize.set_defaults(handler=cmd_summarize)
 
+
+def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imports = commands.add_parser(
         "import",
         help="add your own ncu CSV export to the report (measurements/imported/NAME/)",
@@ -104,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     imports.add_argument("--measurements", default="measurements", help="default: %(default)s")
     imports.set_defaults(handler=cmd_import)
 
+
+def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     complexity = commands.add_parser(
         "complexity",
         help="analytic FLOPs, parameters, activations and bytes per layer of a model",
@@ -144,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
     complexity.set_defaults(handler=cmd_complexity)
 
+
+def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tables = commands.add_parser(
         "complexity-tables",
         help="write the complexity checks the report shows (needs torch)",
@@ -163,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tables.set_defaults(handler=cmd_complexity_tables)
 
+
+def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = commands.add_parser(
         "measure",
         help="run the experiments of measurements/experiments.toml on this machine",
@@ -197,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     measure.set_defaults(handler=cmd_measure)
 
+
+def _add_site(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     site = commands.add_parser(
         "site",
         help="generate the report pages and build the MkDocs site",
@@ -226,4 +245,3 @@ def build_parser() -> argparse.ArgumentParser:
         "cached in .cache/roofline-atlas/ either way)",
     )
     site.set_defaults(handler=cmd_site)
-    return parser

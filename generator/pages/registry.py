@@ -5,6 +5,7 @@ come after these, so a new one is never hidden."""
 from __future__ import annotations
 
 from generator.pages import (
+    about,
     cite,
     complexity,
     device_choice,
@@ -35,4 +36,5 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     HandWritten("Explore", "explore.ipynb"),
     performance.PAGE,
     cite.PAGE,
+    about.PAGE,
 )
