@@ -14,8 +14,8 @@ from benchmarks.implementations import IMPLEMENTATIONS
 
 # Imported before the clock starts: the benchmark times parsing, not interpreter start-up.
 PRELOAD = {
-    "ours": ("polars", "generator.ingest", "generator.roofline"),
-    "ours_streaming": ("polars", "generator.ingest", "generator.roofline"),
+    "ours": ("polars", "generator.ingest", "generator.analysis.roofline"),
+    "ours_streaming": ("polars", "generator.ingest", "generator.analysis.roofline"),
     "pandas": ("pandas",),
     "pandas_vectorized": ("pandas",),
     "floor": ("polars",),

@@ -31,8 +31,8 @@ FLOP_WEIGHTS = {
 
 def ours(path: Path, memory_budget: int | None = None) -> dict[str, Any]:
     """With the default memory budget (2 GB): files over ~600 MB take the streaming path."""
+    from generator.analysis.roofline import kernel_metrics, range_totals, totals
     from generator.ingest import read_ncu_csv
-    from generator.roofline import kernel_metrics, range_totals, totals
 
     metrics = kernel_metrics(read_ncu_csv(path, memory_budget).kernels)
     step = totals(metrics)

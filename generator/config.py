@@ -26,6 +26,7 @@ from pydantic import (
 
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS, unknown_name
+from generator.records.versioned import upgrade
 
 SCHEMA_VERSION = 1
 
@@ -169,14 +170,7 @@ def load_experiments(path: Path) -> ExperimentsFile:
         raise UserError(
             f"not valid TOML: {error}", file=path, fix="fix the TOML syntax at that line"
         ) from None
-    version = raw.get("schema_version")
-    if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise UserError(
-            f"schema_version {version} is newer than this tool's {SCHEMA_VERSION}",
-            file=path,
-            key="schema_version",
-            fix="update Roofline Atlas (git pull), or write the file for schema_version 1",
-        )
+    raw = upgrade(raw, path, SCHEMA_VERSION)
     try:
         experiments = ExperimentsFile.model_validate(raw)
     except ValidationError as error:

@@ -17,8 +17,8 @@ import time
 import traceback
 from pathlib import Path
 
+from generator.analysis.export_analysis import analyze_export
 from generator.errors import UserError
-from generator.export_analysis import analyze_export
 from generator.ingest import read_ncu_csv
 
 HERE = Path(__file__).resolve().parent

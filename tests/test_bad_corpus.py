@@ -13,7 +13,7 @@ import pytest
 from generator.config import load_experiments
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
-from generator.summarize import summarize_file
+from generator.ingest.summarize import summarize_file
 from tests.conftest import build_report
 from tests.helpers import REPO
 
@@ -51,11 +51,11 @@ TOML_ERRORS = {
     "experiments-impossible.toml": ", key 'groups[0].precisions': precision 'tf32' is not "
     "measured on the CPU",
     "experiments-future.toml": ", key 'schema_version': schema_version 2 is newer than this "
-    "tool's 1",
+    "tool reads (1)",
 }
 RUN_ERRORS = {
-    "run-future-schema": ("run.json", ", key 'schema_version': run.json schema_version 99 is not "
-                          "one this tool reads (it reads up to 1)"),
+    "run-future-schema": ("run.json", ", key 'schema_version': schema_version 99 is newer "
+                          "than this tool reads (1)"),
     "run-missing-steps": ("", ": run folder without steps.csv (its run.json says ok)"),
     "run-without-run-json": ("", ": run folder without run.json"),
 }  # fmt: skip

@@ -11,7 +11,8 @@ import pytest
 from benchmarks.generate import DEFAULT_SOURCE, generate
 from benchmarks.implementations import ours
 from generator.ingest import read_ncu_csv
-from generator.performance_page import performance_page
+from generator.pages.performance import performance_page
+from generator.records.benchmarks import read_benchmarks
 from tests.helpers import REPO
 
 
@@ -32,8 +33,7 @@ def test_generated_export_repeats_real_rows_with_new_kernel_ids(tmp_path: Path) 
 def test_performance_page_from_committed_results() -> None:
     results = REPO / "benchmarks" / "results.json"
     entries = json.loads(results.read_text())
-    page = performance_page(results)
-    assert page is not None
+    page = performance_page(read_benchmarks(REPO)).markdown
     for entry in entries:
         assert f"<td>{entry['rows']:,}</td>" in page
     assert "Targets:" in page
@@ -51,15 +51,16 @@ def test_performance_page_states_misses(tmp_path: Path) -> None:
             "speedup_vs_pandas_at_1M": 10.0, "ratio_to_floor": 1.5, "rss_to_file": 3.0},
         "versions": {"python": "3.11", "polars": "2", "pandas": "3"},
     }  # fmt: skip
-    path = tmp_path / "results.json"
+    path = tmp_path / "benchmarks" / "results.json"
+    path.parent.mkdir()
     path.write_text(json.dumps([entry]))
-    page = performance_page(path)
-    assert page is not None
+    page = performance_page(read_benchmarks(tmp_path)).markdown
     assert (
         "Missed on this run: the speedup at 1M rows is 5.0×; ours takes up to 2.00× the floor; "
         "peak memory reaches 4.00× the file." in page
     )
-    assert "No benchmark results yet" in performance_page(tmp_path / "missing.json")
+    missing = read_benchmarks(tmp_path / "elsewhere")
+    assert "No benchmark results yet" in performance_page(missing).markdown
 
 
 @pytest.mark.site

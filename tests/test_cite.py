@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.cite_page import bibtex, load_citation
 from generator.errors import UserError
 from generator.ingest.runs import load_runs
+from generator.pages.cite import bibtex
+from generator.records.citation import load_citation
 from tests.helpers import REPO
 
 

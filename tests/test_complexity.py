@@ -265,13 +265,18 @@ def test_complexity_tables_are_rewritten_only_when_the_counter_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from generator.complexity.tables import source_hash, up_to_date
+    from generator.records.complexity_tables import TablesMeta
+
+    def meta(digest: str) -> str:
+        fields = dict.fromkeys(("generated_at", "torch", "torchvision", "command"), "x")
+        return TablesMeta(source_hash=digest, tables=[], **fields).model_dump_json()
 
     assert not up_to_date(tmp_path)
-    (tmp_path / "tables.json").write_text(json.dumps({"source_hash": source_hash()}))
+    (tmp_path / "tables.json").write_text(meta(source_hash()))
     assert up_to_date(tmp_path)
     assert main(["complexity-tables", "--out", str(tmp_path)]) == 0
     assert "up to date" in capsys.readouterr().out
-    (tmp_path / "tables.json").write_text(json.dumps({"source_hash": "0" * 16}))
+    (tmp_path / "tables.json").write_text(meta("0" * 16))
     assert not up_to_date(tmp_path)
 
 

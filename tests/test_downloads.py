@@ -9,8 +9,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from generator.downloads import attach_downloads, chart_files, frame_bytes, page_slug
-from generator.pages import embed_chart
+from generator.pages.downloads import attach_downloads, chart_files, frame_bytes
+from generator.pages.page import Page
+from generator.pages.render import ChartBook, page_slug
 
 SPEC: dict[str, Any] = {
     "$schema": "https://vega.github.io/schema/vega-lite/v6.4.1.json",
@@ -39,13 +40,15 @@ def test_frames_round_trip_with_nested_columns_as_json() -> None:
 
 
 def test_pages_get_links_and_files(tmp_path: Path) -> None:
-    pages = {
-        "measurements/experiments/A.md": "# A\n\n" + str(embed_chart(SPEC, "sweep")) + "\n\ntext\n",
-        "hardware.md": "# H\n",
-    }
-    data = {"measurements/experiments/A.md": {"runs": pl.DataFrame({"run": ["r1"]})}}
-    files = attach_downloads(pages, data, tmp_path)
-    page = pages["measurements/experiments/A.md"]
+    path = "measurements/experiments/A.md"
+    book = ChartBook(path)
+    markdown = "# A\n\n" + str(book.embed(SPEC, "sweep")) + "\n\ntext\n"
+    pages = [
+        Page(path, "A", markdown, book.specs, {"runs": pl.DataFrame({"run": ["r1"]})}),
+        Page("hardware.md", "H", "# H\n"),
+    ]
+    linked, files = attach_downloads(pages, tmp_path)
+    page = linked[0].markdown
     assert (
         "Chart files: [SVG](../data/experiments-A/sweep.svg) · [PDF](../data/experiments-A/sweep.pdf)"
         in page
@@ -54,7 +57,15 @@ def test_pages_get_links_and_files(tmp_path: Path) -> None:
     assert files["measurements/data/experiments-A/sweep.svg"].startswith(b"<svg")
     assert files["measurements/data/experiments-A/sweep.pdf"].startswith(b"%PDF")
     assert files["measurements/data/experiments-A/runs.parquet"][:4] == b"PAR1"
-    assert pages["hardware.md"] == "# H\n"  # no chart, no data: untouched
+    assert linked[1].markdown == "# H\n"  # no chart, no data: untouched
+
+
+def test_a_chart_id_is_used_once_per_page() -> None:
+    book = ChartBook("measurements/overview.md")
+    book.embed(SPEC, "roofline")
+    with pytest.raises(ValueError, match="used twice"):
+        book.embed(SPEC, "roofline")
+    assert "Chart files" not in book.embed({}, "empty")  # nothing drawn, nothing to download
 
 
 def test_rendered_charts_are_cached_by_spec(

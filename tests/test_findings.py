@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.analysis.roofline import kernel_metrics, range_totals, totals
 from generator.cli import main
 from generator.findings import (
     FINDING_IDS,
@@ -16,8 +17,7 @@ from generator.findings import (
     timing_findings,
 )
 from generator.ingest import read_ncu_csv
-from generator.roofline import kernel_metrics, range_totals, totals
-from generator.summarize import summarize_file
+from generator.ingest.summarize import summarize_file
 from tests.helpers import REAL_NCU, REPO, fp32_kernel, metric_row, write_long
 
 L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.imported import discover, load_source
+from generator.records.import_source import discover, load_source
 from tests.conftest import build_report
 from tests.helpers import REAL_NCU
 

@@ -10,8 +10,8 @@ import hashlib
 
 import pytest
 
+from generator.analysis.roofline import kernel_metrics, range_totals, totals
 from generator.ingest import KERNEL_SCHEMA, METRIC_SCHEMA, read_ncu_csv
-from generator.roofline import kernel_metrics, range_totals, totals
 from tests.helpers import REAL_NCU
 
 L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"

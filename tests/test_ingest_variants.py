@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from generator.analysis.roofline import kernel_metrics, range_totals, totals
 from generator.ingest import read_ncu_csv
 from generator.ingest.nvtx import push_pop_ranges, start_stop_ranges
-from generator.roofline import kernel_metrics, range_totals, totals
 from tests.helpers import LONG_HEADER, fp32_kernel, metric_row, quoted, write_long
 
 
@@ -238,7 +238,7 @@ def test_kernel_without_dram_traffic_has_no_infinite_intensity(tmp_path) -> None
 
 
 def test_device_name_metric_matches_the_catalog(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from generator.roofline import match_device
+    from generator.analysis.roofline import match_device
 
     rows = [
         *fp32_kernel(0, ffma="1"),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from generator.analysis.kernels import FAMILIES, family_of, family_shares
+from generator.analysis.roofline import kernel_metrics
 from generator.ingest import read_ncu_csv
-from generator.kernels import FAMILIES, family_of, family_shares
-from generator.roofline import kernel_metrics
 from tests.helpers import REPO
 
 L4 = REPO / "measurements" / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"

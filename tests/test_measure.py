@@ -7,6 +7,7 @@ import functools
 import json
 import statistics
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -18,7 +19,8 @@ from generator.errors import UserError
 from generator.measure import ncu, runner, step
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.stats import quantile, summarize_times
-from generator.measure.store import read_run, staged_run_folder
+from generator.measure.store import staged_run_folder
+from generator.records.run import read_run as read_run_record
 from tests.helpers import REPO
 
 TINY = """
@@ -107,7 +109,7 @@ def test_config_errors_name_the_key(tmp_path: Path, change: str, expected: str) 
 
 
 def test_config_file_level_errors(tmp_path: Path) -> None:
-    assert "schema_version 7 is newer than this tool's 1" in error_of(
+    assert "schema_version 7 is newer than this tool reads (1)" in error_of(
         tmp_path, TINY.replace("schema_version = 1", "schema_version = 7")
     )
     assert "not valid TOML" in error_of(tmp_path, TINY + "\n[[groups]\n")
@@ -174,6 +176,12 @@ def small_ceilings(monkeypatch: pytest.MonkeyPatch) -> None:
 def run_tiny(tmp_path: Path, *extra: str) -> int:
     path = write(tmp_path, TINY)
     return main(["measure", "--config", str(path), "--measurements", str(tmp_path / "m"), *extra])
+
+
+def read_run(folder: Path) -> dict[str, Any] | None:
+    """run.json through its typed record (validated), as the plain data the file holds."""
+    record = read_run_record(folder)
+    return record.model_dump(mode="json", exclude_unset=True) if record else None
 
 
 @pytest.mark.usefixtures("small_ceilings")
@@ -292,7 +300,7 @@ def test_staged_folder_is_all_or_nothing(tmp_path: Path) -> None:
 def test_future_run_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "run.json").write_text('{"schema_version": 99}')
-    with pytest.raises(UserError, match="schema_version 99 is not one this tool reads"):
+    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(1\)"):
         read_run(tmp_path / "r")
 
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from generator.analysis.roofline import bound_against, kernel_metrics, totals
 from generator.catalog import find_device
 from generator.findings import above_roof
 from generator.ingest import read_ncu_csv
 from generator.ingest.units import parse_unit
-from generator.roofline import bound_against, kernel_metrics, totals
 from tests.helpers import fp32_kernel, write_long
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,28 +6,27 @@ from pathlib import Path
 
 import pytest
 
+from generator.analysis.replication import judge
 from generator.catalog import load_catalog
 from generator.errors import UserError
-from generator.literature import read_literature
-from generator.replication import judge
-from generator.site import compute_metrics, load_measurements
+from generator.records.literature import read_literature
+from generator.site.analyse import analyse
+from generator.site.load import load_measurements
 from tests.helpers import REPO
 
 DEVICES = {d.id for d in load_catalog()}
 HEADER = "id,seed,where,quantity,configuration,published,unit,derive,cause,citation\n"
 
 
-def _replications() -> dict[str, object]:
-    from generator.site import Build
-
-    build = Build(REPO / "measurements", Path("unused"), Path("unused"), run_mkdocs=False)
-    build = compute_metrics(load_measurements(build))
-    return {r.row.id: r for r in build.replications}
+def _replications(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    cache = tmp_path_factory.mktemp("cache")
+    analysed = analyse(load_measurements(REPO / "measurements", cache))
+    return {r.row.id: r for r in analysed.replications}
 
 
 @pytest.fixture(scope="module")
-def replications() -> dict[str, object]:
-    return _replications()
+def replications(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    return _replications(tmp_path_factory)
 
 
 def test_committed_literature_reads() -> None:

@@ -5,9 +5,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from generator.analysis.roofline import Totals, bound_against, match_device
 from generator.catalog import PEAK_KEYS, find_device, load_catalog
 from generator.errors import UserError
-from generator.roofline import Totals, bound_against, match_device
 
 SEED_DEVICES = ["T4", "L4", "Tesla V100-SXM2-16GB", "A100 40GB SXM", "A100 80GB SXM", "A100 PCIe", "A100 80GB PCIe",
                 "H100 SXM", "H100 PCIe", "H200", "RTX 4080 Laptop", "RTX 5070", "RTX 5090", "B200",

@@ -102,7 +102,7 @@ def test_a_run_folder_without_run_json_stops_the_build(
 
 def test_the_report_never_imports_torch() -> None:
     code = (
-        "import sys, generator.site, generator.cli, generator.ingest.runs, generator.complexity_page; "
+        "import sys, generator.site, generator.cli, generator.ingest.runs, generator.pages.complexity; "
         "sys.exit('torch' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0

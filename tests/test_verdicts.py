@@ -7,10 +7,16 @@ from typing import Any
 
 import pytest
 
+from generator.analysis.verdicts import (
+    metric_interval,
+    observations,
+    ratio_verdict,
+    swept,
+    trend_verdict,
+)
 from generator.config import load_experiments
 from generator.errors import UserError
 from generator.ingest.runs import load_runs
-from generator.verdicts import metric_interval, observations, ratio_verdict, swept, trend_verdict
 from tests.helpers import REPO
 
 

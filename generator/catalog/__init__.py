@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.records.versioned import upgrade
 
 CATALOG_PATH = Path(__file__).with_name("hardware.toml")
 SCHEMA_VERSION = 1
@@ -173,13 +174,7 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Device, ...]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as err:
         raise UserError(f"invalid TOML: {err}", file=path) from err
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise UserError(
-            f"schema_version {version!r} is not supported (this tool reads {SCHEMA_VERSION})",
-            file=path,
-            key="schema_version",
-        )
+    data = upgrade(data, path, SCHEMA_VERSION)
     devices = tuple(_device(e, path, i) for i, e in enumerate(data.get("device", [])))
     ids = [d.id for d in devices]
     duplicated = {i for i in ids if ids.count(i) > 1}

@@ -6,7 +6,7 @@ from typing import Any
 
 from generator.complexity.analyze import Complexity
 from generator.complexity.costs import LayerCost
-from generator.units_format import number, si
+from generator.formatting import number, si
 
 LAYER_COLUMNS = (
     "name",

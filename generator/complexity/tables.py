@@ -3,19 +3,16 @@ measurements/complexity/ (the site build reads them without torch)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from generator.atomic import write_json, write_via
 from generator.complexity.analyze import analyze
 from generator.complexity.flop_counter import flop_counter_summary
 from generator.complexity.probes import flop_counter_probes
 from generator.complexity.shortcuts import SHORTCUT_MODELS, shortcut_rows
-
-TABLES_SCHEMA_VERSION = 1
+from generator.errors import UserError
+from generator.records.complexity_tables import TablesMeta, read_meta
+from generator.records.complexity_tables import write_tables as write_complexity_tables
 
 # torchvision weight enum per model: its meta holds the published num_params and _ops (GMACs).
 TORCHVISION_WEIGHTS = {
@@ -66,8 +63,8 @@ def published_rows() -> list[dict[str, Any]]:
 def imported_rows(measurements: Path) -> list[dict[str, Any]]:
     """Analytic counts for every imported export whose source.toml names the registry model,
     dataset and batch that ran (SGD with momentum assumed for the optimizer update)."""
-    from generator.imported import discover
     from generator.models import DATASETS
+    from generator.records.import_source import discover
 
     rows = []
     for item in discover(measurements):
@@ -142,8 +139,8 @@ def layer_rows() -> list[dict[str, Any]]:
 def literature_rows(measurements: Path) -> list[dict[str, Any]]:
     """The analytic counts measurements/literature/*.csv asks for (`analytic:` keys)."""
     from generator.catalog import load_catalog
-    from generator.literature import analytic_requests, read_literature
     from generator.models import DATASETS
+    from generator.records.literature import analytic_requests, read_literature
 
     literature = read_literature(measurements, {d.id for d in load_catalog()})
     rows = []
@@ -184,7 +181,7 @@ def source_hash(measurements: Path | None = None) -> str:
     # Release versions only: a +cpu and a +cu130 build of one release count the same.
     release = f"{torch.__version__.split('+')[0]} {torchvision.__version__.split('+')[0]}"
     digest = hashlib.sha256(release.encode())
-    code = [*Path(__file__).parent.glob("*.py"), root / "models.py", root / "seed_models.py"]
+    code = [*Path(__file__).parent.glob("*.py"), *(root / "models").glob("*.py")]
     for path in sorted(code):
         digest.update(path.name.encode() + path.read_bytes())
     if measurements is not None:
@@ -196,13 +193,11 @@ def source_hash(measurements: Path | None = None) -> str:
 
 
 def up_to_date(folder: Path) -> bool:
-    meta = folder / "tables.json"
-    if not meta.is_file():
-        return False
     try:
-        return bool(json.loads(meta.read_text()).get("source_hash") == source_hash(folder.parent))
-    except json.JSONDecodeError:
+        meta = read_meta(folder)
+    except UserError:
         return False
+    return meta is not None and meta.source_hash == source_hash(folder.parent)
 
 
 def write_tables(folder: Path, command: str, measurements: Path | None = None) -> list[Path]:
@@ -211,7 +206,6 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
 
     from generator.measure.provenance import utc_now
 
-    folder.mkdir(parents=True, exist_ok=True)
     tables = {
         "published.csv": published_rows(),
         "shortcuts.csv": shortcut_rows(),
@@ -221,28 +215,12 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
         "layers.csv": layer_rows(),
         "literature.csv": literature_rows(measurements or folder.parent),
     }
-    written = []
-    for name, rows in tables.items():
-        write_via(folder / name, pl.DataFrame(rows, infer_schema_length=None).write_csv)
-        written.append(folder / name)
-    write_json(
-        folder / "tables.json",
-        {
-            "schema_version": TABLES_SCHEMA_VERSION,
-            "generated_at": utc_now(),
-            "torch": torch.__version__,
-            "torchvision": torchvision.__version__,
-            "command": command,
-            "source_hash": source_hash(measurements or folder.parent),
-            "tables": sorted(tables),
-        },
+    meta = TablesMeta(
+        generated_at=utc_now(),
+        torch=torch.__version__,
+        torchvision=torchvision.__version__,
+        command=command,
+        source_hash=source_hash(measurements or folder.parent),
+        tables=sorted(tables),
     )
-    return [*written, folder / "tables.json"]
-
-
-def read_tables(folder: Path) -> dict[str, pl.DataFrame]:
-    """What the site shows; empty when the tables were never generated."""
-    if not (folder / "tables.json").is_file():
-        return {}
-    names = json.loads((folder / "tables.json").read_text())["tables"]
-    return {name: pl.read_csv(folder / name) for name in names if (folder / name).is_file()}
+    return write_complexity_tables(folder, tables, meta)

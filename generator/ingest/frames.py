@@ -36,7 +36,9 @@ def categorical_columns(columns: list[str]) -> list[str]:
     return [
         c
         for c in columns
-        if c.lstrip("\ufeff") in _REPEATED_COLUMNS or is_push_pop_column(c) or is_start_stop_column(c)
+        if c.lstrip("\ufeff") in _REPEATED_COLUMNS
+        or is_push_pop_column(c)
+        or is_start_stop_column(c)
     ]
 
 

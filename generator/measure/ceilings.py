@@ -13,8 +13,6 @@ import torch
 
 from generator.measure.provenance import cpu_supports_bf16, utc_now
 
-CEILINGS_SCHEMA_VERSION = 1
-
 
 def _best_time(action: Callable[[], Any], sync: Callable[[], None], runs: int) -> list[float]:
     action()  # warm up: allocation, library initialisation

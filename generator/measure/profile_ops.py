@@ -6,16 +6,13 @@ would lose them, the way per-thread NVTX ranges lose them under ncu)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from torch.autograd.profiler import record_function
 from torch.profiler import ProfilerActivity, profile
 
-from generator.measure.step import PHASE_LABEL, _inference_guard
-
-if TYPE_CHECKING:
-    from generator.measure.step import Workload
+from generator.measure.step import PHASE_LABEL, Workload, inference_guard
 
 
 def profile_step(workload: Workload) -> list[dict[str, Any]]:
@@ -24,7 +21,7 @@ def profile_step(workload: Workload) -> list[dict[str, Any]]:
         activities.append(ProfilerActivity.CUDA)
     actions = workload.phases()
     with (
-        _inference_guard(workload.config),
+        inference_guard(workload.config),
         profile(activities=activities, record_shapes=True) as profiler,
     ):
         for name, action in actions:

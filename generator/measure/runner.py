@@ -15,11 +15,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from generator.atomic import write_json
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
-from generator.measure.ceilings import CEILINGS_SCHEMA_VERSION, measure_ceilings
+from generator.measure.ceilings import measure_ceilings
 from generator.measure.provenance import (
     command_line,
     cpu_supports_bf16,
@@ -29,11 +28,17 @@ from generator.measure.provenance import (
     utc_now,
 )
 from generator.measure.stats import summarize_times
-from generator.measure.store import (
-    RUN_SCHEMA_VERSION,
+from generator.measure.store import staged_run_folder, write_csv
+from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
+from generator.records.run import (
+    Measured,
+    ModelledPoint,
+    RunFailure,
+    RunSettings,
+    RunStart,
+    Timing,
     read_run,
-    staged_run_folder,
-    write_csv,
+    write_run,
 )
 
 STEP_COLUMNS = [
@@ -85,19 +90,17 @@ def check_machine(runs: list[RunConfig], config_path: Path, group_order: list[st
 
 def _ceilings(measurements: Path, device: str, force: bool, console: Console) -> str:
     identity = device_id(device)
-    path = measurements / "ceilings" / f"{identity}.json"
-    if path.exists() and not force:
+    if ceilings_path(measurements, identity).exists() and not force:
         return identity
     console.print(f"measuring ceilings of {device_name(device)} (GEMM, copy, triad)…")
-    data = {
-        "schema_version": CEILINGS_SCHEMA_VERSION,
-        "device_id": identity,
-        "device": device,
-        "device_name": device_name(device),
+    measured = CeilingsFile(
+        device_id=identity,
+        device=device,
+        device_name=device_name(device),
         **measure_ceilings(device),
-        "environment": environment(device, Path.cwd()),
-    }
-    write_json(path, data)
+        environment=environment(device, Path.cwd()),
+    )
+    write_ceilings(measurements, measured)
     return identity
 
 
@@ -125,11 +128,11 @@ def measure_one(
     folder: Path,
     ncu: str | None,
     progress: Any,
-) -> dict[str, Any]:
+) -> Measured:
     """Measure into `folder` (a staging folder) and return run.json's measured part."""
     from generator.complexity import analyze
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
-    from generator.measure.step import measure
+    from generator.measure.timed_step import measure
 
     result = measure(config, progress)
     timing = summarize_times([row["step_s"] for row in result.rows], config.batch, config.seed)
@@ -156,26 +159,24 @@ def measure_one(
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
     totals = complexity.totals()
     median = timing["median_s"]
-    measured: dict[str, Any] = {
-        "settings": result.settings,
-        "timing": timing,
-        "phase_median_s": phases,
-        "complexity": totals,
+    files = ["run.json", "steps.csv", "complexity.csv"] + (["ops.csv"] if config.profile else [])
+    profiled = ncu is not None and config.device == "cuda"
+    return Measured(
+        settings=result.settings,
+        timing=Timing.model_validate(timing),
+        phase_median_s=phases,
+        complexity=totals,
         # CPU (and any run without counters): analytic FLOPs and bytes over measured time.
-        "modelled_point": {
-            "flops": totals["step_flops"],
-            "bytes": totals["min_traffic_bytes"],
-            "time_s": median,
-            "attained_flops_per_s": totals["step_flops"] / median,
-            "arithmetic_intensity": totals["arithmetic_intensity"],
-        },
-        "files": ["run.json", "steps.csv", "complexity.csv"]
-        + (["ops.csv"] if config.profile else []),
-    }
-    if ncu is not None and config.device == "cuda":
-        measured["ncu"] = _run_ncu(config, folder, ncu)
-        measured["files"].append("ncu.csv")
-    return measured
+        modelled_point=ModelledPoint(
+            flops=totals["step_flops"],
+            bytes=totals["min_traffic_bytes"],
+            time_s=median,
+            attained_flops_per_s=totals["step_flops"] / median,
+            arithmetic_intensity=totals["arithmetic_intensity"],
+        ),
+        files=[*files, "ncu.csv"] if profiled else files,
+        **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
+    )
 
 
 def execute(
@@ -241,35 +242,31 @@ def _one(
     existing = read_run(runs_dir / run_id)
     if (
         existing
-        and existing.get("status") == "ok"
-        and existing.get("config_hash") == config_hash
+        and existing.status == "ok"
+        and existing.config_hash == config_hash
+        and existing.timing is not None
         and not force
     ):
-        timing = existing.get("timing", {})
+        timing = existing.timing
         return Outcome(
-            run_id,
-            "skipped",
-            "already measured",
-            timing.get("median_s"),
-            timing.get("cv"),
-            timing.get("throughput_samples_per_s"),
-        )
+            run_id, "skipped", "already measured",
+            timing.median_s, timing.cv, timing.throughput_samples_per_s,
+        )  # fmt: skip
     if config.device not in ceilings_done:
         ceilings_done[config.device] = _ceilings(measurements, config.device, force, console)
     if config.device not in environments:
         environments[config.device] = environment(config.device, Path.cwd())
     task = bar.add_task(f"  {run_id}", total=config.repeats * (config.warmup + config.iterations))
-    base: dict[str, Any] = {
-        "schema_version": RUN_SCHEMA_VERSION,
-        "run_id": run_id,
-        "config": config.as_dict(),
-        "config_hash": config_hash,
-        "device_name": name,
-        "ceilings": ceilings_done[config.device],
-        "started_at": utc_now(),
-        "environment": environments[config.device],
-        "command": command,
-    }
+    start = RunStart(
+        run_id=run_id,
+        config=RunSettings.model_validate(config.as_dict()),
+        config_hash=config_hash,
+        device_name=name,
+        ceilings=ceilings_done[config.device],
+        started_at=utc_now(),
+        environment=environments[config.device],
+        command=command,
+    )
     try:
         with staged_run_folder(runs_dir, run_id) as folder:
             try:
@@ -279,29 +276,18 @@ def _one(
             except Exception as error:  # OOM, unsupported op, a model bug: record, go on
                 for leftover in folder.iterdir():
                     leftover.unlink()
-                write_json(
-                    folder / "run.json",
-                    {
-                        **base,
-                        "status": "failed",
-                        "finished_at": utc_now(),
-                        "error": {
-                            "type": type(error).__name__,
-                            "message": str(error),
-                            "traceback": traceback.format_exc().splitlines()[-12:],
-                        },
-                    },
+                failure = RunFailure(
+                    type=type(error).__name__,
+                    message=str(error),
+                    traceback=traceback.format_exc().splitlines()[-12:],
                 )
+                write_run(folder, start.failed(failure, utc_now()))
                 return Outcome(run_id, "failed", f"{type(error).__name__}: {error}")
-            write_json(
-                folder / "run.json", {**base, "status": "ok", "finished_at": utc_now(), **measured}
-            )
+            write_run(folder, start.succeeded(measured, utc_now()))
     finally:
         bar.remove_task(task)
-    timing = measured["timing"]
-    return Outcome(
-        run_id, "ok", "", timing["median_s"], timing["cv"], timing["throughput_samples_per_s"]
-    )
+    timing = measured.timing
+    return Outcome(run_id, "ok", "", timing.median_s, timing.cv, timing.throughput_samples_per_s)
 
 
 def print_summary(outcomes: list[Outcome], console: Console) -> None:

@@ -146,7 +146,7 @@ def build_workload(config: RunConfig) -> Workload:
 
 
 @contextlib.contextmanager
-def _inference_guard(config: RunConfig) -> Iterator[None]:
+def inference_guard(config: RunConfig) -> Iterator[None]:
     if config.phase == "inference":
         with torch.inference_mode():
             yield
@@ -158,7 +158,7 @@ def run_iterations(workload: Workload, count: int) -> list[dict[str, float]]:
     """Run `count` steps; return each one's phase times in seconds."""
     actions = workload.phases()
     rows = []
-    with _inference_guard(workload.config):
+    with inference_guard(workload.config):
         for _ in range(count):
             clock = _Clock(workload.config.device)
             clock.mark()
@@ -170,30 +170,3 @@ def run_iterations(workload: Workload, count: int) -> list[dict[str, float]]:
             row["step_s"] = sum(times)
             rows.append(row)
     return rows
-
-
-def measure(config: RunConfig, progress: Callable[[int, int], None] | None = None) -> StepResult:
-    """Warm up, then time `iterations` steps, `repeats` times; optionally profile one more."""
-    settings = apply_precision(config.precision, config.device)
-    workload = build_workload(config)
-    rows: list[dict[str, Any]] = []
-    total = config.repeats * (config.warmup + config.iterations)
-    done = 0
-    for repeat in range(config.repeats):
-        for _ in range(config.warmup):
-            run_iterations(workload, 1)
-            done += 1
-            if progress:
-                progress(done, total)
-        for iteration in range(config.iterations):
-            row = run_iterations(workload, 1)[0]
-            rows.append({"repeat": repeat, "iteration": iteration, **row})
-            done += 1
-            if progress:
-                progress(done, total)
-    result = StepResult(rows=rows, settings=settings)
-    if config.profile:
-        from generator.measure.profile_ops import profile_step
-
-        result.ops = profile_step(workload)
-    return result

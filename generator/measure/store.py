@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -12,10 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-
-from generator.errors import UserError
-
-RUN_SCHEMA_VERSION = 1
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
@@ -45,31 +40,3 @@ def staged_run_folder(runs_dir: Path, run_id: str) -> Iterator[Path]:
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-
-
-def load_json(path: Path, fix: str) -> Any:
-    """A JSON file, or a UserError naming its file and line."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(
-            f"not valid JSON: {error.msg}", file=path, line=error.lineno, fix=fix
-        ) from None
-
-
-def read_run(folder: Path) -> dict[str, Any] | None:
-    """run.json of a run folder, or None when there is none; a future schema is an error."""
-    path = folder / "run.json"
-    if not path.exists():
-        return None
-    data = load_json(path, fix="delete the run folder and measure it again (`--force`)")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > RUN_SCHEMA_VERSION:
-        raise UserError(
-            f"run.json schema_version {version!r} is not one this tool reads "
-            f"(it reads up to {RUN_SCHEMA_VERSION})",
-            file=path,
-            key="schema_version",
-            fix="update Roofline Atlas (git pull) to read runs written by a newer version",
-        )
-    return dict(data)

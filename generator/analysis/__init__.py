@@ -1,0 +1,1 @@
+"""Pure analysis: no file I/O; frames and records in, results out."""

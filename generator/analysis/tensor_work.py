@@ -1,0 +1,102 @@
+"""Tensor-core work an export shows but does not count as FLOPs.
+
+Tensor FLOPs are counted only from the direct `sm__ops_path_tensor_*` counters. Without them,
+tensor-pipe instructions or tensor-pipe activity still show that tensor cores ran, but not
+always matrix work: on A100, RNG, elementwise, reduction and split-K reduce kernels next to
+SIMT GEMMs issue a few tensor-pipe instructions each. Only kernels where matrix work is
+plausible (a GEMM, convolution or attention kernel by name, a tensor-core kernel name, or a
+tensor pipe busy for a material share of cycles) count as uncounted matrix work, and not a
+kernel whose counted CUDA-core FLOPs are at least what its tensor-pipe instructions could
+do: its matrix multiply ran on CUDA cores and is counted (a naive fp32 GEMM on A100 issues
+one tensor-pipe instruction per 16 FFMA warp instructions and no MMA).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from generator.analysis.kernels import family_of
+from generator.analysis.roofline import FLOP_TERMS
+
+MATRIX_FAMILIES = frozenset(
+    {"gemm", "conv fprop", "conv dgrad", "conv wgrad", "winograd", "depthwise conv", "attention"}
+)
+# Kernels of a GEMM's family that do no matrix multiply themselves.
+NOT_MATRIX_NAME = r"(?i)splitKreduce|split_k_reduce|reduce_kernel"
+TENSOR_NAME = (
+    r"(?i)tensorop|xmma|hmma|wmma|imma|gmma|tf32|s1688|s16816|h1688|h16816|884gemm|"
+    r"sm80_xmma|sm90_xmma|flash_fwd|flash_bwd|fmha"
+)
+MATERIAL_ACTIVE_PCT = 1.0  # tensor pipe busy for at least 1 % of cycles
+# ncu's own SpeedOfLight_HierarchicalTensorRooflineChart section prices a tensor-pipe
+# instruction at 512 FLOP (derived__sm__inst_executed_pipe_tensor_x512). The true figure
+# depends on the architecture and the MMA shape, so the result is only ever an estimate.
+FLOP_PER_TENSOR_INSTRUCTION = 512
+
+
+@dataclass(frozen=True)
+class TensorEvidence:
+    kernels: int  # kernels where matrix work on tensor cores is plausible and uncounted
+    instructions: float | None  # their tensor-pipe instructions, where exported
+    max_active_pct: float | None  # their highest tensor-pipe activity, where exported
+    example: str  # one kernel name
+    other_kernels: int  # kernels with tensor-pipe activity where no matrix work is plausible
+    estimate_flops: float | None  # instructions x 512: a labelled estimate, never a count
+
+    @property
+    def estimate_label(self) -> str:
+        return (
+            f"estimate: {FLOP_PER_TENSOR_INSTRUCTION} FLOP per tensor-pipe instruction, as "
+            "ncu's hierarchical tensor roofline section assumes; not in the counted total"
+        )
+
+
+def _tensor_flops_counted(metrics: pl.DataFrame) -> bool:
+    columns = [f"flops_{p}" for p in FLOP_TERMS if p.startswith("tensor_")]
+    counted = metrics.select(pl.sum_horizontal([pl.col(c).fill_null(0) for c in columns]).sum())
+    return bool(counted.item() and counted.item() > 0)
+
+
+def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
+    """Evidence of tensor-core work the FLOP count misses; None when there is none (or the
+    direct tensor counters counted it)."""
+    if metrics.is_empty() or _tensor_flops_counted(metrics):
+        return None
+    signals = ("tensor_pipe_inst", "tensor_hmma_inst", "tensor_active_pct")
+    name = pl.col("kernel_name").fill_null("")
+    # A tensor-core kernel name is evidence on its own only where no tensor counter was
+    # collected for the kernel; a collected zero says the tensor cores did not run.
+    active = pl.any_horizontal([pl.col(c).fill_null(0) > 0 for c in signals]) | (
+        name.str.contains(TENSOR_NAME) & pl.all_horizontal([pl.col(c).is_null() for c in signals])
+    )
+    names = metrics["kernel_name"].fill_null("").unique().to_list()
+    families = {kernel: family_of(kernel) for kernel in names}
+    family = name.replace_strict(list(families), list(families.values()), return_dtype=pl.String)
+    cuda_core = pl.sum_horizontal(
+        [pl.col(f"flops_{p}").fill_null(0) for p in FLOP_TERMS if not p.startswith("tensor_")]
+    )
+    simt = cuda_core >= pl.col("tensor_pipe_inst").fill_null(0) * FLOP_PER_TENSOR_INSTRUCTION
+    plausible = (
+        (family.is_in(list(MATRIX_FAMILIES)) & ~name.str.contains(NOT_MATRIX_NAME))
+        | name.str.contains(TENSOR_NAME)
+        | (pl.col("tensor_active_pct").fill_null(0) >= MATERIAL_ACTIVE_PCT)
+    ) & ~(simt & (pl.col("tensor_pipe_inst").fill_null(0) > 0))
+    matrix = metrics.filter(active & plausible)
+    others = metrics.filter(active & ~plausible).height
+    if matrix.is_empty():
+        return None
+    inst = matrix["tensor_pipe_inst"]
+    instructions = float(inst.sum()) if inst.null_count() < matrix.height else None
+    pct = matrix["tensor_active_pct"]
+    return TensorEvidence(
+        kernels=matrix.height,
+        instructions=instructions,
+        max_active_pct=float(pct.max()) if pct.null_count() < matrix.height else None,  # type: ignore[arg-type]
+        example=str(matrix["kernel_name"][0] or ""),
+        other_kernels=others,
+        estimate_flops=(
+            instructions * FLOP_PER_TENSOR_INSTRUCTION if instructions is not None else None
+        ),
+    )

@@ -1,0 +1,248 @@
+"""What an experiment group's runs say: the swept variable, observations written from the
+numbers, and a verdict on the group's stated expectation.
+
+A verdict needs a checkable claim (`expect` in experiments.toml): a trend of a metric over
+the swept variable, or a ratio between two of its values. It is "inconclusive" whenever the
+95 % confidence intervals that decide it overlap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from generator.config import ExperimentsFile, Group
+from generator.formatting import number, percent, si
+
+MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "device")
+
+# metric -> (label, unit, value from a run row, its 95 % interval from the step-time CI)
+_LABELS = {
+    "throughput": ("throughput", "samples/s"),
+    "step_time": ("step time", "s"),
+    "modelled_flops_per_s": ("modelled FLOP/s", "FLOP/s"),
+    "modelled_ai": ("modelled AI", "FLOP/byte"),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str  # supported, not supported, inconclusive, not evaluated
+    reason: str
+
+
+def metric_interval(row: dict[str, Any], metric: str) -> tuple[float, float, float] | None:
+    """(value, low, high) of a metric, its interval carried over from the median step time's
+    bootstrap CI (throughput and FLOP/s are inversely proportional to it)."""
+    median, low, high = row.get("median_s"), row.get("ci_low_s"), row.get("ci_high_s")
+    if not median or not low or not high:
+        return None
+    if metric == "step_time":
+        return median, low, high
+    if metric == "throughput":
+        return row["batch"] / median, row["batch"] / high, row["batch"] / low
+    if metric == "modelled_flops_per_s" and row.get("modelled_flops"):
+        flops = row["modelled_flops"]
+        return flops / median, flops / high, flops / low
+    if metric == "modelled_ai" and row.get("modelled_ai"):
+        return row["modelled_ai"], row["modelled_ai"], row["modelled_ai"]  # analytic: exact
+    return None
+
+
+def swept(rows: list[dict[str, Any]]) -> list[str]:
+    return [key for key in MATRIX_KEYS if len({row[key] for row in rows}) > 1]
+
+
+def _ordered(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda row: row[key] if key == "batch" else str(row[key]))
+
+
+def _fmt(metric: str, value: float) -> str:
+    unit = _LABELS[metric][1]
+    if metric == "throughput":
+        return f"{number(value)} samples/s"
+    if metric == "modelled_ai":
+        return f"{number(value)} FLOP/byte"
+    return si(value, unit)
+
+
+def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str) -> Verdict:
+    ordered = _ordered(rows, key)
+    first, last = ordered[0], ordered[-1]
+    a, b = metric_interval(first, metric), metric_interval(last, metric)
+    label = _LABELS[metric][0]
+    if a is None or b is None:
+        return Verdict("inconclusive", f"{label} has no confidence interval for every run")
+    overlap = a[1] <= b[2] and b[1] <= a[2]
+    span = f"{key} {first[key]} ({_fmt(metric, a[0])}) to {key} {last[key]} ({_fmt(metric, b[0])})"
+    if overlap:
+        return Verdict("inconclusive", f"the 95 % intervals of {label} overlap from {span}")
+    rises = b[0] > a[0]
+    observed = "increases" if rises else "decreases"
+    outcome = "supported" if observed == trend else "not supported"
+    return Verdict(outcome, f"{label} {observed} from {span}, intervals apart")
+
+
+def ratio_verdict(
+    rows: list[dict[str, Any]],
+    key: str,
+    metric: str,
+    numerator: str,
+    denominator: str,
+    between: tuple[float, float],
+) -> Verdict:
+    """The ratio metric(numerator) / metric(denominator) for each setting of the other
+    keys, with its interval; every setting must agree."""
+    others = [k for k in MATRIX_KEYS if k != key]
+    pairs: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        pairs.setdefault(tuple(row[k] for k in others), {})[str(row[key])] = row
+    label = _LABELS[metric][0]
+    outcomes, parts = [], []
+    for setting, by_value in sorted(pairs.items(), key=lambda item: str(item[0])):
+        if numerator not in by_value or denominator not in by_value:
+            continue
+        top = metric_interval(by_value[numerator], metric)
+        bottom = metric_interval(by_value[denominator], metric)
+        if top is None or bottom is None:
+            continue
+        ratio, low, high = top[0] / bottom[0], top[1] / bottom[2], top[2] / bottom[1]
+        where = ", ".join(
+            f"{k} {v}"
+            for k, v in zip(others, setting, strict=True)
+            if len({r[k] for r in rows}) > 1
+        )
+        parts.append(
+            f"{number(ratio, 3)} [{number(low, 3)}, {number(high, 3)}]"
+            + (f" at {where}" if where else "")
+        )
+        if between[0] <= low and high <= between[1]:
+            outcomes.append("supported")
+        elif high < between[0] or low > between[1]:
+            outcomes.append("not supported")
+        else:
+            outcomes.append("inconclusive")
+    if not outcomes:
+        return Verdict("inconclusive", f"no pair of runs with {key} {numerator} and {denominator}")
+    outcome = outcomes[0] if len(set(outcomes)) == 1 else "inconclusive"
+    expected = f"between {number(between[0], 3)} and {number(between[1], 3)}"
+    return Verdict(
+        outcome,
+        f"{label} of {numerator} over {denominator} is "
+        + "; ".join(parts)
+        + f" (expected {expected})",
+    )
+
+
+def _with_metric(
+    rows: list[dict[str, Any]], metric: str
+) -> list[tuple[dict[str, Any], tuple[float, float, float]]]:
+    pairs = []
+    for row in rows:
+        interval = metric_interval(row, metric)
+        if interval is not None:
+            pairs.append((row, interval))
+    return pairs
+
+
+def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | None) -> list[str]:
+    """Sentences with the group's numbers: how the swept variable moves each metric."""
+    ordered = _ordered(rows, key)
+    sentences = []
+    if key == "batch":
+        first, last = ordered[0], ordered[-1]
+        for metric, verb in (
+            ("throughput", "Throughput"),
+            ("modelled_ai", "Modelled AI"),
+            ("modelled_flops_per_s", "Modelled FLOP/s"),
+        ):
+            a, b = metric_interval(first, metric), metric_interval(last, metric)
+            if a is None or b is None:
+                continue
+            move = "rises" if b[0] > a[0] else "falls"
+            change = percent(100 * (b[0] / a[0] - 1)) if a[0] else "n/a"
+            sentences.append(
+                f"{verb} {move} from {_fmt(metric, a[0])} to {_fmt(metric, b[0])} ({change}) as "
+                f"the batch goes from {first['batch']} to {last['batch']}."
+            )
+    else:
+        timed = _with_metric(ordered, "step_time")
+        if timed:
+            fastest = min(timed, key=lambda item: item[1][0])
+            slowest = max(timed, key=lambda item: item[1][0])
+            sentences.append(
+                f"Fastest step: {fastest[0][key]} ({si(fastest[1][0], 's')}); slowest: "
+                f"{slowest[0][key]} ({si(slowest[1][0], 's')})."
+            )
+        rated = _with_metric(ordered, "modelled_flops_per_s")
+        if rated:
+            best = max(rated, key=lambda item: item[1][0])
+            share = (
+                f", {percent(100 * best[1][0] / gemm_ceiling)} of the measured GEMM ceiling"
+                if gemm_ceiling
+                else ""
+            )
+            sentences.append(
+                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1][0], 'FLOP/s')}{share})."
+            )
+    noisy = [row for row in rows if row.get("cv") is not None and row["cv"] > 0.05]
+    if noisy:
+        sentences.append(
+            f"{len(noisy)} of {len(rows)} runs have a CV above 5 % (up to "
+            f"{percent(100 * max(row['cv'] for row in noisy))}): compare them by their intervals."
+        )
+    return sentences
+
+
+def _group_verdict(group: Group, rows: list[dict[str, Any]], key: str | None) -> Verdict:
+    expect = group.expect
+    if expect is None:
+        return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
+    if not rows:
+        return Verdict("inconclusive", "no run of this group has been measured on this machine")
+    if expect.trend is not None:
+        if key is None:
+            return Verdict("inconclusive", "no single variable is swept in the measured runs")
+        return trend_verdict(rows, key, expect.metric, expect.trend)
+    assert expect.ratio is not None and expect.between is not None
+    numerator, denominator = expect.ratio
+    ratio_key = next(
+        (k for k in ("device", "phase", "precision", "model", "dataset", "batch")
+         if {numerator, denominator} <= {str(row[k]) for row in rows}),
+        None,
+    )  # fmt: skip
+    if ratio_key is None:
+        return Verdict(
+            "inconclusive",
+            f"no measured pair of runs with {numerator} and {denominator} (runs on a device "
+            "this machine lacks are measured elsewhere)",
+        )
+    low, high = expect.between
+    return ratio_verdict(rows, ratio_key, expect.metric, numerator, denominator, (low, high))
+
+
+def group_rows(
+    group: Group, runs: pl.DataFrame
+) -> tuple[list[dict[str, Any]], list[str], str | None]:
+    """The group's ok runs ordered along the swept variable, the swept keys, and the one
+    swept key (None when zero or several vary)."""
+    rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
+    keys = swept(rows) if rows else []
+    key = keys[0] if len(keys) == 1 else None
+    order_key = key or "run_id"
+    ordered = sorted(
+        rows, key=lambda r: r[order_key] if order_key == "batch" else str(r[order_key])
+    )
+    return ordered, keys, key
+
+
+def group_verdict(group: Group, runs: pl.DataFrame) -> Verdict:
+    ordered, _, key = group_rows(group, runs)
+    return _group_verdict(group, ordered, key)
+
+
+def group_verdicts(experiments: ExperimentsFile | None, runs: pl.DataFrame) -> dict[str, Verdict]:
+    """Every group's verdict, computed once for the group pages and the overview."""
+    groups = experiments.groups if experiments is not None else []
+    return {group.id: group_verdict(group, runs) for group in groups}

@@ -1,0 +1,40 @@
+"""What a measurement page shows of one export: its analysis, its device, its findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.roofline import Bound, DeviceMatch, Totals
+from generator.analysis.tensor_work import TensorEvidence
+from generator.findings import Finding
+
+
+@dataclass(frozen=True)
+class MeasurementView:
+    """Everything a measurement page shows."""
+
+    slug: str
+    title: str
+    origin: str
+    citation: str
+    model: str
+    workload: str
+    batch: int | None
+    phase: str
+    precision: str
+    notes: str
+    license: str
+    csv_path: str
+    kernels: pl.DataFrame  # from roofline.kernel_metrics
+    step: Totals
+    ranges: dict[str, Totals]
+    match: DeviceMatch
+    bound: Bound | None
+    chart: dict[str, Any]
+    findings: tuple[Finding, ...] = ()
+    analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
+    tensor: TensorEvidence | None = None  # tensor-core work seen but not counted
+    ingest_notes: tuple[str, ...] = ()  # what the ingest did (ncu_csv.NcuExport.notes)

@@ -1,0 +1,182 @@
+"""Bars, sweeps and heatmaps: a metric along a swept variable, per model, per layer
+family, per device."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import altair as alt
+
+from generator.charts.scales import (
+    model_scale,
+)
+
+
+def sweep_chart(
+    rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str
+) -> dict[str, Any]:
+    """A metric against the swept variable, with its 95 % interval as error bars.
+
+    rows: {"x": value, "label": str, "value": float, "low": float, "high": float, "unit": str}."""
+    if not rows:
+        return {}
+    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    x = (
+        alt.X(
+            "x:Q",
+            title=x_title,
+            scale=alt.Scale(type="log", base=2),
+            axis=alt.Axis(values=[r["x"] for r in rows]),
+        )
+        if numeric
+        else alt.X("label:N", title=x_title, sort=[r["label"] for r in rows])
+    )
+    unit = rows[0]["unit"]
+    y = alt.Y("value:Q", title=unit, scale=alt.Scale(zero=False))
+    tooltip = [
+        alt.Tooltip("label:N", title=x_title),
+        alt.Tooltip("value:Q", title=unit, format=".4~s"),
+        alt.Tooltip("low:Q", title="95 % CI low", format=".4~s"),
+        alt.Tooltip("high:Q", title="95 % CI high", format=".4~s"),
+    ]
+    points = alt.Chart(data).mark_point(filled=True, size=70).encode(x=x, y=y, tooltip=tooltip)
+    bars = (
+        alt.Chart(data)
+        .mark_errorbar(ticks=True)
+        .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q")
+    )
+    line = alt.Chart(data).mark_line(opacity=0.4).encode(x=x, y=y)
+    chart = alt.layer(line, bars, points).properties(title=title, width="container", height=280)
+    return dict(chart.to_dict())
+
+
+def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Workload × device grid coloured by roofline-bound step time (log scale).
+
+    cells: {"workload", "device", "bound_s", "limited_by"}."""
+    if not cells:
+        return {}
+    base = alt.Chart(alt.Data(values=cells)).encode(  # type: ignore[no-untyped-call]
+        x=alt.X("device:N", title=None, axis=alt.Axis(labelAngle=-40, labelLimit=180)),
+        y=alt.Y("workload:N", title=None, axis=alt.Axis(labelLimit=320)),
+    )
+    rects = base.mark_rect().encode(
+        color=alt.Color(
+            "bound_s:Q",
+            title="bound (s)",
+            scale=alt.Scale(type="log", scheme="viridis"),
+            legend=alt.Legend(format="~s"),
+        ),
+        tooltip=[
+            alt.Tooltip("workload:N"),
+            alt.Tooltip("device:N"),
+            alt.Tooltip("bound_s:Q", title="roofline-bound step time (s)", format=".3~s"),
+            alt.Tooltip("limited_by:N", title="limited by"),
+        ],
+    )
+    # viridis runs dark to bright: dark text on the brighter upper half of the log range
+    times = [c["bound_s"] for c in cells]
+    middle = math.sqrt(min(times) * max(times))
+    marks = base.mark_text(fontSize=9).encode(
+        text=alt.Text("mark:N"),
+        color=alt.condition(alt.datum.bound_s > middle, alt.value("black"), alt.value("white")),
+    )
+    rows = len({c["workload"] for c in cells})
+    chart = alt.layer(rects, marks).properties(
+        title="Roofline-bound step time on every catalog device (c = compute, m = memory)",
+        width="container",
+        height=max(200, 18 * rows),
+    )
+    return dict(chart.to_dict())
+
+
+def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) -> dict[str, Any]:
+    """One horizontal bar per model on a log axis (values span six orders of magnitude)."""
+    rows = [r for r in rows if r.get(field)]
+    if not rows:
+        return {}
+    order = [r["model"] for r in sorted(rows, key=lambda r: -r[field])]
+    # A log axis has no zero: bars start at the decade below the smallest value.
+    floor = 10 ** math.floor(math.log10(min(r[field] for r in rows)))
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y("model:N", sort=order, title=None),
+            x=alt.X(
+                f"{field}:Q",
+                title=unit,
+                scale=alt.Scale(type="log", domainMin=floor),
+                axis=alt.Axis(format="~s"),
+            ),
+            x2=alt.datum(floor),
+            color=alt.Color("model:N", legend=None, scale=model_scale()),
+            tooltip=[
+                alt.Tooltip("model:N"),
+                alt.Tooltip("dataset:N", title="input"),
+                alt.Tooltip(f"{field}:Q", title=unit, format=".4~s"),
+            ],
+        )
+        .properties(title=title, width="container", height=22 * len(rows))
+    )
+    return dict(chart.to_dict())
+
+
+def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Analytic AI of a training step per model, one point per batch size."""
+    rows = [r for r in rows if r.get("arithmetic_intensity")]
+    if not rows:
+        return {}
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, size=70)
+        .encode(
+            y=alt.Y("model:N", title=None),
+            x=alt.X(
+                "arithmetic_intensity:Q",
+                title="analytic AI of a training step (FLOP/byte of minimal traffic)",
+                scale=alt.Scale(type="log"),
+            ),
+            color=alt.Color("batch:O", legend=alt.Legend(title="batch", orient="bottom")),
+            tooltip=[
+                alt.Tooltip("model:N"),
+                alt.Tooltip("batch:O"),
+                alt.Tooltip("arithmetic_intensity:Q", title="AI (FLOP/byte)", format=".4~g"),
+            ],
+        )
+        .properties(
+            title="Analytic arithmetic intensity by batch size",
+            width="container",
+            height=22 * len({r["model"] for r in rows}),
+        )
+    )
+    return dict(chart.to_dict())
+
+
+def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """Share of each layer family in forward FLOPs, backward FLOPs, saved activations and
+    parameters (seed 003's Figures 8 and 9, from the model instead of a profiler).
+
+    rows: {"measure", "family", "value"}."""
+    rows = [r for r in rows if r["value"] > 0]
+    if not rows:
+        return {}
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y("measure:N", sort=measures, title=None),
+            x=alt.X("value:Q", stack="normalize", title="share", axis=alt.Axis(format="%")),
+            color=alt.Color("family:N", legend=alt.Legend(orient="bottom", title="layer family")),
+            order=alt.Order("family:N"),
+            tooltip=[
+                alt.Tooltip("measure:N"),
+                alt.Tooltip("family:N"),
+                alt.Tooltip("value:Q", format=".4~s"),
+            ],
+        )
+        .properties(title=title, width="container", height=40 * len(measures))
+    )
+    return dict(chart.to_dict())

@@ -1,0 +1,169 @@
+"""What each command does. Each imports what it needs when it runs: `site` on an unchanged
+report answers before Polars, Altair or MkDocs are even imported."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from generator.errors import UserError
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    from generator.ingest.ncu_csv import parse_size
+    from generator.ingest.summarize import format_summary, summarize_file
+
+    for index, path in enumerate(args.files):
+        budget = parse_size(args.memory_budget) if args.memory_budget else None
+        summary = summarize_file(Path(path), args.device, args.phase, budget)
+        if args.json:
+            print(json.dumps(summary, allow_nan=False))
+        else:
+            if index:
+                print()
+            print(format_summary(summary))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from generator.ingest.importer import ImportRequest, import_export
+    from generator.ingest.summarize import format_summary
+
+    result = import_export(
+        ImportRequest(
+            file=Path(args.file),
+            name=args.name,
+            measurements=Path(args.measurements),
+            device=args.device,
+            title=args.title,
+            model=args.model,
+            workload=args.workload,
+            phase=args.phase,
+            precision=args.precision,
+            batch=args.batch,
+            registry_model=args.registry_model,
+            dataset=args.dataset,
+            origin=args.origin,
+            citation=args.citation,
+            license=args.license,
+            notes=args.notes,
+        )
+    )
+    print(format_summary(result.summary))
+    print(f"\nimported into {result.folder}/ (ncu.csv verbatim, source.toml)")
+    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
+    if result.source.registry_model:
+        print(
+            "  run `python -m generator complexity-tables` (needs torch: pip install "
+            "'.[measure]') to set the analytic FLOP count beside the counted one"
+        )
+    print("  then `nox -s site` builds the report with it")
+    return 0
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    from generator.site.stamp import input_fingerprint, report_up_to_date, up_to_date
+
+    measurements, docs_dir, site_dir = Path(args.measurements), Path(args.docs), Path(args.site_dir)
+    fingerprint = None if args.no_build else input_fingerprint(measurements, docs_dir)
+    if fingerprint and not args.force and up_to_date(docs_dir, site_dir, fingerprint):
+        report_up_to_date(site_dir)  # answered before the heavy imports below
+        return 0
+    from generator.site import build_site  # deferred: needs the site extra
+
+    build_site(
+        measurements=measurements,
+        docs_dir=docs_dir,
+        site_dir=site_dir,
+        run_mkdocs=not args.no_build,
+        force=args.force,
+        cache_dir=Path(args.cache_dir),
+        fingerprint=fingerprint,
+    )
+    return 0
+
+
+def _require_torch(command: str) -> None:
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError:
+        raise UserError(
+            f"`{command}` needs torch and torchvision, which are not installed here",
+            fix="run it through nox (`nox -s measure`), or pip install torch==2.14.1 "
+            "torchvision==0.29.1 (exactly these versions)",
+        ) from None
+
+
+def cmd_complexity(args: argparse.Namespace) -> int:
+    from generator.models import dataset, model_spec, parse_shape
+
+    spec = model_spec(args.model, key="MODEL")
+    data = dataset(args.dataset or spec.default_dataset, key="--dataset")
+    shape = parse_shape(args.input) if args.input else data.shape
+    classes = args.classes if args.classes is not None else data.classes
+    if classes <= 0:
+        raise UserError(f"--classes must be positive, not {classes}", key="--classes")
+    _require_torch("complexity")
+    from generator.complexity import analyze
+    from generator.complexity.flop_counter import flop_counter_summary
+    from generator.complexity.report import complexity_dict, format_complexity
+
+    result = analyze(
+        args.model,
+        shape,
+        args.batch,
+        classes,
+        optimizer=args.optimizer,
+        precision=args.precision,
+        training=not args.inference,
+    )
+    counter = None
+    if not args.no_flop_counter and not args.inference:
+        counter = flop_counter_summary(args.model, shape, args.batch, classes)
+    data_out = complexity_dict(result, counter)
+    if args.json:
+        print(json.dumps(data_out, allow_nan=False))
+    else:
+        print(format_complexity(data_out))
+    return 0
+
+
+def cmd_complexity_tables(args: argparse.Namespace) -> int:
+    _require_torch("complexity-tables")
+    from generator.complexity.tables import up_to_date, write_tables
+    from generator.measure.provenance import command_line
+
+    out = Path(args.out)
+    if not args.force and up_to_date(out):
+        print(f"{out}: up to date (same counter code, torch and torchvision); --force rewrites")
+        return 0
+    for path in write_tables(out, command_line(args.argv)):
+        print(path)
+    return 0
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    from generator.config import load_experiments, resolve_runs
+
+    config_path = Path(args.config)
+    if args.list:
+        for run in resolve_runs(load_experiments(config_path), args.group):
+            print(
+                f"{run.group:<4} {run.model:<14} {run.dataset:<9} b{run.batch:<5} "
+                f"{run.phase:<11} {run.precision:<9} {run.device}"
+            )
+        return 0
+    _require_torch("measure")
+    from generator.measure.runner import execute
+
+    outcomes = execute(
+        config_path,
+        Path(args.measurements),
+        args.group,
+        force=args.force,
+        use_ncu=args.ncu,
+        argv=args.argv,
+    )
+    return 1 if any(o.status == "failed" for o in outcomes) else 0

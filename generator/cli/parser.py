@@ -1,0 +1,247 @@
+"""The command line: every command, its arguments and their help."""
+
+from __future__ import annotations
+
+import argparse
+
+from generator.cli.commands import (
+    cmd_complexity,
+    cmd_complexity_tables,
+    cmd_import,
+    cmd_measure,
+    cmd_site,
+    cmd_summarize,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m generator",
+        description="Roofline Atlas: place training steps and kernels on a roofline.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_summarize(commands)
+    _add_import(commands)
+    _add_complexity(commands)
+    _add_complexity_tables(commands)
+    _add_measure(commands)
+    _add_site(commands)
+    return parser
+
+
+def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    summarize = commands.add_parser(
+        "summarize",
+        help="totals, roofline point and bound of ncu CSV exports",
+        description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
+        "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM% and DRAM%, "
+        "kernels per innermost NVTX range, the matched device, the bound and efficiency "
+        "against it, and the findings (suspicious data, with evidence and fix). Units are SI "
+        "(1 GB = 1e9 bytes).",
+    )
+    summarize.add_argument("files", nargs="+", metavar="FILE.csv", help="ncu --csv export(s)")
+    summarize.add_argument(
+        "--device",
+        metavar="NAME",
+        help="catalog device id or name (e.g. l4, a100-80gb-sxm, 'H100 SXM'); "
+        "default: matched from the export's compute capability when unambiguous",
+    )
+    summarize.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        help="exports whose in-memory parse would need more (up to 2x the file) are "
+        "streamed through Parquet instead, in less memory (default 2G, or RA_MEMORY_BUDGET)",
+    )
+    summarize.add_argument(
+        "--phase",
+        choices=["train_step", "inference", "kernel"],
+        help="what the export profiled; train_step makes a missing backward range a finding",
+    )
+    summarize.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per file, per line, in base units (FLOP, byte, second), with a "
+        "`findings` list (id, severity, title, evidence, fix)",
+    )
+    summarize.set_defaults(handler=cmd_summarize)
+
+
+def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    imports = commands.add_parser(
+        "import",
+        help="add your own ncu CSV export to the report (measurements/imported/NAME/)",
+        description="Parse and analyse FILE.csv (every layout ncu writes), then copy it "
+        "verbatim to MEASUREMENTS/imported/NAME/ncu.csv with a validated source.toml saying "
+        "what it measured, and print its summary. Nothing is written when the file cannot be "
+        "read, the device is unknown or NAME is taken. Options left out come from the export "
+        "(device, precision) or are marked 'not stated'; edit source.toml to complete them.",
+    )
+    imports.add_argument("file", metavar="FILE.csv", help="an ncu --csv export")
+    imports.add_argument(
+        "--name", required=True, help="folder and page name: lowercase, digits, '.', '_', '-'"
+    )
+    imports.add_argument(
+        "--device",
+        metavar="NAME",
+        help="catalog device id or name; default: the GPU name the export records "
+        "(a compute capability alone never picks one)",
+    )
+    imports.add_argument("--title", help="page title (default: NAME and the kernel count)")
+    imports.add_argument("--model", help="what ran, in words (default: --registry-model)")
+    imports.add_argument("--workload", help="the work profiled, in words")
+    imports.add_argument(
+        "--phase",
+        default="kernel",
+        choices=["train_step", "inference", "kernel"],
+        help="train_step checks that the backward pass is in the profile (default: kernel)",
+    )
+    imports.add_argument(
+        "--precision", help="in words (default: the precision with the most counted FLOPs)"
+    )
+    imports.add_argument("--batch", type=int, help="batch size, if one applies")
+    imports.add_argument(
+        "--registry-model",
+        metavar="MODEL",
+        help="registry model that ran (e.g. resnet18), with --dataset and --batch: the report "
+        "sets its analytic FLOP count beside the counted one",
+    )
+    imports.add_argument("--dataset", help="cifar10, cifar100, mnist or imagenet")
+    imports.add_argument(
+        "--origin", help="where the file is published, a URL ideally (default: its file name)"
+    )
+    imports.add_argument("--citation", help="how to cite it (default: --origin)")
+    imports.add_argument("--license", default="", help="the data's license, if published")
+    imports.add_argument("--notes", default="", help="anything a reader should know")
+    imports.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    imports.set_defaults(handler=cmd_import)
+
+
+def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    complexity = commands.add_parser(
+        "complexity",
+        help="analytic FLOPs, parameters, activations and bytes per layer of a model",
+        description="Walk MODEL on the meta device with real input shapes and print, per "
+        "layer, parameters, forward MACs and FLOPs, backward FLOPs (input and weight "
+        "gradients) and bytes; then the step's totals (forward, loss, backward, optimizer), "
+        "activation memory, minimal traffic and arithmetic intensity, and the "
+        "FlopCounterMode cross-check (raw and groups-corrected). FLOPs = 2 x MACs for "
+        "multiply-accumulate layers. Needs torch.",
+    )
+    complexity.add_argument("model", metavar="MODEL", help="registry name, e.g. resnet18")
+    complexity.add_argument(
+        "--dataset",
+        help="cifar10, cifar100, mnist or imagenet: input shape and classes "
+        "(default: the model's own, e.g. cifar10 for resnet18)",
+    )
+    complexity.add_argument("--input", metavar="CxHxW", help="input shape, overrides --dataset's")
+    complexity.add_argument("--batch", type=int, default=1, help="batch size (default: 1)")
+    complexity.add_argument("--classes", type=int, help="output classes (default: the dataset's)")
+    complexity.add_argument(
+        "--optimizer",
+        default="sgd-momentum",
+        choices=["sgd", "sgd-momentum", "adam"],
+        help="update rule costed per parameter (default: %(default)s)",
+    )
+    complexity.add_argument(
+        "--precision",
+        default="fp32",
+        choices=["fp32", "tf32", "bf16-amp", "fp16-amp"],
+        help="element size for bytes: 4 for fp32/tf32, 2 for the AMP modes (default: fp32)",
+    )
+    complexity.add_argument(
+        "--inference", action="store_true", help="eval-mode forward only (no loss, no backward)"
+    )
+    complexity.add_argument(
+        "--no-flop-counter", action="store_true", help="skip the FlopCounterMode cross-check"
+    )
+    complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
+    complexity.set_defaults(handler=cmd_complexity)
+
+
+def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tables = commands.add_parser(
+        "complexity-tables",
+        help="write the complexity checks the report shows (needs torch)",
+        description="Compute, for the torchvision models with published numbers, parameters "
+        "and forward GMACs against torchvision's, FlopCounterMode's forward/backward (raw "
+        "and groups-corrected), the shortcuts table (x3 rule, (H/224)^2 scaling, MACs as "
+        "FLOPs at 224, 32 and 28 pixels), the FlopCounterMode defect probes and the "
+        "analytic counts of imported exports that name their registry model, every registry "
+        "model's totals at batch 1, 64 and 256, per-layer costs of alexnet and resnet18, and the "
+        "analytic counts measurements/literature/*.csv asks for; write them "
+        "as CSV with tables.json into OUT. Skipped when OUT was written by the same counter code, "
+        "torch and torchvision.",
+    )
+    tables.add_argument("--out", default="measurements/complexity", help="default: %(default)s")
+    tables.add_argument(
+        "--force", action="store_true", help="rewrite even when the tables are up to date"
+    )
+    tables.set_defaults(handler=cmd_complexity_tables)
+
+
+def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    measure = commands.add_parser(
+        "measure",
+        help="run the experiments of measurements/experiments.toml on this machine",
+        description="Run every configured experiment (or --group) on this machine: warmup, "
+        "then per-iteration phase times (forward, loss, backward, optimizer step), their "
+        "median, IQR, CV and bootstrap CI, the profiler's op table, the analytic "
+        "complexity and full provenance, into measurements/runs/<run-id>/. Runs already "
+        "measured with the same configuration on the same device are skipped (resume). "
+        "Failures are recorded and the rest go on; exit status 1 if any failed.",
+    )
+    measure.add_argument(
+        "--config", default="measurements/experiments.toml", help="default: %(default)s"
+    )
+    measure.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    measure.add_argument(
+        "--group",
+        action="append",
+        metavar="ID",
+        help="only this experiment group (repeatable; default: all)",
+    )
+    measure.add_argument(
+        "--force", action="store_true", help="re-measure runs (and ceilings) already recorded"
+    )
+    measure.add_argument(
+        "--ncu",
+        action="store_true",
+        help="also profile one training step per CUDA run under Nsight Compute (needs a GPU "
+        "and ncu on PATH) and store the export as ncu.csv",
+    )
+    measure.add_argument(
+        "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
+    )
+    measure.set_defaults(handler=cmd_measure)
+
+
+def _add_site(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    site = commands.add_parser(
+        "site",
+        help="generate the report pages and build the MkDocs site",
+        description="Read measurements/, write the generated pages (with each page's data as "
+        "CSV and Parquet and each chart as SVG and PDF) into docs/measurements/ and "
+        "docs/hardware.md, and build the static site with `mkdocs build --strict`, executing "
+        "the Explore notebook (docs/explore.ipynb). Nothing is "
+        "replaced unless the whole build succeeds. Skipped when site/ was built from the same "
+        "inputs (measurements, docs, mkdocs.yml, the generator's code, library versions).",
+    )
+    site.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    site.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
+    site.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
+    site.add_argument(
+        "--no-build", action="store_true", help="write the pages only (for `mkdocs serve`)"
+    )
+    site.add_argument(
+        "--cache-dir",
+        default=".cache/roofline-atlas",
+        help="parsed exports (Parquet) and rendered chart files, keyed by content hash "
+        "(default: %(default)s)",
+    )
+    site.add_argument(
+        "--force",
+        action="store_true",
+        help="rebuild even when site/ was built from the same inputs (parsed exports stay "
+        "cached in .cache/roofline-atlas/ either way)",
+    )
+    site.set_defaults(handler=cmd_site)

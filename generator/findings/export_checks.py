@@ -1,0 +1,382 @@
+"""The checks of one ncu export: an incomplete step, a point above its roof, tensor-core
+work left uncounted, counted against analytic FLOPs, an implausible clock, a missing metric."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from generator.analysis.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
+from generator.analysis.tensor_work import tensor_evidence
+from generator.catalog import Device, load_catalog
+from generator.findings.finding import (
+    BACKWARD_KERNEL_RATIO,
+    CLOCK_TOLERANCE,
+    COUNTED_TO_ANALYTIC_MIN,
+    ROOF_TOLERANCE,
+    TIME_AGREEMENT,
+    Finding,
+)
+from generator.formatting import number, percent, si
+from generator.ingest.metric_map import METRIC_COLUMNS
+
+
+def _ncu_names(column: str) -> str:
+    for metric in METRIC_COLUMNS:
+        if metric.column == column:
+            return " or ".join(f"`{alias}`" for alias in metric.aliases)
+    return column
+
+
+# kernel-table column (as totals report it) -> the ncu metrics that provide it
+_NEEDED_METRICS: dict[str, str] = {
+    "flops": "`sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum` (and "
+    "`sm__ops_path_tensor_*` for tensor cores)",
+    "dram_total_bytes": "`dram__bytes_read.sum` + `dram__bytes_write.sum` (or "
+    "`dram__bytes_op_read.sum` + `dram__bytes_op_write.sum` where those are n/a)",
+    "time_s": "`gpu__time_duration.sum` (or `sm__cycles_elapsed.avg` and "
+    "`sm__cycles_elapsed.avg.per_second`)",
+    "l2_bytes": _ncu_names("l2_bytes"),
+    "l1_bytes": _ncu_names("l1_bytes"),
+    "sm_pct": _ncu_names("sm_pct"),
+    "dram_pct": _ncu_names("dram_pct"),
+}
+_PAGE_NEEDS = {"flops": "FLOP counters", "dram_total_bytes": "DRAM bytes", "time_s": "kernel time"}
+
+
+def _range_kernels(ranges: dict[str, Totals], word: str) -> tuple[str, Totals] | None:
+    matches = [(name, t) for name, t in ranges.items() if word in name.lower()]
+    if not matches:
+        return None
+    name, total = max(matches, key=lambda item: item[1].kernels)
+    return name, total
+
+
+def incomplete_step(
+    ranges: dict[str, Totals],
+    total: Totals,
+    phase: str | None,
+    analytic_training_flops: float | None = None,
+) -> list[Finding]:
+    fix = (
+        "PyTorch runs backward on its own thread, so NVTX ranges pushed per thread miss its "
+        "kernels. Profile with `ncu --nvtx --nvtx-push-pop-scope process`, or bracket the step "
+        "with cudaProfilerStart/Stop and `ncu --profile-from-start off` "
+        "(`nox -s measure -- --ncu` does both)."
+    )
+    findings = []
+    forward = _range_kernels(ranges, "forward")
+    backward = _range_kernels(ranges, "backward")
+    if forward and forward[1].kernels >= 3:
+        forward_name, forward_total = forward
+        if backward is None and phase == "train_step":
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The training step has no backward range",
+                    f"range '{forward_name}' holds {forward_total.kernels} kernels and no range "
+                    "is named backward, though this is a training step",
+                    fix,
+                )
+            )
+        elif (
+            backward is not None
+            and backward[1].kernels < forward_total.kernels * BACKWARD_KERNEL_RATIO
+        ):
+            backward_name, backward_total = backward
+            flops = ""
+            if forward_total.flops and backward_total.flops is not None:
+                flops = (
+                    f"; its FLOPs are {percent(100 * backward_total.flops / forward_total.flops)} "
+                    "of the forward's, where a backward pass costs about 200 %"
+                )
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The backward pass is missing from the profile",
+                    f"range '{backward_name}' holds {backward_total.kernels} kernel(s) against "
+                    f"{forward_total.kernels} in '{forward_name}' (a backward pass launches "
+                    f"about as many kernels as the forward or more){flops}",
+                    fix,
+                )
+            )
+    if analytic_training_flops and total.flops is not None:
+        ratio = total.flops / analytic_training_flops
+        if ratio < COUNTED_TO_ANALYTIC_MIN:
+            findings.append(
+                Finding(
+                    "incomplete-step",
+                    "error",
+                    "The profile counts far fewer FLOPs than the step performs",
+                    f"counted {si(total.flops, 'FLOP')} against {si(analytic_training_flops, 'FLOP')} "
+                    f"analytic for the training step (ratio {number(ratio, 3)} < "
+                    f"{COUNTED_TO_ANALYTIC_MIN})",
+                    fix,
+                )
+            )
+    return findings
+
+
+def _dominant_precision_expr() -> pl.Expr:
+    columns = [f"flops_{p}" for p in FLOP_TERMS]
+    return (
+        pl.concat_list([pl.col(c).fill_null(0) for c in columns]).list.arg_max().alias("_dominant")
+    )
+
+
+def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None) -> list[Finding]:
+    """Attained FLOP/s above min(peak of the kernel's precision, AI · bandwidth)."""
+    findings = []
+    fix = (
+        "check the device (a different GPU has other peaks), the precision (fp32 work "
+        "against an fp32 roof, not a tensor-core one), and the units (time in ns read as "
+        "µs, bytes in MB read as MiB)"
+    )
+    if device is not None:
+        # Vectorised: an export can hold hundreds of thousands of kernels.
+        precisions = list(FLOP_TERMS)
+        indices = list(range(len(precisions)))
+        peaks = [device.peak(PEAK_FOR_PRECISION[p]) for p in precisions]
+        dominant = _dominant_precision_expr()
+        peak = dominant.replace_strict(indices, peaks, return_dtype=pl.Float64)
+        memory_roof = pl.col("flops") / pl.col("dram_total_bytes") * device.bandwidth_bytes_per_s
+        roof = (
+            pl.when(pl.col("dram_total_bytes") > 0)
+            .then(pl.min_horizontal(peak, memory_roof))
+            .otherwise(peak)
+        )
+        over = (
+            metrics.filter(pl.col("attained_flops_per_s").is_not_null())
+            .with_columns(
+                roof.alias("_roof"),
+                dominant.replace_strict(indices, precisions, return_dtype=pl.String).alias(
+                    "_precision"
+                ),
+            )
+            .filter(
+                pl.col("_roof").is_not_null()
+                & (pl.col("attained_flops_per_s") > pl.col("_roof") * ROOF_TOLERANCE)
+            )
+            .with_columns((pl.col("attained_flops_per_s") / pl.col("_roof")).alias("_share"))
+            .sort("_share", descending=True)
+        )
+        rows = over.height
+        if rows:
+            worst = over.row(0, named=True)
+            share, precision, roof = worst["_share"], worst["_precision"], worst["_roof"]
+            findings.append(
+                Finding(
+                    "above-roof",
+                    "error",
+                    "Kernels above their roof",
+                    f"{rows} of {metrics.height} kernels attain more than "
+                    f"min(peak, AI × bandwidth) of the {device.name}; worst: "
+                    f"'{worst['kernel_name'][:80]}' at {si(worst['attained_flops_per_s'], 'FLOP/s')} "
+                    f"{precision} against a roof of {si(roof, 'FLOP/s')} "
+                    f"({percent(100 * share)})",
+                    fix,
+                )
+            )
+    if bound is not None and bound.efficiency > ROOF_TOLERANCE:
+        findings.append(
+            Finding(
+                "above-roof",
+                "error",
+                "The step is above its roof",
+                f"efficiency {percent(100 * bound.efficiency)} against the {bound.precision} "
+                f"roof of {si(bound.roof_flops_per_s, 'FLOP/s')}",
+                fix,
+            )
+        )
+    return findings
+
+
+def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
+    """An error only where matrix work on tensor cores is plausible (tensor_work.py)."""
+    evidence = tensor_evidence(metrics)
+    if evidence is None:
+        return []
+    parts = [f"{evidence.kernels} kernel(s) where matrix work is plausible"]
+    if evidence.instructions is not None:
+        parts.append(f"issued {number(evidence.instructions, 6)} tensor-pipe instructions")
+    if evidence.max_active_pct is not None:
+        parts.append(f"kept the tensor pipe busy up to {percent(evidence.max_active_pct)}")
+    shown = f" (e.g. '{evidence.example[:60]}')"
+    estimate = (
+        f"; tensor FLOPs {si(evidence.estimate_flops, 'FLOP')} ({evidence.estimate_label})"
+        if evidence.estimate_flops is not None
+        else ""
+    )
+    return [
+        Finding(
+            "tensor-work-uncounted",
+            "error",
+            "Tensor-core work is not in the FLOP count",
+            ", ".join(parts) + shown + ", but no `sm__ops_path_tensor_*` counter has a value: "
+            "only CUDA-core FLOPs are counted, so FLOPs and attained FLOP/s are undercounted"
+            + estimate,
+            "collect the direct tensor counters (`sm__ops_path_tensor_src_*`, see `ncu "
+            "--query-metrics`)"
+            + (
+                "; the estimate is labelled as one and never added to the counted total"
+                if evidence.estimate_flops is not None
+                else "; with `sm__inst_executed_pipe_tensor.sum` an estimate can be shown"
+            ),
+        )
+    ]
+
+
+def flops_mismatch(counted: float | None, analytic: float | None, what: str) -> list[Finding]:
+    """Counted against analytic FLOPs of the same work."""
+    if not counted or not analytic:
+        return []
+    ratio = counted / analytic
+    evidence = f"{what}: counted {si(counted, 'FLOP')}, analytic {si(analytic, 'FLOP')}, ratio {number(ratio, 3)}"
+    if 0.45 <= ratio <= 0.55 or 1.8 <= ratio <= 2.2:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "Counted and analytic FLOPs differ by a factor of 2",
+                evidence,
+                "one side counts multiply-accumulates: FLOPs = 2 × MACs (torchvision's "
+                "'GFLOPS' and many papers' numbers are GMACs)",
+            )
+        ]
+    if ratio < COUNTED_TO_ANALYTIC_MIN:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "Far fewer FLOPs counted than the model performs",
+                evidence,
+                "Winograd and FFT convolutions perform fewer multiplications than the direct "
+                "algorithm; otherwise work is missing (tensor cores uncounted, kernels outside "
+                "the profiled range)",
+            )
+        ]
+    if ratio > 1.5:
+        return [
+            Finding(
+                "flops-mismatch",
+                "warning",
+                "More FLOPs counted than the model performs",
+                evidence,
+                "recomputation (activation checkpointing), padding to tile sizes, or layers the "
+                "analytic model lacks",
+            )
+        ]
+    return []
+
+
+def _max_catalog_clock() -> float:
+    return max(device.boost_clock_hz for device in load_catalog())
+
+
+def implausible_clock(metrics: pl.DataFrame, device: Device | None) -> list[Finding]:
+    findings = []
+    clocks = metrics.filter(pl.col("sm_clock_hz").is_not_null())
+    limit = device.boost_clock_hz if device else _max_catalog_clock()
+    against = (
+        f"the {device.name}'s boost clock" if device else "the fastest boost clock in the catalog"
+    )
+    if not clocks.is_empty():
+        worst = clocks.sort("sm_clock_hz", descending=True).row(0, named=True)
+        if worst["sm_clock_hz"] > limit * CLOCK_TOLERANCE:
+            over = clocks.filter(pl.col("sm_clock_hz") > limit * CLOCK_TOLERANCE).height
+            findings.append(
+                Finding(
+                    "implausible-clock",
+                    "error",
+                    "A clock rate beyond the hardware",
+                    f"{over} kernel(s) report `sm__cycles_elapsed.avg.per_second` up to "
+                    f"{si(worst['sm_clock_hz'], 'Hz')} ('{worst['kernel_name'][:60]}'), above "
+                    f"{against} of {si(limit, 'Hz')}; every time derived as cycles / clock, and "
+                    "every rate built on it, is wrong",
+                    "use `gpu__time_duration.sum` for time; check the unit of the clock metric "
+                    "(cycle/nsecond read as cycle/second, or a per-SM sum read as an average)",
+                )
+            )
+    both = metrics.filter(
+        pl.col("gpu_time_s").is_not_null()
+        & pl.col("sm_cycles").is_not_null()
+        & (pl.col("sm_clock_hz") > 0)
+        & (pl.col("gpu_time_s") > 0)
+    ).with_columns(
+        (
+            (pl.col("sm_cycles") / pl.col("sm_clock_hz") - pl.col("gpu_time_s")).abs()
+            / pl.col("gpu_time_s")
+        ).alias("_gap")
+    )
+    disagree = both.filter(pl.col("_gap") > TIME_AGREEMENT)
+    if not disagree.is_empty():
+        worst = disagree.sort("_gap", descending=True).row(0, named=True)
+        findings.append(
+            Finding(
+                "implausible-clock",
+                "error",
+                "Kernel time disagrees with cycles / clock",
+                f"{disagree.height} of {both.height} kernels: worst '{worst['kernel_name'][:60]}' "
+                f"lasts {si(worst['gpu_time_s'], 's')} but cycles / clock gives "
+                f"{si(worst['sm_cycles'] / worst['sm_clock_hz'], 's')}",
+                "trust `gpu__time_duration.sum`; check the units of the cycle and clock metrics",
+            )
+        )
+    return findings
+
+
+def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
+    findings = []
+    for column, count in sorted(total.incomplete.items()):
+        findings.append(
+            Finding(
+                "missing-metric",
+                "warning",
+                f"{column} is n/a for some kernels",
+                f"{count} of {total.kernels} kernels have no value for {column}, so its total "
+                "is shown as n/a (never as a partial sum)",
+                f"collect {_NEEDED_METRICS.get(column, column)} for every kernel "
+                "(ncu --metrics ..., or --set full)",
+            )
+        )
+    for column, label in _PAGE_NEEDS.items():
+        if column in total.incomplete:
+            continue
+        if metrics.height and metrics[column].null_count() == metrics.height:
+            findings.append(
+                Finding(
+                    "missing-metric",
+                    "warning",
+                    f"No {label} in the export",
+                    f"none of the {metrics.height} kernels has {column}: the roofline point "
+                    "needs FLOPs, DRAM bytes and time",
+                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...)",
+                )
+            )
+    return findings
+
+
+def export_findings(
+    metrics: pl.DataFrame,
+    total: Totals,
+    ranges: dict[str, Totals],
+    device: Device | None,
+    bound: Bound | None,
+    phase: str | None = None,
+    analytic_training_flops: float | None = None,
+    analytic_forward_flops: float | None = None,
+) -> list[Finding]:
+    """Every check that applies to one ncu export; the analytic counts (when the model is
+    known) check the forward range and the whole step against the profile."""
+    forward = _range_kernels(ranges, "forward")
+    return [
+        *incomplete_step(ranges, total, phase, analytic_training_flops),
+        *flops_mismatch(
+            forward[1].flops if forward else None, analytic_forward_flops, "forward range"
+        ),
+        *above_roof(metrics, device, bound),
+        *tensor_work_uncounted(metrics),
+        *implausible_clock(metrics, device),
+        *missing_metric(metrics, total),
+    ]

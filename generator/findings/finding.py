@@ -1,0 +1,46 @@
+"""A finding: a stable id, a severity, the evidence with its numbers, and the fix; the
+thresholds the checks use, named so the methodology page and the tests can quote them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FINDING_IDS = (
+    "incomplete-step",
+    "above-roof",
+    "tensor-work-uncounted",
+    "flops-mismatch",
+    "noisy-timing",
+    "timing-drift",
+    "implausible-clock",
+    "missing-metric",
+)
+
+# Thresholds, named so the methodology page and the tests can quote them.
+BACKWARD_KERNEL_RATIO = 1 / 3  # backward kernels below forward / 3: the range missed them
+COUNTED_TO_ANALYTIC_MIN = 0.6  # counted training FLOPs below 60 % of the analytic count
+ROOF_TOLERANCE = 1.05  # datasheet peaks are at boost clock; allow 5 % before calling it wrong
+CLOCK_TOLERANCE = 1.10
+TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
+NOISY_CV = 0.05
+MIN_ITERATIONS = 5
+DRIFT_T = 3.0  # |slope / standard error|
+DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the run
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: str  # "error" or "warning"
+    title: str
+    evidence: str
+    fix: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    return [finding.as_dict() for finding in findings]

@@ -1,0 +1,151 @@
+"""`import`: a user's own ncu export into measurements/imported/<name>/, ready for the report.
+
+The file is parsed and analysed first, with the device and metadata it will be shown with;
+only then is anything written. The folder is staged beside its final place and renamed in
+one step, so a failure leaves measurements/ as it was and the report never sees half an
+import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from generator.errors import UserError
+from generator.records.import_source import SCHEMA_VERSION, Source, load_source
+
+NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    file: Path
+    name: str
+    measurements: Path
+    device: str | None = None
+    title: str | None = None
+    model: str | None = None
+    workload: str | None = None
+    phase: str = "kernel"
+    precision: str | None = None
+    batch: int | None = None
+    registry_model: str | None = None
+    dataset: str | None = None
+    origin: str | None = None
+    citation: str | None = None
+    license: str = ""
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    folder: Path
+    source: Source
+    summary: dict[str, Any]  # the `summarize --json` object of the imported file
+
+
+def check_name(name: str, measurements: Path) -> Path:
+    """The folder the import goes to; refused when the name is unusable or taken."""
+    if not NAME.fullmatch(name):
+        raise UserError(
+            f"--name {name!r} is not a usable measurement name",
+            fix="use lowercase letters, digits, '.', '_' and '-', starting with a letter or "
+            "digit (it becomes a folder and a URL), e.g. --name a100-llama-decode-b8",
+        )
+    folder = measurements / "imported" / name
+    if folder.exists():
+        raise UserError(
+            f"an imported measurement named {name!r} already exists",
+            file=folder,
+            fix="choose another --name, or delete that folder first to replace it",
+        )
+    return folder
+
+
+def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
+    """source.toml's contents: what the user said, else what the export shows."""
+    device = summary["device"]  # the catalog id, whichever name --device used
+    if not device:
+        note = summary["device_note"] or "the export does not name its GPU"
+        note = note.removesuffix(": pass --device")
+        raise UserError(
+            f"no device given, and {note}",
+            file=request.file,
+            fix="pass --device with a catalog id or name (the Hardware page lists them), "
+            "e.g. --device a100-80gb-sxm",
+        )
+    where = request.origin or request.file.name
+    kernels = summary["kernels"]
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "title": request.title or f"{request.name} ({kernels} kernels, {summary['layout']} export)",
+        "origin": where,
+        "device": device,
+        "model": request.model or request.registry_model or "not stated",
+        "workload": request.workload or f"{kernels} kernel launches profiled by ncu",
+        "batch": request.batch,
+        "phase": request.phase,
+        "precision": request.precision or summary["dominant_precision"] or "not stated",
+        "citation": request.citation or where,
+        "license": request.license,
+        "notes": request.notes,
+        "registry_model": request.registry_model,
+        "dataset": request.dataset,
+    }
+    try:
+        return Source.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise UserError(
+            first["msg"].removeprefix("Value error, "),
+            key=key,
+            fix=f"correct --{key.replace('_', '-')}",
+        ) from err
+
+
+def source_toml(source: Source) -> str:
+    """TOML for source.toml. JSON string escapes are valid TOML basic-string escapes."""
+    lines = []
+    for key, value in source.model_dump(exclude_defaults=False).items():
+        if value is None or (value == "" and key in ("license", "notes")):
+            continue
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
+        lines.append(f"{key} = {shown}")
+    return "\n".join(lines) + "\n"
+
+
+def import_export(request: ImportRequest) -> ImportResult:
+    """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
+    from generator.ingest.summarize import summarize_file  # deferred: Polars
+
+    folder = check_name(request.name, request.measurements)
+    if not request.file.is_file():
+        raise UserError("no such file", file=request.file, fix="check the path")
+    summary = summarize_file(request.file, request.device, request.phase)
+    source = source_for(request, summary)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+        shutil.copyfile(request.file, staging / "ncu.csv")  # verbatim: the evidence
+        (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
+        load_source(staging / "source.toml")  # what the report will read back
+        os.rename(staging, folder)  # fails, rather than merges, if the name was taken since
+    except OSError as err:
+        raise UserError(f"cannot write the import: {err}", file=folder) from err
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    summary["file"] = str(folder / "ncu.csv")
+    return ImportResult(folder, source, summary)

@@ -1,0 +1,1 @@
+"""One module per report page; each declares itself once in the registry."""

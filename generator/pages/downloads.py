@@ -1,0 +1,96 @@
+"""Files a reader takes away from a page: its data as CSV and Parquet, and each chart as SVG
+and PDF (rendered by vl_convert, no browser), linked from the page itself."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import replace
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.atomic import write_bytes
+from generator.pages.page import Page
+from generator.pages.render import download_link, download_path
+
+EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
+VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
+
+
+def _flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """Nested columns (lists, structs) as JSON text: CSV cannot hold them."""
+    nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
+    return frame.with_columns(
+        pl.col(c).map_elements(
+            lambda v: json.dumps(v.to_list() if isinstance(v, pl.Series) else v, default=str),
+            return_dtype=pl.String,
+        )
+        for c in nested
+    )
+
+
+def frame_bytes(frame: pl.DataFrame) -> tuple[bytes, bytes]:
+    flat = _flat(frame)
+    parquet = io.BytesIO()
+    flat.write_parquet(parquet)
+    return flat.write_csv().encode("utf-8"), parquet.getvalue()
+
+
+def chart_files(spec: dict[str, Any], cache_dir: Path | None = None) -> tuple[bytes, bytes]:
+    """SVG and PDF of one chart spec, at a fixed width. Rendering takes ~0.3 s a chart, so
+    results are cached by the spec's hash and the renderer's version."""
+    import vl_convert as vlc
+
+    fixed = {**spec, "width": EXPORT_WIDTH} if spec.get("width") == "container" else spec
+    key = hashlib.sha256(
+        json.dumps(fixed, sort_keys=True).encode()
+        + f"{version('vl-convert-python')} {VEGA_LITE_VERSION}".encode()
+    ).hexdigest()
+    if cache_dir is not None:
+        svg_path, pdf_path = cache_dir / f"{key}.svg", cache_dir / f"{key}.pdf"
+        if svg_path.is_file() and pdf_path.is_file():
+            return svg_path.read_bytes(), pdf_path.read_bytes()
+    svg = vlc.vegalite_to_svg(fixed, vl_version=VEGA_LITE_VERSION).encode("utf-8")
+    pdf = vlc.vegalite_to_pdf(fixed, vl_version=VEGA_LITE_VERSION)
+    if cache_dir is not None:
+        write_bytes(svg_path, svg)
+        write_bytes(pdf_path, pdf)
+    return svg, pdf
+
+
+def attach_downloads(
+    pages: list[Page], cache_dir: Path | None = None
+) -> tuple[list[Page], dict[str, bytes]]:
+    """Each page's charts rendered to SVG and PDF (the page links them under each chart
+    already) and its tables as CSV and Parquet, linked in a Data section at its end.
+    Returns the pages with that section and the files to write (docs-relative -> bytes)."""
+    files: dict[str, bytes] = {}
+    linked = []
+    for page in pages:
+        for chart_id, spec in page.charts.items():
+            svg, pdf = chart_files(spec, cache_dir)
+            files[download_path(page.path, f"{chart_id}.svg")] = svg
+            files[download_path(page.path, f"{chart_id}.pdf")] = pdf
+        links = []
+        for name, frame in page.tables.items():
+            csv, parquet = frame_bytes(frame)
+            files[download_path(page.path, f"{name}.csv")] = csv
+            files[download_path(page.path, f"{name}.parquet")] = parquet
+            links.append(
+                f"- `{name}` ({frame.height} rows): [CSV]({download_link(page.path, f'{name}.csv')})"
+                f" · [Parquet]({download_link(page.path, f'{name}.parquet')})"
+            )
+        markdown = page.markdown
+        if links:
+            markdown = (
+                markdown.rstrip("\n")
+                + "\n\n## Data\n\nThis page's numbers:\n\n"
+                + "\n".join(links)
+                + "\n"
+            )
+        linked.append(replace(page, markdown=markdown))
+    return linked, files

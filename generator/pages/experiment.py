@@ -1,0 +1,193 @@
+"""One page per experiment group: setup, hypothesis, verdict, results, charts, observations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+from markupsafe import Markup, escape
+
+from generator.analysis.verdicts import Verdict, group_rows, metric_interval, observations
+from generator.config import ExperimentsFile, Group
+from generator.formatting import number, percent, seconds, si
+from generator.pages.finding_html import admonition
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import ChartBook, front_matter_title, render
+from generator.records.ceilings import MeasuredCeilings
+
+# Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
+SIDE_BY_SIDE = {
+    "step_time": "median step time (s) with 95 % CI",
+    "modelled_flops_per_s": "modelled FLOP/s with 95 % CI",
+    "modelled_ai": "modelled AI (FLOP/byte, analytic: exact)",
+}
+_KIND = {"supported": "success", "not supported": "failure", "inconclusive": "warning"}
+
+
+def verdict_html(verdict: Verdict) -> Markup:
+    return admonition(
+        _KIND.get(verdict.outcome, "note"),
+        "verdict",
+        verdict.outcome,
+        f"Verdict: {verdict.outcome}",
+        [escape(verdict.reason)],
+    )
+
+
+def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
+    d = experiments.defaults
+    measured = {row["device"] for row in rows}
+    missing = [dv for dv in group.devices if dv not in measured]
+    parts = [
+        f"models {', '.join(group.models)}; datasets {', '.join(group.datasets)} (synthetic inputs "
+        f"of their shape); batch sizes {', '.join(map(str, group.batch_sizes))}; phases "
+        f"{', '.join(group.phases)}; precisions {', '.join(group.precisions)}; devices "
+        f"{', '.join(group.devices)}",
+        f"{group.warmup if group.warmup is not None else d.warmup} warm-up and "
+        f"{group.iterations if group.iterations is not None else d.iterations} timed steps, "
+        f"{group.repeats if group.repeats is not None else d.repeats} repeat(s), optimizer {d.optimizer}",
+        f"{len(rows)} run(s) measured",
+    ]
+    if missing:
+        parts.append(
+            f"not measured yet: the {', '.join(missing)} runs (no such device where this was measured)"
+        )
+    return "; ".join(parts) + "."
+
+
+def _gemm_and_bandwidth(
+    rows: list[dict[str, Any]], ceilings: list[MeasuredCeilings]
+) -> tuple[float | None, float | None]:
+    """The fp32 GEMM rate and triad bandwidth measured on the group's one device."""
+    names = {row["device_name"] for row in rows}
+    for measured in ceilings:
+        if len(names) == 1 and measured.device_name in names:
+            return measured.gemm_flops_per_s.get("fp32"), measured.triad_bytes_per_s
+    return None, None
+
+
+def _observations(
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    key: str | None,
+    gemm: float | None,
+    label: Any,
+) -> list[str]:
+    """Sentences from the data; when several variables vary together, along their combined
+    label (e.g. "resnet18 / cifar10")."""
+    if not rows or not keys:
+        return []
+    if key is not None:
+        return observations(rows, key, gemm)
+    combined = " / ".join(keys)
+    return observations([{**row, combined: label(row)} for row in rows], combined, gemm)
+
+
+def experiment_page(
+    group: Group,
+    experiments: ExperimentsFile,
+    runs: pl.DataFrame,
+    ceilings: list[MeasuredCeilings],
+    verdict: Verdict,
+) -> Page:
+    ordered, keys, key = group_rows(group, runs)
+    rows = ordered
+
+    def label(row: dict[str, Any]) -> str:
+        return " / ".join(str(row[k]) for k in keys) if keys else row["model"]
+
+    table = []
+    sweep_rows = []
+    metric_rows: dict[str, list[dict[str, Any]]] = {m: [] for m in SIDE_BY_SIDE}
+    for row in ordered:
+        for metric, unit in SIDE_BY_SIDE.items():
+            interval = metric_interval(row, metric)
+            if interval:
+                metric_rows[metric].append(
+                    {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
+                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit}
+                )  # fmt: skip
+        throughput = metric_interval(row, "throughput")
+        table.append(
+            [
+                label(row),
+                row["run_id"],
+                f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
+                percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
+                f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
+                if throughput
+                else "n/a",
+                si(row["modelled_attained"], "FLOP/s"),
+                number(row["modelled_ai"]),
+            ]
+        )
+        if throughput:
+            sweep_rows.append(
+                {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
+                 "value": throughput[0], "low": throughput[1], "high": throughput[2],
+                 "unit": "samples/s"}
+            )  # fmt: skip
+    gemm, bandwidth = _gemm_and_bandwidth(rows, ceilings)
+    from generator.charts import modelled_roofline_chart, sweep_chart  # altair: import on use
+
+    swept_label = ", ".join(keys) if keys else "model"
+    throughput_spec = sweep_chart(
+        sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
+    )
+    path = f"{GENERATED_DIR}/experiments/{group.id}.md"
+    book = ChartBook(path)
+    throughput_chart = book.embed(throughput_spec, f"throughput-{group.id}")
+    metric_charts = [
+        book.embed(
+            sweep_chart(metric_rows[metric], swept_label, key == "batch", f"{group.id}: {unit}"),
+            f"{metric.replace('_', '-')}-{group.id}",
+        )
+        for metric, unit in SIDE_BY_SIDE.items()
+    ]
+    roofline_spec = modelled_roofline_chart(
+        [
+            {"label": label(r), "ai": r["modelled_ai"], "attained": r["modelled_attained"]}
+            for r in ordered
+        ],
+        gemm,
+        bandwidth,
+        f"{group.id}: modelled roofline points",
+    )
+    roofline_chart = book.embed(roofline_spec, f"roofline-{group.id}")
+    markdown = render(
+        "experiment.md.j2",
+        group_id=group.id,
+        title=group.title,
+        title_yaml=front_matter_title(f"{group.id}: {group.title}"),
+        hypothesis=group.hypothesis,
+        setup=_setup(group, experiments, rows),
+        verdict_html=verdict_html(verdict),
+        swept_label=swept_label,
+        rows=table,
+        throughput_chart=throughput_chart,
+        metric_charts=metric_charts,
+        roofline_chart=roofline_chart,
+        observations=_observations(ordered, keys, key, gemm, label),
+    )
+    return Page(
+        path,
+        f"{group.id}: {group.title}",
+        markdown,
+        book.specs,
+        {"runs": runs.filter(pl.col("group") == group.id)},
+    )
+
+
+def _render(report: Report) -> list[Page]:
+    if report.experiments is None:
+        return []
+    return [
+        experiment_page(
+            group, report.experiments, report.runs, report.ceilings, report.verdicts[group.id]
+        )
+        for group in report.experiments.groups
+    ]
+
+
+PAGE = Generated("Experiments", _render)

@@ -1,0 +1,89 @@
+"""The Hardware page: the device catalog, multi-device datasheet rooflines, and the ceilings
+measured here beside them."""
+
+from __future__ import annotations
+
+from generator.catalog import PEAK_KEYS, Device
+from generator.formatting import si
+from generator.pages.data import catalog_frame, ceilings_frame
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import HARDWARE_PAGE
+from generator.pages.render import ChartBook, one_line, render
+from generator.records.ceilings import MeasuredCeilings
+
+
+def _measured_rows(
+    devices: tuple[Device, ...], ceilings: list[MeasuredCeilings]
+) -> list[list[str]]:
+    rows = []
+    for measured in ceilings:
+        match = next((d for d in devices if d.name.lower() == measured.device_name.lower()), None)
+        rows.append(
+            [
+                measured.device_name,
+                measured.gemm_summary() or "n/a",
+                si(measured.triad_bytes_per_s, "B/s"),
+                si(match.peak("fp32"), "FLOP/s") + " (fp32)" if match else "not in the catalog",
+                si(match.bandwidth_bytes_per_s, "B/s") if match else "n/a",
+                measured.measured_at,
+            ]
+        )
+    return rows
+
+
+def hardware_page(
+    devices: tuple[Device, ...], ceilings: list[MeasuredCeilings] | None = None
+) -> Page:
+    from generator.charts import multi_device_roofline  # altair: import on use
+
+    def cell(device: Device, key: str) -> str:
+        value = device.peak(key)
+        if value is None:
+            return "–"
+        return f"{value / 1e12:.4g}" + (" †" if key in device.derived else "")
+
+    rows = [
+        {
+            "name": d.name,
+            "id": d.id,
+            "cc": d.compute_capability or "–",
+            "peaks": [cell(d, k) for k in PEAK_KEYS],
+            "bandwidth": f"{d.bandwidth_bytes_per_s / 1e9:.4g}"
+            + (" †" if "memory_bandwidth_gbs" in d.derived else ""),
+            "memory": f"{d.memory_bytes / 1e9:.4g}",
+            "tdp": f"{d.tdp_w:.4g}" if d.tdp_w else "n/a",
+            "sms": str(d.sm_count) if d.sm_count else "–",
+            "source": d.source,
+            "notes": one_line(d.notes),
+        }
+        for d in devices
+    ]
+    catalog = list(devices)
+    charts = ChartBook(HARDWARE_PAGE)
+    markdown = render(
+        "hardware.md.j2",
+        devices=rows,
+        peak_keys=PEAK_KEYS,
+        fp32_chart=charts.embed(
+            multi_device_roofline(catalog, "fp32", "FP32 (CUDA cores), datasheet"), "roofline-fp32"
+        ),
+        tensor_chart=charts.embed(
+            multi_device_roofline(catalog, "fp16_tensor", "FP16 tensor cores (dense), datasheet"),
+            "roofline-fp16-tensor",
+        ),
+        measured=_measured_rows(devices, ceilings or []),
+    )
+    return Page(
+        HARDWARE_PAGE,
+        "Hardware",
+        markdown,
+        charts.specs,
+        {"catalog": catalog_frame(devices), "measured-ceilings": ceilings_frame(ceilings or [])},
+    )
+
+
+def _render(report: Report) -> list[Page]:
+    return [hardware_page(report.catalog, report.ceilings)]
+
+
+PAGE = Generated(None, _render)

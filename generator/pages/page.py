@@ -1,0 +1,83 @@
+"""What a page module receives (`Report`) and returns (`Page`), and how it declares itself.
+
+A page module exposes `PAGE = Generated(section, render)`, where `render(report)` returns
+the pages it makes (none, one, or one per experiment group or export). The registry
+(`pages/registry.py`) lists the modules in reading order; the site's navigation and every
+page's downloads come from what `render` returned, so adding a page is one module, its
+template and one line in the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.device_choice import Workload
+from generator.analysis.overview import OverviewPoints
+from generator.analysis.replication import Replication
+from generator.analysis.verdicts import Verdict
+from generator.analysis.views import MeasurementView
+from generator.catalog import Device
+from generator.config import ExperimentsFile
+from generator.findings import Finding
+from generator.records.benchmarks import BenchmarkResults
+from generator.records.ceilings import MeasuredCeilings
+from generator.records.complexity_tables import ComplexityTables
+from generator.records.import_source import Imported
+from generator.records.references import Reference
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the pages show: the loaded records, their analysis and their findings,
+    with each export's roofline drawn. Pages read it; none of them reads a file."""
+
+    measurements: Path
+    catalog: tuple[Device, ...]
+    imported: list[Imported]
+    runs: pl.DataFrame
+    experiments: ExperimentsFile | None
+    ceilings: list[MeasuredCeilings]
+    complexity: ComplexityTables
+    references: dict[str, Reference]
+    citation: dict[str, Any]
+    benchmarks: BenchmarkResults | None
+    views: list[MeasurementView]
+    replications: list[Replication]
+    verdicts: dict[str, Verdict]
+    workloads: list[Workload]
+    overview: OverviewPoints
+    run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One generated page: its Markdown, its charts as objects and its tables, both offered
+    as downloads under it."""
+
+    path: str  # relative to docs/
+    title: str  # navigation title (HTML-escaped when the nav is written)
+    markdown: str
+    charts: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # chart id -> spec
+    tables: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # download name -> frame
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A page module's declaration: the navigation section its pages go under (None: at the
+    top level) and the function that makes them."""
+
+    section: str | None
+    render: Callable[[Report], list[Page]]
+
+
+@dataclass(frozen=True)
+class HandWritten:
+    """A page written by hand in docs/, placed in the reading order by the registry."""
+
+    title: str
+    path: str

@@ -1,0 +1,40 @@
+"""Every page of the report, in reading order. The navigation follows this tuple; a page
+module that is not listed here is not built. Hand-written pages in docs/ that are not listed
+come after these, so a new one is never hidden."""
+
+from __future__ import annotations
+
+from generator.pages import (
+    about,
+    cite,
+    complexity,
+    device_choice,
+    experiment,
+    findings,
+    hardware,
+    measurement,
+    overview,
+    performance,
+    replication,
+    runs,
+)
+from generator.pages.page import Generated, HandWritten
+
+REGISTRY: tuple[Generated | HandWritten, ...] = (
+    HandWritten("Roofline Atlas", "index.md"),
+    overview.PAGE,
+    hardware.PAGE,
+    complexity.PAGE,
+    experiment.PAGE,
+    runs.PAGE,
+    measurement.INDEX,
+    measurement.PAGE,
+    device_choice.PAGE,
+    replication.PAGE,
+    findings.PAGE,
+    HandWritten("Methodology", "methodology.md"),
+    HandWritten("Explore", "explore.ipynb"),
+    performance.PAGE,
+    cite.PAGE,
+    about.PAGE,
+)

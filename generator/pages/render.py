@@ -1,0 +1,100 @@
+"""Rendering a page: Jinja templates with autoescape, chart embedding, titles.
+
+Everything that came from data is HTML-escaped (Jinja autoescape): kernel names hold `<`, `>`,
+`&` and quotes. Tables are HTML so no Markdown syntax inside a name can break them, and chart
+specs are embedded as JSON with `<`, `>`, `&` written as \\u escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from generator.pages.paths import DATA_DIR, GENERATED_DIR
+
+_ENVIRONMENT = Environment(
+    loader=PackageLoader("generator.pages", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=False,
+)
+
+
+def one_line(text: str) -> str:
+    """Collapse whitespace so text fits inside an indented admonition."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def embed_chart(spec: dict[str, Any], chart_id: str) -> Markup:
+    """A chart div and its spec as inert JSON; charts.js renders it with vega-embed."""
+    if not spec:
+        return Markup('<p class="ra-no-chart">No point can be drawn: see the totals above.</p>')
+    payload = (
+        json.dumps(spec, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+    return Markup(
+        f'<script type="application/json" id="{chart_id}-spec">{payload}</script>\n'
+        f'<div class="ra-chart" id="{chart_id}" data-spec="{chart_id}-spec"></div>'
+    )
+
+
+def html_title(title: str) -> str:
+    """A title from data, on one line and HTML-escaped: MkDocs themes print page and nav
+    titles without escaping them."""
+    return str(escape(one_line(title)))
+
+
+def front_matter_title(title: str) -> Markup:
+    """The page title for the front matter (JSON strings are valid YAML)."""
+    return Markup(json.dumps(html_title(title)))
+
+
+def render(template: str, **context: Any) -> str:
+    """A page template (`pages/templates/NAME`) rendered with autoescape."""
+    return _ENVIRONMENT.get_template(template).render(**context)
+
+
+class ChartBook:
+    """The charts of one page: embedded in its Markdown with links to their SVG and PDF
+    files, and kept as objects for the downloads stage to render (never parsed back out of
+    the Markdown)."""
+
+    def __init__(self, page: str) -> None:
+        self.page = page  # relative to docs/
+        self.specs: dict[str, dict[str, Any]] = {}
+
+    def embed(self, spec: dict[str, Any], chart_id: str) -> Markup:
+        html = embed_chart(spec, chart_id)
+        if not spec:
+            return html
+        if chart_id in self.specs:
+            raise ValueError(f"chart id {chart_id!r} used twice on {self.page}")
+        self.specs[chart_id] = spec
+        svg, pdf = (download_link(self.page, f"{chart_id}.{kind}") for kind in ("svg", "pdf"))
+        return html + Markup(f"\n\nChart files: [SVG]({svg}) · [PDF]({pdf})")
+
+
+def page_slug(page: str) -> str:
+    """'measurements/experiments/A.md' -> 'experiments-A'; 'hardware.md' -> 'hardware'."""
+    stem = page.removesuffix(".md")
+    return stem.removeprefix(f"{GENERATED_DIR}/").replace("/", "-")
+
+
+def download_path(page: str, name: str) -> str:
+    """Where a page's download `name` lies, relative to docs/."""
+    return f"{DATA_DIR}/{page_slug(page)}/{name}"
+
+
+def download_link(page: str, name: str) -> str:
+    """A Markdown link target to a page's download, relative to the page's file (MkDocs
+    checks and rewrites it)."""
+    return posixpath.relpath(download_path(page, name), posixpath.dirname(page) or ".")

@@ -1,0 +1,1 @@
+"""Every on-disk format of measurements/ as a typed record with one versioned loader."""

@@ -1,0 +1,92 @@
+"""measurements/ceilings/<device-id>.json: a device's measured GEMM and stream rates.
+
+`measure` writes the file through `write_ceilings`; the report reads the best rates back as
+`MeasuredCeilings`. This module alone knows the file's keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from generator.atomic import write_json
+from generator.errors import UserError
+from generator.formatting import si
+from generator.records.versioned import load_json, upgrade
+
+CEILINGS_SCHEMA_VERSION = 1
+CEILINGS_DIR = "ceilings"
+_FIX = "delete it; `nox -s measure` measures the ceilings again"
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class GemmRate(_Part):
+    best_flops_per_s: float
+
+
+class StreamRate(_Part):
+    best_bytes_per_s: float
+
+
+class CeilingsFile(_Part):
+    schema_version: int = CEILINGS_SCHEMA_VERSION
+    device_id: str
+    device: str
+    device_name: str
+    gemm: dict[str, GemmRate]  # precision -> runs and best rate
+    stream: dict[str, StreamRate]  # copy, triad -> runs and best rate
+    measured_at: str = ""
+    environment: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class MeasuredCeilings:
+    """The best rates of one device's ceilings file."""
+
+    device_name: str
+    gemm_flops_per_s: dict[str, float]  # precision -> best GEMM rate
+    copy_bytes_per_s: float | None
+    triad_bytes_per_s: float | None
+    measured_at: str
+
+    def gemm_summary(self) -> str:
+        return ", ".join(f"{p} {si(v, 'FLOP/s')}" for p, v in self.gemm_flops_per_s.items())
+
+
+def ceilings_path(measurements: Path, device_id: str) -> Path:
+    return measurements / CEILINGS_DIR / f"{device_id}.json"
+
+
+def write_ceilings(measurements: Path, ceilings: CeilingsFile) -> None:
+    write_json(ceilings_path(measurements, ceilings.device_id), ceilings.model_dump(mode="json"))
+
+
+def read_ceilings(path: Path) -> MeasuredCeilings:
+    data = upgrade(load_json(path, fix=_FIX), path, CEILINGS_SCHEMA_VERSION)
+    try:
+        parsed = CeilingsFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise UserError(
+            first["msg"], file=path, key=".".join(str(p) for p in first["loc"]), fix=_FIX
+        ) from None
+    copy, triad = parsed.stream.get("copy"), parsed.stream.get("triad")
+    return MeasuredCeilings(
+        device_name=parsed.device_name,
+        gemm_flops_per_s={p: rate.best_flops_per_s for p, rate in parsed.gemm.items()},
+        copy_bytes_per_s=copy.best_bytes_per_s if copy else None,
+        triad_bytes_per_s=triad.best_bytes_per_s if triad else None,
+        measured_at=parsed.measured_at,
+    )
+
+
+def load_ceilings(measurements: Path) -> list[MeasuredCeilings]:
+    """Every device's ceilings, in file-name order."""
+    folder = measurements / CEILINGS_DIR
+    return [read_ceilings(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []

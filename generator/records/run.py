@@ -1,0 +1,176 @@
+"""run.json of a measured run (measurements/runs/<run-id>/run.json) as a typed record.
+
+This module alone knows the file's keys: the runner builds a `RunRecord` and writes it, the
+report reads it back through `read_run` and takes the runs table from `RunRecord.row()`.
+Keys this version does not know are kept (written back unchanged, never an error).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from generator.atomic import write_json
+from generator.errors import UserError
+from generator.records.versioned import load_json, upgrade
+
+RUN_SCHEMA_VERSION = 1
+RUN_FILE = "run.json"
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RunSettings(_Part):
+    """The configuration a run was measured with (`config.RunConfig.as_dict()`)."""
+
+    group: str
+    model: str
+    dataset: str
+    batch: int
+    phase: str
+    precision: str
+    device: str
+
+
+class Timing(_Part):
+    """Step-time statistics (`measure.stats.summarize_times`)."""
+
+    n: int
+    median_s: float
+    cv: float | None = None
+    median_ci95_s: tuple[float, float] | None = None
+    throughput_samples_per_s: float | None = None
+
+
+class ModelledPoint(_Part):
+    """Analytic FLOPs and minimal bytes over the measured median step time."""
+
+    flops: float
+    bytes: float
+    time_s: float
+    attained_flops_per_s: float
+    arithmetic_intensity: float | None = None
+
+
+class RunFailure(_Part):
+    type: str
+    message: str
+    traceback: list[str] = []
+
+
+class Measured(_Part):
+    """What measuring adds to a run that succeeded."""
+
+    settings: dict[str, Any]
+    timing: Timing
+    phase_median_s: dict[str, float | None]
+    complexity: dict[str, Any]  # complexity.analyze(...).totals()
+    modelled_point: ModelledPoint
+    files: list[str]
+    ncu: dict[str, Any] | None = None  # ncu mode: the commands and the clock/cache control
+
+
+class RunStart(_Part):
+    """What is known of a run before it is measured."""
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    run_id: str
+    config: RunSettings
+    config_hash: str
+    device_name: str
+    ceilings: str | None = None
+    started_at: str
+    environment: dict[str, Any]
+    command: str
+
+    def succeeded(self, measured: Measured, finished_at: str) -> RunRecord:
+        return RunRecord.model_validate(
+            self.model_dump(exclude_unset=True)
+            | {"status": "ok", "finished_at": finished_at}
+            | measured.model_dump(exclude_unset=True)
+        )
+
+    def failed(self, failure: RunFailure, finished_at: str) -> RunRecord:
+        return RunRecord.model_validate(
+            self.model_dump(exclude_unset=True)
+            | {"status": "failed", "finished_at": finished_at, "error": failure.model_dump()}
+        )
+
+
+class RunRecord(RunStart):
+    status: Literal["ok", "failed"]
+    finished_at: str | None = None
+    # ok runs
+    settings: dict[str, Any] | None = None
+    timing: Timing | None = None
+    phase_median_s: dict[str, float | None] | None = None
+    complexity: dict[str, Any] | None = None
+    modelled_point: ModelledPoint | None = None
+    files: list[str] | None = None
+    ncu: dict[str, Any] | None = None
+    # failed runs
+    error: RunFailure | None = None
+
+    @property
+    def commit(self) -> str | None:
+        git = self.environment.get("git") or {}
+        return git.get("commit") if isinstance(git, dict) else None
+
+    def row(self) -> dict[str, Any]:
+        """The run's row of the runs table (`ingest.runs.RUN_SCHEMA`)."""
+        timing, point, error = self.timing, self.modelled_point, self.error
+        ci = (timing.median_ci95_s if timing else None) or (None, None)
+        return {
+            "run_id": self.run_id,
+            "group": self.config.group,
+            "model": self.config.model,
+            "dataset": self.config.dataset,
+            "batch": self.config.batch,
+            "phase": self.config.phase,
+            "precision": self.config.precision,
+            "device": self.config.device,
+            "device_name": self.device_name,
+            "status": self.status,
+            "median_s": timing.median_s if timing else None,
+            "ci_low_s": ci[0],
+            "ci_high_s": ci[1],
+            "cv": timing.cv if timing else None,
+            "iterations": timing.n if timing else None,
+            "throughput": timing.throughput_samples_per_s if timing else None,
+            "modelled_flops": point.flops if point else None,
+            "modelled_bytes": point.bytes if point else None,
+            "modelled_attained": point.attained_flops_per_s if point else None,
+            "modelled_ai": point.arithmetic_intensity if point else None,
+            "finished_at": self.finished_at,
+            "commit": self.commit,
+            "error": f"{error.type}: {error.message}" if error else None,
+        }
+
+
+def read_run(folder: Path) -> RunRecord | None:
+    """The run.json of a run folder, or None when there is none."""
+    path = folder / RUN_FILE
+    if not path.exists():
+        return None
+    fix = "delete the run folder and measure it again (`--force`)"
+    data = upgrade(load_json(path, fix=fix), path, RUN_SCHEMA_VERSION)
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise UserError(
+            f"{first['msg']}",
+            file=path,
+            key=".".join(str(p) for p in first["loc"]),
+            fix=fix,
+        ) from None
+
+
+def write_run(folder: Path, record: RunRecord) -> None:
+    """Atomically; keys the record was not given are left out (a failed run has no timing)."""
+    data = record.model_dump(mode="json", exclude_unset=True)
+    write_json(folder / RUN_FILE, {"schema_version": record.schema_version, **data})

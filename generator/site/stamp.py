@@ -1,0 +1,70 @@
+"""Has the report's input changed since site/ was built? Answered with the standard library
+only, so an unchanged `nox -s site` returns before the heavy imports."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE
+
+VEGA_DIR = Path("assets") / "vega"
+MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
+STAMP = ".roofline-atlas-build"
+LIBRARIES = (
+    "polars",
+    "altair",
+    "mkdocs",
+    "mkdocs-material",
+    "mkdocs-jupyter",
+    "vl-convert-python",
+    "jinja2",
+)
+
+
+def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
+    """Everything the report is made from: measurements, hand-written docs, mkdocs.yml, the
+    benchmark results, this package's code and templates, and the library versions."""
+    digest = hashlib.sha256()
+    for name in LIBRARIES:
+        try:
+            digest.update(f"{name}={version(name)};".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name}=none;".encode())
+    package = Path(__file__).resolve().parent
+    generated = {
+        docs_dir / GENERATED_DIR,
+        docs_dir / HARDWARE_PAGE,
+        docs_dir / VEGA_DIR,
+        docs_dir / MATHJAX_DIR,
+    }
+    roots = [
+        measurements,
+        docs_dir,
+        package,
+        Path("mkdocs.yml"),
+        measurements.parent / "benchmarks" / "results.json",
+        measurements.parent / "CITATION.cff",
+    ]
+    for root in roots:
+        paths = sorted(root.rglob("*")) if root.is_dir() else [root]
+        for path in paths:
+            if not path.is_file() or "__pycache__" in path.parts or path.name.startswith("."):
+                continue
+            if any(g == path or g in path.parents for g in generated):
+                continue
+            digest.update(str(path).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def up_to_date(docs_dir: Path, site_dir: Path, fingerprint: str) -> bool:
+    """site/ carries this fingerprint and the generated pages are still there."""
+    stamp = site_dir / STAMP
+    return (
+        stamp.is_file() and (docs_dir / GENERATED_DIR).is_dir() and stamp.read_text() == fingerprint
+    )
+
+
+def report_up_to_date(site_dir: Path) -> None:
+    print(f"report: up to date ({site_dir}/ was built from these inputs; --force rebuilds)")

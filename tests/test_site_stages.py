@@ -1,0 +1,200 @@
+"""Each stage of the report build alone, on the small fixed measurement set of the golden
+tests (one imported export, two runs of group A, CPU ceilings, complexity tables, six
+literature rows), and the architecture's rules."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from generator.errors import UserError
+from generator.pages.nav import site_nav
+from generator.pages.page import Generated, HandWritten, Page, Report
+from generator.pages.registry import REGISTRY
+from generator.site.analyse import Analysed, analyse
+from generator.site.check import Checked, check
+from generator.site.draw import draw
+from generator.site.load import Loaded, load_measurements
+from generator.site.publish import publish
+from generator.site.write import Written, render_pages, write_pages
+from tests.helpers import REPO
+
+GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
+GENERATOR = REPO / "generator"
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Loaded:
+    return load_measurements(GOLDEN, tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="module")
+def analysed(loaded: Loaded) -> Analysed:
+    return analyse(loaded)
+
+
+@pytest.fixture(scope="module")
+def report(analysed: Analysed) -> Report:
+    return draw(check(analysed))
+
+
+def test_load_reads_every_record_once(loaded: Loaded) -> None:
+    assert [item.name for item, _ in loaded.imported] == ["l4-resnet18-train-step-b64"]
+    assert loaded.imported[0][1].kernels.height == 98
+    assert loaded.runs.height == 2 and set(loaded.runs["group"]) == {"A"}
+    assert set(loaded.step_times) == set(loaded.runs["run_id"])
+    assert all(len(times) == 20 for times in loaded.step_times.values())
+    assert [c.device_name for c in loaded.ceilings] == ["AMD EPYC (2 threads)"]
+    assert len(loaded.literature) == 6
+    assert loaded.complexity.meta is not None and "models.csv" in loaded.complexity.frames
+    assert loaded.profiled == []  # no run of the set was profiled with --ncu
+
+
+def test_load_refuses_a_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="the measurements folder does not exist"):
+        load_measurements(tmp_path / "nowhere", tmp_path / "cache")
+
+
+def test_analyse_is_pure_and_computes_each_result_once(analysed: Analysed) -> None:
+    (view,) = analysed.views
+    assert view.slug == "l4-resnet18-train-step-b64" and view.chart == {}
+    assert view.step.kernels == 98 and view.match.device is not None
+    assert set(analysed.verdicts) == {"A"}
+    assert analysed.verdicts["A"].outcome in {"supported", "not supported", "inconclusive"}
+    assert len(analysed.replications) == 6
+    kinds = {p["kind"] for p in analysed.overview.points}
+    assert kinds == {"measured (ncu)", "modelled (analytic FLOPs and bytes, measured time)"}
+    assert {w.how for w in analysed.workloads} == {"ncu", "modelled"}
+
+
+def test_check_turns_step_times_into_timing_findings(analysed: Analysed) -> None:
+    steady = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01]
+    noisy = [1.0, 1.6, 0.7, 1.4, 0.8, 1.5, 0.9, 1.3]
+    loaded = replace(analysed.loaded, step_times={"steady": steady, "noisy": noisy})
+    checked = check(replace(analysed, loaded=loaded))
+    assert isinstance(checked, Checked)
+    assert checked.run_findings["steady"] == ()
+    assert [f.id for f in checked.run_findings["noisy"]] == ["noisy-timing"]
+
+
+def test_draw_draws_each_export_and_hands_the_pages_one_report(report: Report) -> None:
+    (view,) = report.views
+    assert view.chart["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+    assert report.verdicts and report.overview.points and report.run_findings
+
+
+def test_every_registered_page_renders_once(report: Report) -> None:
+    pages, made = render_pages(report)
+    assert len(made) == len(REGISTRY)
+    paths = [page.path for page in pages]
+    assert len(paths) == len(set(paths))
+    assert {"hardware.md", "measurements/overview.md", "measurements/experiments/A.md"} <= set(
+        paths
+    )
+    for page in pages:
+        for chart_id in page.charts:  # charts travel as objects and are embedded once
+            assert page.markdown.count(f'id="{chart_id}-spec"') == 1
+
+
+def test_write_replaces_the_generated_pages_and_builds_the_nav(
+    report: Report, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(REPO / "docs", docs, ignore=shutil.ignore_patterns("measurements", "assets"))
+    (docs / "measurements").mkdir()
+    (docs / "measurements" / "stale.md").write_text("left from an older build")
+    written = write_pages(report, docs, tmp_path / "cache")
+    assert not (docs / "measurements" / "stale.md").exists()
+    assert (docs / "measurements" / "overview.md").read_text() == next(
+        p.markdown for p in written.pages if p.path == "measurements/overview.md"
+    )
+    assert (docs / "measurements" / "data" / "overview" / "overview-roofline.svg").is_file()
+    titles = [next(iter(item)) if isinstance(item, dict) else item for item in written.nav]
+    assert titles[:3] == ["Roofline Atlas", "Overview", "Hardware"]
+    assert {"Experiments", "Kernels", "Methodology", "Cite"} <= set(titles)
+
+
+def test_publish_needs_mkdocs_yml(tmp_path: Path) -> None:
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with pytest.raises(UserError, match=r"mkdocs\.yml not found"):
+            publish(Written(tmp_path, [], []), tmp_path, tmp_path / "site")
+    finally:
+        os.chdir(cwd)
+    assert not (tmp_path / "site").exists()
+
+
+def test_nav_groups_consecutive_sections_and_keeps_unlisted_pages() -> None:
+    registry = (
+        HandWritten("Home", "index.md"),
+        Generated("Kernels", lambda report: []),
+        Generated("Kernels", lambda report: []),
+        Generated(None, lambda report: []),
+    )
+    made = [
+        [],
+        [Page("measurements/index.md", "Index", "")],
+        [Page("measurements/a.md", "A <b>", "")],
+        [],
+    ]
+    nav = site_nav(registry, made, {"index.md", "notes.md", "measurements/x.md"})
+    assert nav == [
+        {"Home": "index.md"},
+        {"Kernels": [{"Index": "measurements/index.md"}, {"A &lt;b&gt;": "measurements/a.md"}]},
+        "notes.md",
+    ]
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_analysis_records_and_ingest_never_import_presentation() -> None:
+    for stage in ("records", "analysis", "ingest", "findings", "catalog"):
+        for path in (GENERATOR / stage).rglob("*.py"):
+            presentation = {
+                m
+                for m in _imports(path)
+                if m.startswith(("generator.pages", "generator.charts", "generator.site"))
+            }
+            assert not presentation, f"{path.relative_to(REPO)} imports {presentation}"
+
+
+def test_small_modules_and_few_top_level_ones() -> None:
+    for path in GENERATOR.rglob("*.py"):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= 400, f"{path.relative_to(REPO)} has {lines} lines"
+    top = [p.name for p in GENERATOR.glob("*.py")]
+    assert len(top) <= 8, top
+
+
+def test_only_records_know_the_keys_of_run_json() -> None:
+    keys = ('"timing"', '"modelled_point"', '"config_hash"', '"phase_median_s"', '"median_ci95_s"')
+    for path in GENERATOR.rglob("*.py"):
+        if path.parent.name == "records":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not [k for k in keys if k in text], path.relative_to(REPO)
+
+
+def test_the_about_page_counts_the_inputs(report: Report) -> None:
+    from generator.pages.about import about_page
+
+    page = about_page(report)
+    assert page.path == "measurements/about.md" and page.title == "About this report"
+    assert "<td><code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>2 ok</td>" in page.markdown
+    assert "<td><code>measurements/imported/</code></td><td>Nsight Compute exports, verbatim</td><td>1</td>" in page.markdown
+    assert "<td>6</td>" in page.markdown  # the six literature rows of the set
