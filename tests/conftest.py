@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.site import GENERATED_DIR, HARDWARE_PAGE, build_site
+from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE
+from generator.site.build import build_site
 from tests.helpers import REPO
 
 

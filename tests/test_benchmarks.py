@@ -56,8 +56,8 @@ def test_performance_page_states_misses(tmp_path: Path) -> None:
     path.write_text(json.dumps([entry]))
     page = performance_page(read_benchmarks(tmp_path)).markdown
     assert (
-        "Missed on this run: the speedup at 1M rows is 5.0×; ours takes up to 2.00× the floor; "
-        "peak memory reaches 4.00× the file." in page
+        "Missed at 1M rows on this run: the speedup is 5.0×; ours takes 2.00× the floor; "
+        "peak memory is 4.00× the file." in page
     )
     missing = read_benchmarks(tmp_path / "elsewhere")
     assert "No benchmark results yet" in performance_page(missing).markdown

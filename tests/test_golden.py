@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from generator.site import build_site
+from generator.site.build import build_site
 from tests.helpers import REPO
 
 GOLDEN = REPO / "tests" / "data" / "golden"

@@ -13,7 +13,7 @@ from generator.ingest import cache as cache_module
 from generator.ingest import read_ncu_csv
 from generator.ingest.cache import cached_read
 from generator.ingest.ncu_csv import default_memory_budget, parse_size
-from generator.site import build_site
+from generator.site.build import build_site
 from tests.conftest import copy_docs
 from tests.helpers import REAL_NCU, REPO
 

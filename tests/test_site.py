@@ -104,7 +104,7 @@ def test_a_bad_measurement_leaves_the_site_as_it_was(
     )
     docs = tmp_path / "docs"
     with pytest.raises(UserError) as caught:
-        from generator.site import build_site
+        from generator.site.build import build_site
 
         build_site(measurements=measurements, docs_dir=docs, site_dir=site)
     assert caught.value.what == "the row gives metric dram__bytes_read.sum the unknown unit 'MiB'"

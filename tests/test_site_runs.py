@@ -122,7 +122,7 @@ def test_a_gpu_run_profiled_with_ncu_gets_a_kernel_page(tmp_path: Path) -> None:
     (folder / "run.json").write_text(json.dumps(run))
     ncu = REPO / "measurements" / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"
     shutil.copy(ncu, folder / "ncu.csv")
-    from generator.site import build_site
+    from generator.site.build import build_site
 
     build_site(
         tmp_path / "measurements", tmp_path / "docs", tmp_path / "site", run_mkdocs=False,

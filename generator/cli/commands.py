@@ -70,7 +70,7 @@ def cmd_site(args: argparse.Namespace) -> int:
     if fingerprint and not args.force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)  # answered before the heavy imports below
         return 0
-    from generator.site import build_site  # deferred: needs the site extra
+    from generator.site.build import build_site  # deferred: needs the site extra
 
     build_site(
         measurements=measurements,

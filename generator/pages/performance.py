@@ -50,20 +50,28 @@ def performance_page(results: BenchmarkResults | None) -> Page:
     targets = first["targets"]
     at_1m = next((e for e in entries if e["rows"] == 1_000_000), None)
     misses = []
-    speedup = at_1m.get("speedup_vs_pandas") if at_1m else None
-    if speedup is not None and speedup < targets["speedup_vs_pandas_at_1M"]:
-        misses.append(f"the speedup at 1M rows is {speedup:.1f}×")
-    worst_floor = max(e["ratio_to_floor"] for e in entries)
-    if worst_floor > targets["ratio_to_floor"]:
-        misses.append(f"ours takes up to {worst_floor:.2f}× the floor")
-    worst_rss = max(e["rss_to_file"] for e in entries if e["rows"] >= 1_000_000) if at_1m else None
-    if worst_rss is not None and worst_rss > targets["rss_to_file"]:
-        misses.append(f"peak memory reaches {worst_rss:.2f}× the file")
+    # The targets are stated at 1M rows; other sizes are shown beside them, not judged.
+    if at_1m is None:
+        misses.append("no 1M-row size was measured")
+    else:
+        if at_1m.get("speedup_vs_pandas", 0) < targets["speedup_vs_pandas_at_1M"]:
+            misses.append(f"the speedup is {at_1m['speedup_vs_pandas']:.1f}×")
+        if at_1m["ratio_to_floor"] > targets["ratio_to_floor"]:
+            misses.append(f"ours takes {at_1m['ratio_to_floor']:.2f}× the floor")
+        if at_1m["rss_to_file"] > targets["rss_to_file"]:
+            misses.append(f"peak memory is {at_1m['rss_to_file']:.2f}× the file")
+    others = [e for e in entries if e is not at_1m]
+    worst = max(others, key=lambda e: e["ratio_to_floor"], default=None)
     verdict = (
-        "Missed on this run: " + "; ".join(misses) + "."
+        "Missed at 1M rows on this run: " + "; ".join(misses) + "."
         if misses
-        else "All three hold on this run."
+        else "All three hold at 1M rows on this run."
     )
+    if worst is not None:
+        verdict += (
+            f" At the other sizes ours takes up to {worst['ratio_to_floor']:.2f}× the floor "
+            f"({worst['rows']:,} rows, {worst.get('path', 'in-memory')} path)."
+        )
     site_build = first.get("site_build") or {}
     site = {
         "first": si(site_build.get("first_s"), "s"),

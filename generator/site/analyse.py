@@ -1,0 +1,169 @@
+"""Stage 2, analyse: each export's roofline and findings, the replication of the seeds'
+numbers, the device-choice workloads, the verdicts and the overview's points. Pure: it reads
+no file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.device_choice import Workload, workloads
+from generator.analysis.export_analysis import ExportAnalysis, analyze_export
+from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.replication import Replication, replicate
+from generator.analysis.verdicts import Verdict, group_verdicts
+from generator.analysis.views import MeasurementView
+from generator.catalog import find_device
+from generator.errors import UserError
+from generator.ingest import NcuExport
+from generator.records.import_source import Imported
+from generator.site.load import Loaded, ProfiledRun
+
+
+@dataclass(frozen=True)
+class Analysed:
+    loaded: Loaded
+    views: list[MeasurementView]  # one per ncu export, imported ones first; no chart yet
+    replications: list[Replication]
+    workloads: list[Workload]
+    verdicts: dict[str, Verdict]  # experiment group id -> verdict
+    overview: OverviewPoints
+
+
+def analyse(loaded: Loaded) -> Analysed:
+    analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
+    views = [
+        _imported_view(item, export, analytic.get((item.name,))) for item, export in loaded.imported
+    ]
+    views += [_run_view(run, loaded) for run in loaded.profiled]
+    replications = replicate(
+        loaded.literature,
+        {d.id: d for d in loaded.catalog},
+        _rows_by(loaded.complexity.frames.get("literature.csv"), ("model", "dataset", "batch")),
+        {view.slug: view.step for view in views},
+        _measured_steps(loaded.runs),
+    )
+    datasets = {item.name: item.source.dataset or "" for item, _ in loaded.imported} | {
+        f"run-{r['run_id']}": r["dataset"] for r in loaded.runs.to_dicts()
+    }
+    return Analysed(
+        loaded=loaded,
+        views=views,
+        replications=replications,
+        workloads=workloads(views, loaded.runs, loaded.ceilings, datasets),
+        verdicts=group_verdicts(loaded.experiments, loaded.runs),
+        overview=overview_points(loaded.runs, views, loaded.ceilings),
+    )
+
+
+def _rows_by(
+    frame: pl.DataFrame | None, key: tuple[str, ...]
+) -> dict[tuple[Any, ...], dict[str, Any]]:
+    if frame is None:
+        return {}
+    return {tuple(row[k] for k in key): row for row in frame.to_dicts()}
+
+
+def _imported_view(
+    item: Imported, export: NcuExport, counts: dict[str, Any] | None
+) -> MeasurementView:
+    source = item.source
+    analysis = analyze_export(
+        export,
+        source.device,
+        source.phase,
+        analytic_training_flops=counts["step_flops"]
+        if counts and source.phase == "train_step"
+        else None,
+        analytic_forward_flops=counts["forward_flops"] if counts else None,
+    )
+    return MeasurementView(
+        slug=item.name,
+        title=source.title,
+        origin=source.origin,
+        citation=source.citation,
+        model=source.model,
+        workload=source.workload,
+        batch=source.batch,
+        phase=source.phase,
+        precision=source.precision,
+        notes=source.notes,
+        license=source.license,
+        **_analysed(analysis, item.csv_path, counts),
+    )
+
+
+def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
+    """A kernel page for a run profiled with `--ncu`, checked against the run's own
+    analytic counts."""
+    record = run.record
+    config, counts = record.config, record.complexity or {}
+    try:
+        device: str | None = find_device(record.device_name, loaded.catalog).id
+    except UserError:
+        device = None  # matched from the export's compute capability, or left unmatched
+    phase = config.phase
+    analysis = analyze_export(
+        run.export,
+        device,
+        phase,
+        analytic_training_flops=counts.get("step_flops") if phase == "train_step" else None,
+        analytic_forward_flops=counts.get("forward_flops"),
+    )
+    run_id, commit = record.run_id, record.commit or "unknown"
+    csv_path = run.csv_path
+    return MeasurementView(
+        slug=f"run-{run_id}",
+        title=f"{config.model} {phase}, batch {config.batch}, "
+        f"{config.precision} on {record.device_name} (run {run_id})",
+        origin=f"measured here: `{csv_path.as_posix()}` (`nox -s measure -- --ncu`)",
+        citation=f"Roofline Atlas, run {run_id} (commit {commit[:12]})",
+        model=config.model,
+        workload=f"one {phase} on synthetic {config.dataset}-shaped input",
+        batch=config.batch,
+        phase=phase,
+        precision=config.precision,
+        notes="Kernel replay under ncu: clocks locked to base and caches flushed "
+        "between replays, so kernel times are longer than unprofiled ones.",
+        license="",
+        **_analysed(
+            analysis,
+            csv_path,
+            {"model": config.model, "dataset": config.dataset, "batch": config.batch, **counts}
+            if counts
+            else None,
+        ),
+    )
+
+
+def _analysed(
+    analysis: ExportAnalysis, csv_path: Path, analytic: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The MeasurementView fields an export's analysis fills (chart: drawn later)."""
+    return {
+        "csv_path": csv_path.as_posix(),
+        "kernels": analysis.metrics,
+        "step": analysis.step,
+        "ranges": analysis.ranges,
+        "match": analysis.match,
+        "bound": analysis.bound,
+        "chart": {},
+        "findings": analysis.findings,
+        "analytic": analytic,
+        "tensor": analysis.tensor,
+        "ingest_notes": analysis.ingest_notes,
+    }
+
+
+def _measured_steps(
+    runs: pl.DataFrame,
+) -> dict[tuple[str, str, int, str], list[tuple[str, float]]]:
+    """Median step time of every ok run, by the configuration a published number names."""
+    found: dict[tuple[str, str, int, str], list[tuple[str, float]]] = {}
+    for row in runs.filter(pl.col("status") == "ok").to_dicts():
+        key = (row["model"], row["dataset"], row["batch"], row["phase"])
+        found.setdefault(key, []).append((row["run_id"], row["median_s"]))
+    return found

@@ -1,0 +1,121 @@
+"""Stage 1, load: every record the report is built from, read and validated once. The only
+stage that reads measurements/ (and the parsed-export cache)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.catalog import Device, load_catalog
+from generator.config import ExperimentsFile, load_experiments
+from generator.errors import UserError
+from generator.ingest import NcuExport
+from generator.ingest.cache import cached_read
+from generator.ingest.runs import load_runs
+from generator.records.benchmarks import BenchmarkResults, read_benchmarks
+from generator.records.ceilings import MeasuredCeilings, load_ceilings
+from generator.records.citation import read_citation
+from generator.records.complexity_tables import ComplexityTables, read_tables
+from generator.records.import_source import Imported, discover
+from generator.records.literature import LiteratureRow, read_literature
+from generator.records.references import Reference, read_references
+from generator.records.run import RunRecord, read_run
+
+
+@dataclass(frozen=True)
+class ProfiledRun:
+    """A run measured with `--ncu`: its record and its parsed ncu.csv."""
+
+    record: RunRecord
+    csv_path: Path
+    export: NcuExport
+
+
+@dataclass(frozen=True)
+class Loaded:
+    measurements: Path
+    catalog: tuple[Device, ...]
+    imported: list[tuple[Imported, NcuExport]]
+    runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA, one row per run folder
+    profiled: list[ProfiledRun]
+    step_times: dict[str, list[float]]  # ok run -> its timed iterations' step times
+    experiments: ExperimentsFile | None
+    ceilings: list[MeasuredCeilings]
+    complexity: ComplexityTables
+    literature: list[LiteratureRow]
+    references: dict[str, Reference]
+    citation: dict[str, Any]
+    benchmarks: BenchmarkResults | None
+
+
+def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
+    if not measurements.is_dir():
+        raise UserError(
+            "the measurements folder does not exist",
+            file=measurements,
+            fix="run from the repository root, or pass --measurements PATH",
+        )
+    config = measurements / "experiments.toml"
+    catalog = load_catalog()
+    literature = read_literature(measurements, {d.id for d in catalog})
+    references = read_references(measurements)
+    _check_cited(literature, references)
+    runs = load_runs(measurements)
+    ok = runs.filter(pl.col("status") == "ok")["run_id"].to_list()
+    repository = measurements.parent
+    return Loaded(
+        measurements=measurements,
+        catalog=catalog,
+        imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
+        runs=runs,
+        profiled=_profiled_runs(measurements, ok, cache_dir),
+        step_times={run_id: _step_times(measurements / "runs" / run_id) for run_id in ok},
+        experiments=load_experiments(config) if config.is_file() else None,
+        ceilings=load_ceilings(measurements),
+        complexity=read_tables(measurements / "complexity"),
+        literature=literature,
+        references=references,
+        citation=read_citation(repository),
+        benchmarks=read_benchmarks(repository),
+    )
+
+
+def _check_cited(literature: list[LiteratureRow], references: dict[str, Reference]) -> None:
+    """Every transcribed number's report must be citable by a reader."""
+    for row in literature:
+        if row.seed not in references:
+            raise UserError(
+                f"seed {row.seed} has no entry in literature/references.toml",
+                file=row.file,
+                line=row.line,
+                key="seed",
+                fix="add a [[reference]] with its authors, title, kind, institution, date and "
+                "the URL of its data, if public",
+            )
+
+
+def _profiled_runs(measurements: Path, ok: list[str], cache_dir: Path) -> list[ProfiledRun]:
+    """Every ok run profiled with `nox -s measure -- --ncu` (runs/<id>/ncu.csv)."""
+    found = []
+    for run_id in ok:
+        folder = measurements / "runs" / run_id
+        csv_path = folder / "ncu.csv"
+        record = read_run(folder)
+        if record is not None and csv_path.is_file():
+            found.append(ProfiledRun(record, csv_path, cached_read(csv_path, cache_dir)))
+    return found
+
+
+def _step_times(folder: Path) -> list[float]:
+    steps = folder / "steps.csv"
+    if not steps.is_file():
+        raise UserError(
+            "run folder without steps.csv (its run.json says ok)",
+            file=folder,
+            fix="measure it again (`nox -s measure -- --force`) or delete the folder",
+        )
+    times = pl.read_csv(steps, columns=["step_s"])["step_s"].drop_nulls().to_list()
+    return [float(t) for t in times]

@@ -1,0 +1,46 @@
+"""Stage 5, write: every registered page rendered from the report, its downloads attached,
+and the generated part of docs/ replaced in one swap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.pages.downloads import attach_downloads
+from generator.pages.nav import site_nav
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.registry import REGISTRY
+from generator.site.files import copy_mathjax, replace_generated, write_vega_bundle
+from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
+
+
+@dataclass(frozen=True)
+class Written:
+    docs_dir: Path
+    pages: list[Page]  # as written, downloads linked
+    nav: list[Any]  # for the MkDocs config
+
+
+def render_pages(report: Report) -> tuple[list[Page], list[list[Page]]]:
+    """All pages, and the pages of each registry entry (in registry order)."""
+    made = [entry.render(report) if isinstance(entry, Generated) else [] for entry in REGISTRY]
+    return [page for pages in made for page in pages], made
+
+
+def write_pages(report: Report, docs_dir: Path, cache_dir: Path) -> Written:
+    pages, made = render_pages(report)
+    linked, files = attach_downloads(pages, cache_dir / "charts")
+    replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files)
+    write_vega_bundle(docs_dir / VEGA_DIR)
+    copy_mathjax(docs_dir / MATHJAX_DIR)
+    return Written(docs_dir, linked, site_nav(REGISTRY, made, _hand_written(docs_dir)))
+
+
+def _hand_written(docs_dir: Path) -> set[str]:
+    return {
+        p.relative_to(docs_dir).as_posix()
+        for p in docs_dir.rglob("*")
+        if p.suffix in (".md", ".ipynb") and GENERATED_DIR not in p.relative_to(docs_dir).parts[:1]
+    }
