@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from generator.site.analyse import analyse
-from generator.site.load import load_measurements
 
 from generator.analysis.replication import judge
 from generator.catalog import load_catalog
 from generator.errors import UserError
 from generator.records.literature import read_literature
+from generator.site.analyse import analyse
+from generator.site.load import load_measurements
 from tests.helpers import REPO
 
 DEVICES = {d.id for d in load_catalog()}

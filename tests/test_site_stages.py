@@ -11,17 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
+from generator.errors import UserError
+from generator.pages.nav import site_nav
+from generator.pages.page import Generated, HandWritten, Page, Report
+from generator.pages.registry import REGISTRY
 from generator.site.analyse import Analysed, analyse
 from generator.site.check import Checked, check
 from generator.site.draw import draw
 from generator.site.load import Loaded, load_measurements
 from generator.site.publish import publish
 from generator.site.write import Written, render_pages, write_pages
-
-from generator.errors import UserError
-from generator.pages.nav import site_nav
-from generator.pages.page import Generated, HandWritten, Page, Report
-from generator.pages.registry import REGISTRY
 from tests.helpers import REPO
 
 GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
@@ -196,11 +196,11 @@ def test_the_about_page_counts_the_inputs(report: Report) -> None:
     page = about_page(report)
     assert page.path == "measurements/about.md" and page.title == "About this report"
     assert (
-        "<td><code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>2 ok</td>"
+        "<code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>2 ok</td>"
         in page.markdown
     )
     assert (
-        "<td><code>measurements/imported/</code></td><td>Nsight Compute exports, verbatim</td><td>1</td>"
+        "<code>measurements/imported/</code></td><td>Nsight Compute exports, verbatim</td><td>1</td>"
         in page.markdown
     )
     assert "<td>6</td>" in page.markdown  # the six literature rows of the set
