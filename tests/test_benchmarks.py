@@ -36,7 +36,7 @@ def test_performance_page_from_committed_results() -> None:
     page = performance_page(read_benchmarks(REPO)).markdown
     for entry in entries:
         assert f"<td>{entry['rows']:,}</td>" in page
-    assert "Targets:" in page
+    assert "Targets, at 1M rows:" in page
     site = entries[0]["site_build"]
     assert f"({site['second_over_first']:.2f} of the first" in page
 
