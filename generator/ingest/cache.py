@@ -16,6 +16,7 @@ import polars as pl
 from generator.ingest.ncu_csv import PARSER_VERSION, NcuExport, read_ncu_csv
 
 CHUNK = 8 * 1024 * 1024
+DEFAULT_CACHE = Path(".cache") / "roofline-atlas"  # beside measurements/, git-ignored
 
 
 def file_digest(path: Path) -> str:

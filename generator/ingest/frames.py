@@ -18,7 +18,7 @@ from generator.ingest.schema import IDENTITY_COLUMNS
 
 # Both read paths parse the same way: every field a string, checked and converted by us.
 _CSV_OPTIONS: dict[str, Any] = {"infer_schema": False, "encoding": "utf8", "raise_if_empty": False}
-# The in-memory path peaks below this many times the file's size (measured: 1.16× for a
+# The in-memory path peaks below this many times the file's size (measured: 1.13× for a
 # 1M-row long export, 520 MB; the margin is for files whose text repeats less).
 IN_MEMORY_FACTOR = 2.0
 # Columns that repeat a few values over every row (a kernel's name on each of its metric

@@ -130,7 +130,8 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
     )
     identity = identity.join(launches, on=list(KERNEL_KEY), how="left")
     known = metrics.with_columns(metric_key()).filter(pl.col("key").is_not_null())
-    check_known_values(path, known, alias_rows())
+    repeats = repeats_a_metric(known)  # some kernel has two rows for one metric
+    check_known_values(path, known, alias_rows(), repeats)
     if known.height:
         # One column per metric-map key present, then each kernel-table column is the first
         # alias (in priority order) that has a value: n/a in a preferred spelling falls
@@ -140,7 +141,7 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
             on="key",
             index=list(KERNEL_KEY),
             values="value",
-            aggregate_function="first" if repeats_a_metric(known) else None,
+            aggregate_function="first" if repeats else None,
         )
         present = set(by_name.columns)
         columns = []

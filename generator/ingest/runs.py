@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from generator.errors import UserError
-from generator.records.run import read_run
+from generator.records.run import RUN_FILE, read_run
 
 RUN_COLUMNS: dict[str, Any] = {
     "run_id": pl.String,
@@ -54,7 +54,7 @@ def load_runs(measurements: Path) -> pl.DataFrame:
             if data.run_id != run.name:
                 raise UserError(
                     f"run.json names run {data.run_id!r} but sits in folder {run.name!r}",
-                    file=run / "run.json",
+                    file=run / RUN_FILE,
                     key="run_id",
                     fix="a run folder is named by its run id: rename it back, or measure again",
                 )

@@ -10,10 +10,8 @@ from generator.analysis.roofline import summary_dict
 from generator.findings import findings_json
 from generator.formatting import number, percent, seconds, si
 from generator.ingest import read_ncu_csv
-from generator.ingest.cache import cached_read
+from generator.ingest.cache import DEFAULT_CACHE, cached_read
 from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, default_memory_budget
-
-DEFAULT_CACHE = Path(".cache") / "roofline-atlas"
 
 
 def summarize_file(

@@ -109,7 +109,9 @@ def repeats_a_metric(known: pl.DataFrame) -> bool:
     return bool(known.select(pair.n_unique()).item() < known.height)
 
 
-def check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str, object]]) -> None:
+def check_known_values(
+    path: Path, known: pl.DataFrame, aliases: list[dict[str, object]], repeats: bool
+) -> None:
     """Every value of a mapped metric must be a finite, non-negative number (or missing) in
     a unit of the metric's dimension, and each kernel has one value per metric. One cheap
     pass finds whether anything is wrong; the slow path only runs to name the line."""
@@ -170,8 +172,8 @@ def check_known_values(path: Path, known: pl.DataFrame, aliases: list[dict[str, 
                 fix="re-export the file; a unit column that does not match its metric "
                 "would silently change every number built on it",
             )
-    if not repeats_a_metric(known):
-        return  # nothing can conflict
+    if not repeats:
+        return  # no kernel repeats a metric: nothing can conflict
     conflicts = (
         known.filter(pl.col("value").is_not_null())
         .group_by([*KERNEL_KEY, "key"])

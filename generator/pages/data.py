@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -127,16 +125,5 @@ def replication_frame(results: list[Replication]) -> pl.DataFrame:
             }
             for r in results
         ],
-        infer_schema_length=None,
-    )
-
-
-def benchmark_frame(results: Path) -> pl.DataFrame | None:
-    """The scalar fields of benchmarks/results.json, one row per file size."""
-    if not results.is_file():
-        return None
-    rows = json.loads(results.read_text(encoding="utf-8"))
-    return pl.DataFrame(
-        [{k: v for k, v in row.items() if isinstance(v, int | float | str)} for row in rows],
         infer_schema_length=None,
     )

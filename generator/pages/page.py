@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -36,7 +35,6 @@ class Report:
     """Everything the pages show: the loaded records, their analysis and their findings,
     with each export's roofline drawn. Pages read it; none of them reads a file."""
 
-    measurements: Path
     catalog: tuple[Device, ...]
     imported: list[Imported]
     runs: pl.DataFrame

@@ -10,12 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
-from generator.errors import UserError
 from generator.formatting import si
-from generator.records.versioned import load_json, upgrade
+from generator.records.versioned import load_json, upgrade, validated
 
 CEILINGS_SCHEMA_VERSION = 1
 CEILINGS_DIR = "ceilings"
@@ -69,13 +68,7 @@ def write_ceilings(measurements: Path, ceilings: CeilingsFile) -> None:
 
 def read_ceilings(path: Path) -> MeasuredCeilings:
     data = upgrade(load_json(path, fix=_FIX), path, CEILINGS_SCHEMA_VERSION)
-    try:
-        parsed = CeilingsFile.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise UserError(
-            first["msg"], file=path, key=".".join(str(p) for p in first["loc"]), fix=_FIX
-        ) from None
+    parsed = validated(CeilingsFile, data, path, _FIX)
     copy, triad = parsed.stream.get("copy"), parsed.stream.get("triad")
     return MeasuredCeilings(
         device_name=parsed.device_name,

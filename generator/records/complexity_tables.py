@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json, write_via
-from generator.errors import UserError
-from generator.records.versioned import load_json, upgrade
+from generator.records.versioned import load_json, upgrade, validated
 
 TABLES_SCHEMA_VERSION = 1
 META_FILE = "tables.json"
@@ -43,13 +42,7 @@ def read_meta(folder: Path) -> TablesMeta | None:
     if not path.is_file():
         return None
     data = upgrade(load_json(path, fix=_FIX), path, TABLES_SCHEMA_VERSION)
-    try:
-        return TablesMeta.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise UserError(
-            first["msg"], file=path, key=".".join(str(p) for p in first["loc"]), fix=_FIX
-        ) from None
+    return validated(TablesMeta, data, path, _FIX)
 
 
 def read_tables(folder: Path) -> ComplexityTables:

@@ -6,15 +6,14 @@ every number on the report can be traced to a public file and a citation.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS, unknown_name
-from generator.records.versioned import upgrade
+from generator.records.versioned import load_toml, upgrade, validated
 
 SCHEMA_VERSION = 1
 
@@ -63,24 +62,9 @@ class Imported:
 
 
 def load_source(path: Path) -> Source:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"invalid TOML: {err}", file=path) from err
-    data = upgrade(data, path, SCHEMA_VERSION)
-    try:
-        return Source.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or None
-        raise UserError(
-            first["msg"]
-            .replace("Extra inputs are not permitted", "unknown key")
-            .removeprefix("Value error, "),
-            file=path,
-            key=key,
-            fix="see docs/methodology.md, 'Importing an export', for the keys source.toml takes",
-        ) from err
+    data = upgrade(load_toml(path), path, SCHEMA_VERSION)
+    fix = "see docs/methodology.md, 'Importing an export', for the keys source.toml takes"
+    return validated(Source, data, path, fix)
 
 
 def discover(root: Path) -> list[Imported]:

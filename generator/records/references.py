@@ -6,13 +6,12 @@ public repository of its data, never by a file path that only this project's aut
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import UserError
-from generator.records.versioned import upgrade
+from generator.records.versioned import load_toml, upgrade, validated
 
 SCHEMA_VERSION = 1
 REFERENCES_FILE = "references.toml"
@@ -58,22 +57,11 @@ def read_references(measurements: Path) -> dict[str, Reference]:
     path = measurements / "literature" / REFERENCES_FILE
     if not path.is_file():
         return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"invalid TOML: {err}", file=path) from err
-    data = upgrade(data, path, SCHEMA_VERSION)
-    try:
-        parsed = _File.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        raise UserError(
-            first["msg"].replace("Extra inputs are not permitted", "unknown key"),
-            file=path,
-            key=".".join(str(p) for p in first["loc"]) or None,
-            fix="each [[reference]] takes seed, authors, title, kind, date and optionally "
-            "institution, url (https://…) and note",
-        ) from err
+    fix = (
+        "each [[reference]] takes seed, authors, title, kind, date and optionally "
+        "institution, url (https://…) and note"
+    )
+    parsed = validated(_File, upgrade(load_toml(path), path, SCHEMA_VERSION), path, fix)
     seen: dict[str, Reference] = {}
     for index, reference in enumerate(parsed.reference):
         if reference.seed in seen:

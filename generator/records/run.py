@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
-from generator.errors import UserError
-from generator.records.versioned import load_json, upgrade
+from generator.records.versioned import load_json, upgrade, validated
 
 RUN_SCHEMA_VERSION = 1
 RUN_FILE = "run.json"
@@ -157,17 +156,7 @@ def read_run(folder: Path) -> RunRecord | None:
     if not path.exists():
         return None
     fix = "delete the run folder and measure it again (`--force`)"
-    data = upgrade(load_json(path, fix=fix), path, RUN_SCHEMA_VERSION)
-    try:
-        return RunRecord.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise UserError(
-            f"{first['msg']}",
-            file=path,
-            key=".".join(str(p) for p in first["loc"]),
-            fix=fix,
-        ) from None
+    return validated(RunRecord, upgrade(load_json(path, fix), path, RUN_SCHEMA_VERSION), path, fix)
 
 
 def write_run(folder: Path, record: RunRecord) -> None:

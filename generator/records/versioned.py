@@ -5,9 +5,12 @@ asks the reader to update Roofline Atlas, anything else is an error naming the k
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from generator.errors import UserError
 
@@ -15,6 +18,7 @@ KEY = "schema_version"
 UPDATE = "update Roofline Atlas (git pull) to read files written by a newer version"
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
+Record = TypeVar("Record", bound=BaseModel)
 
 
 def load_json(path: Path, fix: str) -> Any:
@@ -24,6 +28,30 @@ def load_json(path: Path, fix: str) -> Any:
     except json.JSONDecodeError as error:
         raise UserError(
             f"not valid JSON: {error.msg}", file=path, line=error.lineno, fix=fix
+        ) from None
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """A TOML file, or a UserError naming it and what is wrong."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"invalid TOML: {err}", file=path) from None
+
+
+def validated(record: type[Record], data: dict[str, Any], path: Path, fix: str) -> Record:
+    """`data` as a `record`, or a UserError naming the file, the first bad key and the fix."""
+    try:
+        return record.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise UserError(
+            first["msg"]
+            .replace("Extra inputs are not permitted", "unknown key")
+            .removeprefix("Value error, "),
+            file=path,
+            key=".".join(str(p) for p in first["loc"]) or None,
+            fix=fix,
         ) from None
 
 

@@ -10,28 +10,18 @@ succeeded, so a failed build never leaves a partial site.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.atomic import write_text
-from generator.pages.page import Page, Report
+from generator.ingest.cache import DEFAULT_CACHE
+from generator.pages.page import Report
 from generator.site.analyse import analyse
 from generator.site.check import check
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from generator.site.publish import publish
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
-from generator.site.write import write_pages
-
-DEFAULT_CACHE = Path(".cache") / "roofline-atlas"
-
-
-@dataclass(frozen=True)
-class Build:
-    """What a build made: the report the pages were rendered from, and the pages."""
-
-    report: Report | None = None  # None: skipped, site/ was up to date
-    pages: list[Page] = field(default_factory=list)
+from generator.site.write import Written, write_pages
 
 
 def build_report(measurements: Path, cache_dir: Path = DEFAULT_CACHE) -> Report:
@@ -47,7 +37,7 @@ def build_site(
     force: bool = False,
     cache_dir: Path | None = None,
     fingerprint: str | None = None,
-) -> Build:
+) -> Written | None:
     """Run the stages; with mkdocs, skip them when site/ was built from the same inputs
     (`fingerprint`, computed here unless the caller already has it)."""
     cache_dir = cache_dir or DEFAULT_CACHE
@@ -55,7 +45,7 @@ def build_site(
         fingerprint = input_fingerprint(measurements, docs_dir)
     if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)
-        return Build()
+        return None
     report = build_report(measurements, cache_dir)
     written = write_pages(report, docs_dir, cache_dir)
     if run_mkdocs:
@@ -66,4 +56,4 @@ def build_site(
         f"report: {len(report.views)} imported measurements, {len(written.pages)} generated pages"
         + (f" -> {site_dir}/" if run_mkdocs else f" in {docs_dir}/")
     )
-    return Build(report, written.pages)
+    return written

@@ -20,7 +20,6 @@ def draw(checked: Checked) -> Report:
         for view in analysed.views
     ]
     return Report(
-        measurements=loaded.measurements,
         catalog=loaded.catalog,
         imported=[item for item, _ in loaded.imported],
         runs=loaded.runs,
