@@ -14,6 +14,7 @@ from generator.config import load_experiments
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
 from generator.ingest.summarize import summarize_file
+from generator.ingest.summarize_trace import summarize_trace
 from tests.conftest import build_report
 from tests.helpers import REPO
 
@@ -59,12 +60,32 @@ RUN_ERRORS = {
     "run-missing-steps": ("", ": run folder without steps.csv (its run.json says ok)"),
     "run-without-run-json": ("", ": run folder without run.json"),
 }  # fmt: skip
+TRACE_ERRORS = {
+    "trace-truncated.json.gz": ": the gzip stream is broken (Compressed file ended before the "
+    "end-of-stream marker was reached): the file was cut short or is not gzip",
+    "trace-truncated.json": ", line 436: invalid JSON: Unterminated string starting at",
+    "trace-not-a-trace.json": ", key 'traceEvents': not a Chrome trace: no traceEvents list",
+    "trace-kernel-without-dur.json": ", key 'traceEvents[1].dur': traceEvents[1] (kernel) has "
+    "no 'dur'",
+    "trace-no-ops.json": ", key 'traceEvents': no op or kernel events: not a torch.profiler "
+    "trace (categories seen: python_function (1))",
+}
 NOT_ERRORS = {"html-markdown-kernel-name.csv"}
 
 
 def test_every_corpus_file_has_an_expectation() -> None:
     names = {p.name for p in BAD.iterdir()}
-    assert names == set(CSV_ERRORS) | set(TOML_ERRORS) | set(RUN_ERRORS) | NOT_ERRORS
+    expected = set(CSV_ERRORS) | set(TOML_ERRORS) | set(RUN_ERRORS) | set(TRACE_ERRORS)
+    assert names == expected | NOT_ERRORS
+
+
+@pytest.mark.parametrize("name", sorted(TRACE_ERRORS))
+def test_bad_trace(name: str) -> None:
+    path = BAD / name
+    with pytest.raises(UserError) as caught:
+        summarize_trace(path, None)
+    assert first_line(caught.value) == f"{path}{TRACE_ERRORS[name]}"
+    assert caught.value.fix
 
 
 def first_line(error: UserError) -> str:

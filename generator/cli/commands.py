@@ -13,16 +13,26 @@ from generator.errors import UserError
 def cmd_summarize(args: argparse.Namespace) -> int:
     from generator.ingest.ncu_csv import parse_size
     from generator.ingest.summarize import format_summary, summarize_file
+    from generator.ingest.summarize_trace import format_trace_summary, summarize_trace
+    from generator.ingest.trace.read import looks_like_trace
+    from generator.records.ceilings import read_ceilings
 
-    for index, path in enumerate(args.files):
-        budget = parse_size(args.memory_budget) if args.memory_budget else None
-        summary = summarize_file(Path(path), args.device, args.phase, budget)
+    ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
+    for index, name in enumerate(args.files):
+        path = Path(name)
+        if looks_like_trace(path):  # by content: a trace may be called anything
+            summary = summarize_trace(path, args.device, args.phase, ceilings)
+            text = format_trace_summary
+        else:
+            budget = parse_size(args.memory_budget) if args.memory_budget else None
+            summary = summarize_file(path, args.device, args.phase, budget)
+            text = format_summary
         if args.json:
             print(json.dumps(summary, allow_nan=False))
         else:
             if index:
                 print()
-            print(format_summary(summary))
+            print(text(summary))
     return 0
 
 

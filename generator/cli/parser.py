@@ -32,19 +32,34 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summarize = commands.add_parser(
         "summarize",
-        help="totals, roofline point and bound of ncu CSV exports",
+        help="totals, roofline point and bound of ncu CSV exports and torch.profiler traces",
         description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
         "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM% and DRAM%, "
         "kernels per innermost NVTX range, the matched device, the bound and efficiency "
-        "against it, and the findings (suspicious data, with evidence and fix). Units are SI "
-        "(1 GB = 1e9 bytes).",
+        "against it, and the findings (suspicious data, with evidence and fix). Per "
+        "torch.profiler trace (Chrome-trace JSON, plain or .gz, told apart by content): kernel "
+        "time, FLOPs and minimal bytes derived from the recorded shapes (analytic FLOPs / "
+        "measured time), per op and per ProfilerStep, the share of time in ops with no FLOP "
+        "formula, and the findings. Units are SI (1 GB = 1e9 bytes).",
     )
-    summarize.add_argument("files", nargs="+", metavar="FILE.csv", help="ncu --csv export(s)")
+    summarize.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="ncu --csv export(s) or torch.profiler trace(s) (.json or .json.gz)",
+    )
+    summarize.add_argument(
+        "--ceilings",
+        metavar="FILE.json",
+        help="measured ceilings (measurements/ceilings/<device>.json) to place a CPU trace "
+        "(one without GPU kernels) on its roofline",
+    )
     summarize.add_argument(
         "--device",
         metavar="NAME",
         help="catalog device id or name (e.g. l4, a100-80gb-sxm, 'H100 SXM'); "
-        "default: matched from the export's compute capability when unambiguous",
+        "default: a trace's deviceProperties name, else the export's (or the kernel names') "
+        "compute capability when unambiguous",
     )
     summarize.add_argument(
         "--memory-budget",

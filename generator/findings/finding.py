@@ -16,6 +16,8 @@ FINDING_IDS = (
     "timing-drift",
     "implausible-clock",
     "missing-metric",
+    "missing-shapes",
+    "uncounted-ops",
 )
 
 # Thresholds, named so the methodology page and the tests can quote them.
@@ -27,13 +29,14 @@ TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
 NOISY_CV = 0.05
 MIN_ITERATIONS = 5
 DRIFT_T = 3.0  # |slope / standard error|
+UNCOUNTED_WARNING_SHARE = 0.05  # uncounted kernel time above 5 % of the trace: a warning
 DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the run
 
 
 @dataclass(frozen=True)
 class Finding:
     id: str
-    severity: str  # "error" or "warning"
+    severity: str  # "error", "warning" or "info"
     title: str
     evidence: str
     fix: str

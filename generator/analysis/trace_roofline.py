@@ -1,0 +1,174 @@
+"""Roofline points from a profiler trace: analytic FLOPs and bytes over measured time.
+
+A third kind of point beside ncu-counted and modelled ones: the FLOPs come from the op's
+shapes (generator.ingest.trace.formulas), the time from its kernels (or its CPU self time).
+Each op's FLOPs are spread over its work items in proportion to their time, so every grouping
+(per op, step, phase, layer, annotated range) is a plain sum and all of them add up to the
+same totals. The roof of each op is the peak of its path: tensor cores for a matmul whose
+kernels are tensor-core code (TF32 for float32), CUDA cores otherwise; a CPU trace runs
+against the CPU's measured GEMM and stream ceilings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from generator.catalog import Device
+from generator.ingest.trace.attribute import Attribution, tensor_path
+from generator.records.ceilings import MeasuredCeilings
+
+POINT_KIND = "analytic FLOPs / measured time"
+COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
+
+
+@dataclass(frozen=True)
+class Roof:
+    """Peaks per path and one bandwidth; where a peak is missing the op has no roof."""
+
+    name: str
+    source: str  # "catalog datasheet" or "measured ceilings"
+    peaks_flops_per_s: dict[str, float]
+    bandwidth_bytes_per_s: float
+
+    def peak(self, path: str) -> float | None:
+        return self.peaks_flops_per_s.get(path)
+
+
+def catalog_roof(device: Device) -> Roof:
+    return Roof(
+        device.name, "catalog datasheet", device.peaks_flops_per_s, device.bandwidth_bytes_per_s
+    )
+
+
+def ceilings_roof(ceilings: MeasuredCeilings) -> Roof | None:
+    """A CPU has one GEMM path: every precision key runs against its measured fp32 GEMM."""
+    gemm = ceilings.gemm_flops_per_s.get("fp32")
+    streams = [b for b in (ceilings.copy_bytes_per_s, ceilings.triad_bytes_per_s) if b]
+    if gemm is None or not streams:
+        return None
+    peaks = dict.fromkeys(("fp32", "tf32_tensor", "fp64", "bf16_tensor", "fp16_tensor"), gemm)
+    return Roof(ceilings.device_name, "measured ceilings", peaks, max(streams))
+
+
+def work_points(attribution: Attribution) -> pl.DataFrame:
+    """The work table with each row's share of its op's FLOPs and bytes, and its path."""
+    work = attribution.work.with_columns(
+        pl.col("kernel").fill_null("").str.contains(COMMUNICATION).alias("communication")
+    )
+    per_instance = work.group_by("instance").agg(
+        pl.col("time_s").sum().alias("instance_time_s"),
+        pl.col("tensor_core").any().alias("instance_tensor_core"),
+    )
+    joined = work.join(per_instance, on="instance", how="left").join(
+        attribution.instances, on="instance", how="left"
+    )
+    share = pl.when(pl.col("instance_time_s") > 0).then(
+        pl.col("time_s") / pl.col("instance_time_s")
+    )
+    paths = [
+        tensor_path(f, d, t)
+        for f, d, t in zip(
+            joined["family"].to_list(),
+            joined["dtype"].to_list(),
+            joined["instance_tensor_core"].to_list(),
+            strict=True,
+        )
+    ]
+    counted = (pl.col("instance") >= 0) & pl.col("flops").is_not_null()
+    return joined.with_columns(
+        (pl.col("flops") * share).alias("flops"),
+        (pl.col("bytes") * share).alias("bytes"),
+        pl.Series("path", paths, dtype=pl.String),
+        (~counted & ~pl.col("communication")).alias("uncounted"),
+        pl.coalesce("op", "launcher", pl.lit("(no op)")).alias("op"),
+    )
+
+
+def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:
+    """Time, FLOPs, bytes, AI, attained and bound per value of `by`, largest time first.
+
+    FLOPs and bytes sum over counted work only; `counted_time_s` is the time they were
+    spent in, so attained FLOP/s never divides counted work by uncounted time."""
+    counted = ~pl.col("uncounted") & ~pl.col("communication")
+    grouped = (
+        points.group_by(by)
+        .agg(
+            pl.len().alias("work_items"),
+            pl.col("time_s").sum(),
+            pl.col("time_s").filter(counted).sum().alias("counted_time_s"),
+            pl.col("time_s").filter(pl.col("uncounted")).sum().alias("uncounted_time_s"),
+            pl.col("flops").filter(counted).sum(),
+            pl.col("bytes").filter(counted).sum(),
+            counted.any().alias("_any_counted"),
+            pl.col("family").drop_nulls().mode().first(),
+        )
+        .sort("time_s", descending=True)
+    )
+    # The path that carries most of a group's FLOPs sets its roof.
+    dominant = (
+        points.filter(counted)
+        .group_by(by, "path")
+        .agg(pl.col("flops").sum().alias("_path_flops"))
+        .sort("_path_flops", descending=True)
+        .group_by(by, maintain_order=True)
+        .first()
+        .select(by, "path")
+    )
+    grouped = (
+        grouped.join(dominant, on=by, how="left", nulls_equal=True)
+        .with_columns(
+            # nothing counted: FLOPs and bytes are unknown, not zero
+            pl.when("_any_counted").then(pl.col(c)).alias(c)
+            for c in ("flops", "bytes")
+        )
+        .drop("_any_counted")
+    )
+    grouped = grouped.with_columns(
+        pl.when(pl.col("bytes") > 0)
+        .then(pl.col("flops") / pl.col("bytes"))
+        .alias("arithmetic_intensity"),
+        pl.when(pl.col("counted_time_s") > 0)
+        .then(pl.col("flops") / pl.col("counted_time_s"))
+        .alias("attained_flops_per_s"),
+    )
+    return with_bounds(grouped, roof)
+
+
+def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
+    """Roof, bound and efficiency of each row against the peak of its path."""
+    if roof is None:
+        return frame.with_columns(
+            pl.lit(None, pl.Float64).alias("roof_flops_per_s"),
+            pl.lit(None, pl.String).alias("bound"),
+            pl.lit(None, pl.Float64).alias("efficiency"),
+        )
+    peak = pl.col("path").replace_strict(
+        roof.peaks_flops_per_s, default=None, return_dtype=pl.Float64
+    )
+    bandwidth = roof.bandwidth_bytes_per_s
+    roof_value = pl.min_horizontal(peak, pl.col("arithmetic_intensity") * bandwidth)
+    usable = (
+        peak.is_not_null() & pl.col("arithmetic_intensity").is_not_null() & (pl.col("flops") > 0)
+    )
+    return frame.with_columns(
+        pl.when(usable).then(roof_value).alias("roof_flops_per_s"),
+        pl.when(usable)
+        .then(
+            pl.when(pl.col("arithmetic_intensity") < peak / bandwidth)
+            .then(pl.lit("memory"))
+            .otherwise(pl.lit("compute"))
+        )
+        .alias("bound"),
+    ).with_columns(
+        pl.when(pl.col("roof_flops_per_s") > 0)
+        .then(pl.col("attained_flops_per_s") / pl.col("roof_flops_per_s"))
+        .alias("efficiency")
+    )
+
+
+def totals_row(points: pl.DataFrame, roof: Roof | None) -> dict[str, object]:
+    """The whole trace as one point."""
+    frame = group_points(points.with_columns(pl.lit("all").alias("_all")), "_all", roof)
+    return frame.drop("_all").row(0, named=True)

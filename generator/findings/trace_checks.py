@@ -1,0 +1,90 @@
+"""The checks of one profiler trace: shapes not recorded, ops with time but no formula, an op
+above its roof, and a training step without its backward pass."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from generator.findings.finding import ROOF_TOLERANCE, UNCOUNTED_WARNING_SHARE, Finding
+from generator.formatting import percent, si
+
+SHAPES_FIX = (
+    "profile with torch.profiler.profile(..., record_shapes=True): shapes are what FLOPs "
+    "and bytes are derived from"
+)
+
+
+def missing_shapes(ops_with_shapes: int, ops: int) -> list[Finding]:
+    if ops == 0 or ops_with_shapes > 0:
+        return []
+    return [
+        Finding(
+            "missing-shapes",
+            "error",
+            "The trace was recorded without shapes: no FLOPs can be derived from it",
+            f"none of its {ops} ops carries `Input Dims`; kernel times are shown, FLOPs, "
+            "bytes and roofline points are n/a",
+            SHAPES_FIX,
+        )
+    ]
+
+
+def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
+    """Ops with time but no formula; their FLOPs are missing, never taken as zero."""
+    uncounted = by_op.filter(pl.col("uncounted_time_s") > 0).sort(
+        "uncounted_time_s", descending=True
+    )
+    if uncounted.is_empty() or total_time_s <= 0:
+        return []
+    share = float(uncounted["uncounted_time_s"].sum()) / total_time_s
+    top = ", ".join(
+        f"{op} {percent(100 * t / total_time_s)}"
+        for op, t in uncounted.select("op", "uncounted_time_s").head(5).iter_rows()
+    )
+    more = f" and {uncounted.height - 5} more" if uncounted.height > 5 else ""
+    return [
+        Finding(
+            "uncounted-ops",
+            "warning" if share >= UNCOUNTED_WARNING_SHARE else "info",
+            f"{percent(100 * share)} of the kernel time is in ops with no FLOP formula",
+            f"{uncounted.height} op(s) with time but no formula (or no usable shapes): "
+            f"{top}{more}. Their FLOPs are not in the totals, so the step's attained "
+            "FLOP/s covers the counted ops' time only",
+            "nothing to fix in the trace; these ops' FLOPs are unknown to Roofline Atlas "
+            "(custom, fused or communication-free data-movement ops)",
+        )
+    ]
+
+
+def above_roof_ops(by_op: pl.DataFrame) -> list[Finding]:
+    over = by_op.filter(pl.col("efficiency") > ROOF_TOLERANCE)
+    findings = []
+    for row in over.iter_rows(named=True):
+        findings.append(
+            Finding(
+                "above-roof",
+                "error",
+                f"{row['op']} runs above its roof",
+                f"attained {si(row['attained_flops_per_s'], 'FLOP/s')} against a "
+                f"{row['path']} roof of {si(row['roof_flops_per_s'], 'FLOP/s')} "
+                f"({percent(100 * row['efficiency'])})",
+                "the op's formula overcounts its FLOPs, its kernels are attributed to it "
+                "wrongly, or the path is wrong (a float32 GEMM on tensor cores is TF32)",
+            )
+        )
+    return findings
+
+
+def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]:
+    if phase != "train_step" or backward_ops:
+        return []
+    return [
+        Finding(
+            "incomplete-step",
+            "error",
+            "A training step without a backward pass",
+            "the trace holds no autograd backward op (`autograd::engine::evaluate_function`)",
+            "profile the whole step (forward, loss.backward(), optimizer.step()) inside the "
+            "profiler's active window",
+        )
+    ]

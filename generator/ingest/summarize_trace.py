@@ -1,0 +1,153 @@
+"""`summarize` of a torch.profiler trace: totals, per-op and per-step points, findings."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
+from generator.analysis.trace_roofline import POINT_KIND
+from generator.findings import findings_json
+from generator.formatting import number, percent, seconds, si
+from generator.records.ceilings import MeasuredCeilings
+
+OP_ROWS = 12  # ops shown in the text summary (all of them are in --json)
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
+    columns = [
+        key,
+        "time_s",
+        "flops",
+        "bytes",
+        "arithmetic_intensity",
+        "attained_flops_per_s",
+        "path",
+        "bound",
+        "efficiency",
+    ]
+    return [
+        {k: _clean(v) for k, v in row.items()}
+        for row in frame.select(c for c in columns if c in frame.columns).iter_rows(named=True)
+    ]
+
+
+def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
+    total = analysis.total
+    points = analysis.points
+    time_s = float(points["time_s"].sum())
+    shapes = analysis.attribution.ops_with_shapes > 0
+    uncounted = float(points.filter(pl.col("uncounted"))["time_s"].sum())
+    communication = float(points.filter(pl.col("communication"))["time_s"].sum())
+    flops_by_op = {
+        op: float(f)
+        for op, f in analysis.by_op.filter(pl.col("flops") > 0).select("op", "flops").iter_rows()
+    }
+    device = analysis.match.device
+    trace = analysis.trace
+    return {
+        "file": str(analysis.path),
+        "format": "torch.profiler trace",
+        "point_kind": POINT_KIND,
+        "on_gpu": analysis.attribution.on_gpu,
+        "kernels": analysis.kernels,
+        "ops": len(trace.ops),
+        "ops_with_shapes": analysis.attribution.ops_with_shapes,
+        "time_s": time_s,
+        "flops": _clean(total["flops"]) if shapes else None,
+        "flops_by_op": flops_by_op if shapes else {},
+        "bytes": _clean(total["bytes"]) if shapes else None,
+        "arithmetic_intensity": _clean(total["arithmetic_intensity"]) if shapes else None,
+        "attained_flops_per_s": _clean(total["attained_flops_per_s"]) if shapes else None,
+        "counted_time_s": _clean(total["counted_time_s"]),
+        "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
+        "communication_time_share": communication / time_s if time_s else 0.0,
+        "memcpy_time_s": sum(trace.memcpy.dur) * 1e-6,
+        "memset_time_s": sum(trace.memset.dur) * 1e-6,
+        "device": device.id if device else None,
+        "device_name": device.name if device else None,
+        "device_match": analysis.match.how,
+        "device_note": analysis.match.note,
+        "roof": (
+            {"name": analysis.roof.name, "source": analysis.roof.source} if analysis.roof else None
+        ),
+        "path": total["path"],
+        "bound": total["bound"],
+        "efficiency": _clean(total["efficiency"]),
+        "steps": _rows(analysis.by_step, "step"),
+        "phases": _rows(analysis.by_phase, "phase"),
+        "ranges": _rows(analysis.by_range, "range"),
+        "by_op": _rows(analysis.by_op, "op"),
+        "findings": findings_json(analysis.findings),
+    }
+
+
+def summarize_trace(
+    path: Path,
+    device: str | None,
+    phase: str | None = None,
+    ceilings: MeasuredCeilings | None = None,
+) -> dict[str, Any]:
+    return trace_summary(analyze_trace(path, device, ceilings, phase))
+
+
+def format_trace_summary(summary: dict[str, Any]) -> str:
+    device = summary["device_name"] or "unknown"
+    if summary["device_match"]:
+        device += f" ({summary['device_match']})"
+    if summary["device_note"]:
+        device += f": {summary['device_note']}"
+    work = f"{summary['kernels']} kernels" if summary["on_gpu"] else "CPU ops, no GPU kernels"
+    if summary["bound"]:
+        bound = (
+            f"{summary['bound']}-bound against the {summary['path']} roof of "
+            f"{summary['roof']['name']} ({summary['roof']['source']}), efficiency "
+            f"{percent(100 * summary['efficiency'])}"
+        )
+    else:
+        bound = "n/a (needs FLOPs from shapes and a device or measured ceilings)"
+    share = summary["uncounted_time_share"]
+    lines = [
+        f"{summary['file']}  (torch.profiler trace, {work}, {summary['ops']} ops, "
+        f"{summary['ops_with_shapes']} with shapes)",
+        f"  points             {summary['point_kind']}",
+        f"  device             {device}",
+        f"  time (sum)         {seconds(summary['time_s'])}"
+        + ("  (kernel time)" if summary["on_gpu"] else "  (op self time on the CPU)"),
+        f"  FLOPs              {si(summary['flops'], 'FLOP')}  (from shapes)",
+        f"  bytes (minimal)    {si(summary['bytes'], 'B')}",
+        f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte",
+        f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}  "
+        f"over the counted ops' {seconds(summary['counted_time_s'])}",
+        f"  uncounted time     {percent(100 * share) if share is not None else 'n/a'}"
+        + (
+            f"   communication {percent(100 * summary['communication_time_share'])}"
+            if summary["communication_time_share"]
+            else ""
+        ),
+        f"  bound              {bound}",
+        f"  steps              {len(summary['steps'])}"
+        + (f" ({', '.join(s['step'] for s in summary['steps'][:4])}" if summary["steps"] else "")
+        + (", ...)" if len(summary["steps"]) > 4 else ")" if summary["steps"] else ""),
+        "  top ops by time    time        FLOPs        AI          attained       bound",
+    ]
+    for row in summary["by_op"][:OP_ROWS]:
+        lines.append(
+            f"    {row['op'][:34]:<34} {seconds(row['time_s']):>10} {si(row['flops'], 'FLOP'):>12} "
+            f"{number(row['arithmetic_intensity']):>9}  {si(row['attained_flops_per_s'], 'FLOP/s'):>13}"
+            f"  {row['bound'] or 'n/a'}"
+        )
+    for finding in summary["findings"]:
+        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
+        lines.append(f"           evidence: {finding['evidence']}")
+        lines.append(f"           fix: {finding['fix']}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Read torch.profiler (Kineto) traces: events, nesting, per-op formulas and attribution."""

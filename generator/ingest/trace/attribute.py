@@ -1,0 +1,195 @@
+"""Attribute measured time to the ops that caused it, and cost each op once.
+
+Work items are the GPU kernels (each joined to its launch by `correlation`, the launch to
+the innermost op around it on its thread) or, in a trace without kernels, each op's self
+time on the CPU. A work item is counted at the *outermost op of its call chain that the
+formula table knows*: dispatching composites (aten::linear, aten::matmul, aten::conv2d,
+autograd wrappers) have no formula, so their leaves (aten::addmm, aten::mm,
+aten::convolution) are counted, once, and helpers a counted op calls itself (the copy_
+inside a CPU addmm) are part of its time, not a second cost. Backward ops are placed in the
+layer of the forward op with the same `Sequence number`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import polars as pl
+
+from generator.ingest.trace.op_table import FORMULAS, TENSOR_FAMILIES, op_cost
+from generator.ingest.trace.read import RawTrace
+from generator.ingest.trace.timeline import (
+    NO_PARENT,
+    Windows,
+    enclosing_ops,
+    op_parents,
+    self_times,
+    windows,
+)
+
+STEP_PREFIX = "ProfilerStep#"
+PHASE_PREFIX = "ra::"  # the phase ranges `nox -s measure` records (forward, loss, ...)
+LAYER_PREFIX = "ra.layer::"  # one range per leaf module's forward, named by its path
+BACKWARD_NODE = "autograd::engine::evaluate_function: "
+# Kernel-name fragments of tensor-core code (CUTLASS, cuBLAS/xmma, cuDNN, Hopper wgmma,
+# AMD MFMA); a float32 matmul on them is TF32.
+TENSOR_CORE_TAGS = ("tensorop", "xmma", "hmma", "1688", "16816", "wgmma", "gmma", "mfma", "tf32")
+
+WORK_SCHEMA = {
+    "time_s": pl.Float64,
+    "kernel": pl.String,
+    "launcher": pl.String,  # the innermost op around the launch (or the op itself on CPU)
+    "instance": pl.Int64,  # the counted op's index, or -1 when no op in the chain has a formula
+    "tensor_core": pl.Boolean,
+    "step": pl.String,
+    "phase": pl.String,
+    "layer": pl.String,
+    "range": pl.String,
+}
+INSTANCE_SCHEMA = {
+    "instance": pl.Int64,
+    "op": pl.String,
+    "family": pl.String,
+    "dtype": pl.String,
+    "flops": pl.Float64,  # null: the op has a formula but its shapes were not recorded
+    "bytes": pl.Float64,
+}
+
+
+@dataclass(frozen=True)
+class Attribution:
+    work: pl.DataFrame  # WORK_SCHEMA, one row per kernel (or per op's CPU self time)
+    instances: pl.DataFrame  # INSTANCE_SCHEMA, one row per counted op
+    on_gpu: bool
+    ops_with_shapes: int
+    unlaunched_kernels: int  # kernels with no launch in the trace (no correlation match)
+    steps: tuple[str, ...]
+
+
+def _range_windows(trace: RawTrace) -> tuple[Windows, Windows, Windows, Windows, list[str]]:
+    names = trace.ranges.name
+    steps = {i for i, n in enumerate(names) if n.startswith(STEP_PREFIX)}
+    phases = {i for i, n in enumerate(names) if n.startswith(PHASE_PREFIX)}
+    layers = {i for i, n in enumerate(names) if n.startswith(LAYER_PREFIX)}
+    other = set(range(len(names))) - steps - phases - layers
+    order = [names[i] for i in sorted(steps, key=lambda i: trace.ranges.ts[i])]
+    return (
+        windows(trace.ranges, steps),
+        windows(trace.ranges, phases),
+        windows(trace.ranges, layers),
+        windows(trace.ranges, other),
+        order,
+    )
+
+
+def _counted_op(parents: list[int], start: int, has_formula: list[bool]) -> int:
+    """The outermost op with a formula on the chain from `start` up, or -1."""
+    found, node = -1, start
+    while node != NO_PARENT:
+        if has_formula[node]:
+            found = node
+        node = parents[node]
+    return found
+
+
+def _backward_layers(trace: RawTrace, parents: list[int], layer_of: list[str | None]) -> None:
+    """Give ops under an autograd node the layer of the forward op sharing its sequence."""
+    ops = trace.ops
+    forward_layer: dict[int, str] = {}
+    for i, seq in enumerate(ops.sequence):
+        if seq is not None and layer_of[i] and not ops.name[i].startswith(BACKWARD_NODE):
+            forward_layer.setdefault(seq, layer_of[i])  # type: ignore[arg-type]
+    for i in range(len(ops)):
+        node = i
+        while node != NO_PARENT:
+            if ops.name[node].startswith(BACKWARD_NODE) and ops.sequence[node] is not None:
+                layer_of[i] = forward_layer.get(ops.sequence[node])  # type: ignore[arg-type]
+                break
+            node = parents[node]
+
+
+def attribute(trace: RawTrace) -> Attribution:
+    ops = trace.ops
+    parents = op_parents(ops)
+    has_formula = [name in FORMULAS for name in ops.name]
+    step_w, phase_w, layer_w, range_w, step_order = _range_windows(trace)
+
+    def strip(name: str | None, prefix: str) -> str | None:
+        return name.removeprefix(prefix) if name else None
+
+    layer_of = [strip(layer_w.at(t), LAYER_PREFIX) for t in ops.ts]
+    if any(layer_of):
+        _backward_layers(trace, parents, layer_of)
+
+    rows: dict[str, list[object]] = {column: [] for column in WORK_SCHEMA}
+
+    def add(time_us: float, kernel: str | None, op: int, at: float, tensor: bool = False) -> None:
+        rows["time_s"].append(time_us * 1e-6)
+        rows["kernel"].append(kernel)
+        rows["launcher"].append(ops.name[op] if op != NO_PARENT else None)
+        rows["instance"].append(_counted_op(parents, op, has_formula) if op != NO_PARENT else -1)
+        rows["tensor_core"].append(tensor)
+        rows["step"].append(step_w.at(at))
+        rows["phase"].append(strip(phase_w.at(at), PHASE_PREFIX))
+        rows["layer"].append(layer_of[op] if op != NO_PARENT else None)
+        rows["range"].append(range_w.at(at))
+
+    kernels = trace.kernels
+    unlaunched = 0
+    if len(kernels):
+        launch_op = enclosing_ops(ops, trace.launches)
+        by_correlation = {c: i for i, c in enumerate(trace.launches.correlation) if c is not None}
+        for k in range(len(kernels)):
+            launch = by_correlation.get(kernels.correlation[k])  # type: ignore[arg-type]
+            if launch is None:
+                unlaunched += 1
+            op = launch_op[launch] if launch is not None else NO_PARENT
+            at = trace.launches.ts[launch] if launch is not None else kernels.ts[k]
+            name = kernels.name[k]
+            lowered = name.lower()
+            tensor = any(tag in lowered for tag in TENSOR_CORE_TAGS)
+            add(kernels.dur[k], name, op, at, tensor)
+    else:
+        for i, own in enumerate(self_times(ops, parents)):
+            if own > 0:
+                add(own, None, i, ops.ts[i])
+    work = pl.DataFrame(rows, schema=WORK_SCHEMA)
+
+    counted = sorted(set(work["instance"].to_list()) - {-1})
+    instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
+    for i in counted:
+        cost = op_cost(ops.name[i], ops.args[i])
+        instance_rows["instance"].append(i)
+        instance_rows["op"].append(ops.name[i])
+        instance_rows["family"].append(cost.family if cost else None)
+        instance_rows["dtype"].append(cost.dtype if cost else None)
+        instance_rows["flops"].append(cost.flops if cost else None)
+        instance_rows["bytes"].append(cost.bytes if cost else None)
+    instances = pl.DataFrame(instance_rows, schema=INSTANCE_SCHEMA)
+    return Attribution(
+        work=work,
+        instances=instances,
+        on_gpu=bool(len(kernels)),
+        ops_with_shapes=sum(1 for a in ops.args if a is not None),
+        unlaunched_kernels=unlaunched,
+        steps=tuple(step_order),
+    )
+
+
+def tensor_path(family: str | None, dtype: str | None, tensor_core: bool) -> str:
+    """The catalog peak an op runs against: tensor cores for matmul-like work when its kernels
+    say so (or its dtype has no other path), CUDA cores otherwise."""
+    if family in TENSOR_FAMILIES:
+        if dtype == "c10::BFloat16":
+            return "bf16_tensor"
+        if dtype == "c10::Half":
+            return "fp16_tensor"
+        if dtype == "double":
+            return "fp64_tensor" if tensor_core else "fp64"
+        return "tf32_tensor" if tensor_core else "fp32"
+    return "fp64" if dtype == "double" else "fp32"
+
+
+def most_common(values: list[str]) -> str | None:
+    return Counter(values).most_common(1)[0][0] if values else None

@@ -1,0 +1,260 @@
+"""Which aten op gets which formula: the table the attribution rule consults.
+
+An op missing here has no formula: its time is reported as uncounted, never as zero FLOPs.
+Views and allocations are here with a zero cost, so they are counted (as nothing) rather
+than reported.
+"""
+
+from __future__ import annotations
+
+from generator.complexity.conventions import ELEMENTWISE
+from generator.ingest.trace.formulas import (
+    Cost,
+    Formula,
+    attention,
+    conv_backward,
+    conv_forward,
+    free,
+    matmul,
+    norm,
+    per_element,
+)
+from generator.ingest.trace.read import OpArgs
+
+MATMUL = {
+    "aten::mm": matmul(False, 0),
+    "aten::addmm": matmul(False, 1),
+    "aten::bmm": matmul(True, 0),
+    "aten::baddbmm": matmul(True, 1),
+    "aten::_addmm_activation": matmul(False, 1),
+}
+CONV = {
+    name: conv_forward
+    for name in (
+        "aten::convolution",
+        "aten::_convolution",
+        "aten::cudnn_convolution",
+        "aten::mkldnn_convolution",
+        "aten::miopen_convolution",
+        "aten::convolution_overrideable",
+        "aten::_slow_conv2d_forward",
+        "aten::thnn_conv2d",
+    )
+} | {
+    name: conv_backward
+    for name in (
+        "aten::convolution_backward",
+        "aten::convolution_backward_overrideable",
+        "aten::mkldnn_convolution_backward",
+    )
+}
+ATTENTION = {
+    name: attention(1.0)
+    for name in (
+        "aten::_scaled_dot_product_flash_attention",
+        "aten::_scaled_dot_product_efficient_attention",
+        "aten::_scaled_dot_product_cudnn_attention",
+        "aten::_scaled_dot_product_flash_attention_for_cpu",
+        "aten::_flash_attention_forward",
+        "aten::_efficient_attention_forward",
+    )
+} | {
+    name: attention(2.5)
+    for name in (
+        "aten::_scaled_dot_product_flash_attention_backward",
+        "aten::_scaled_dot_product_efficient_attention_backward",
+        "aten::_scaled_dot_product_cudnn_attention_backward",
+        "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
+        "aten::_flash_attention_backward",
+        "aten::_efficient_attention_backward",
+    )
+}
+NORMS = {
+    "aten::native_batch_norm": norm("batch_norm", False),
+    "aten::_native_batch_norm_legit": norm("batch_norm", False),
+    "aten::_native_batch_norm_legit_no_training": per_element(4, "norm"),
+    "aten::cudnn_batch_norm": norm("batch_norm", False),
+    "aten::miopen_batch_norm": norm("batch_norm", False),
+    "aten::native_layer_norm": norm("layer_norm", False),
+    "aten::native_group_norm": norm("group_norm", False),
+    "aten::native_batch_norm_backward": norm("batch_norm", True),
+    "aten::cudnn_batch_norm_backward": norm("batch_norm", True),
+    "aten::miopen_batch_norm_backward": norm("batch_norm", True),
+    "aten::native_layer_norm_backward": norm("layer_norm", True),
+    "aten::native_group_norm_backward": norm("group_norm", True),
+}
+SOFTMAX = {
+    "aten::_softmax": per_element(ELEMENTWISE["softmax"].forward, "softmax"),
+    "aten::_log_softmax": per_element(ELEMENTWISE["log_softmax"].forward, "softmax"),
+    "aten::_softmax_backward_data": per_element(ELEMENTWISE["softmax"].backward_input, "softmax"),
+    "aten::_log_softmax_backward_data": per_element(
+        ELEMENTWISE["log_softmax"].backward_input, "softmax"
+    ),
+}
+EMBEDDING = {
+    "aten::embedding": per_element(0, "embedding"),
+    "aten::embedding_dense_backward": per_element(1, "embedding"),
+    "aten::index_select": per_element(0, "embedding"),
+}
+LOSS = {
+    "aten::mse_loss": per_element(3, "loss"),
+    "aten::mse_loss_backward": per_element(3, "loss"),
+    "aten::nll_loss_forward": per_element(1, "loss"),
+    "aten::nll_loss_backward": per_element(1, "loss"),
+    "aten::nll_loss2d_forward": per_element(1, "loss"),
+}
+ELEMENTWISE_OPS = {
+    f"aten::{name}{suffix}": per_element(flops, "elementwise")
+    for name, flops in {
+        "add": 1,
+        "sub": 1,
+        "rsub": 1,
+        "mul": 1,
+        "div": 1,
+        "neg": 1,
+        "abs": 1,
+        "relu": ELEMENTWISE["relu"].forward,
+        "clamp": 2,
+        "clamp_min": 1,
+        "clamp_max": 1,
+        "hardtanh": ELEMENTWISE["hardtanh"].forward,
+        "threshold_backward": ELEMENTWISE["relu"].backward_input,
+        "hardtanh_backward": ELEMENTWISE["hardtanh"].backward_input,
+        "sigmoid": ELEMENTWISE["sigmoid"].forward,
+        "sigmoid_backward": ELEMENTWISE["sigmoid"].backward_input,
+        "tanh": ELEMENTWISE["tanh"].forward,
+        "tanh_backward": ELEMENTWISE["tanh"].backward_input,
+        "gelu": ELEMENTWISE["gelu"].forward,
+        "gelu_backward": ELEMENTWISE["gelu"].backward_input,
+        "silu": ELEMENTWISE["silu"].forward,
+        "silu_backward": ELEMENTWISE["silu"].backward_input,
+        "hardswish": ELEMENTWISE["hardswish"].forward,
+        "hardswish_backward": ELEMENTWISE["hardswish"].backward_input,
+        "exp": 1,
+        "log": 1,
+        "sqrt": 1,
+        "rsqrt": 1,
+        "pow": 1,
+        "reciprocal": 1,
+        "addcmul": 2,
+        "addcdiv": 2,
+        "lerp": 2,
+        "where": 1,
+        "eq": 1,
+        "ne": 1,
+        "lt": 1,
+        "gt": 1,
+        "le": 1,
+        "ge": 1,
+        "native_dropout": ELEMENTWISE["dropout"].forward,
+        "native_dropout_backward": ELEMENTWISE["dropout"].backward_input,
+        "copy": 0,
+        "fill": 0,
+        "zero": 0,
+        "clone": 0,
+        "masked_fill": 0,
+        "nan_to_num": 1,
+    }.items()
+    for suffix in ("", "_")
+}
+REDUCTIONS = {
+    f"aten::{name}": per_element(1, "reduction")
+    for name in (
+        "sum",
+        "mean",
+        "amax",
+        "amin",
+        "max",
+        "min",
+        "norm",
+        "linalg_vector_norm",
+        "cumsum",
+        "var",
+        "std",
+        "var_mean",
+        "argmax",
+        "max_pool2d_with_indices",
+        "avg_pool2d",
+        "adaptive_avg_pool2d",
+        "_adaptive_avg_pool2d",
+        "_adaptive_avg_pool2d_backward",
+        "max_pool2d_with_indices_backward",
+        "avg_pool2d_backward",
+    )
+}
+FOREACH = {
+    f"aten::_foreach_{name}{suffix}": per_element(flops, "optimizer")
+    for name, flops in {
+        "add": 1,
+        "sub": 1,
+        "mul": 1,
+        "div": 1,
+        "addcmul": 2,
+        "addcdiv": 2,
+        "lerp": 2,
+        "sqrt": 1,
+        "neg": 1,
+        "maximum": 1,
+        "copy": 0,
+        "zero": 0,
+    }.items()
+    for suffix in ("", "_")
+} | {
+    "aten::_fused_adam_": per_element(13, "optimizer"),
+    "aten::_fused_adamw_": per_element(14, "optimizer"),
+    "aten::_fused_sgd_": per_element(2, "optimizer"),
+}
+FREE = {
+    f"aten::{name}": free
+    for name in (
+        "empty",
+        "empty_strided",
+        "empty_like",
+        "zeros",
+        "as_strided",
+        "view",
+        "_reshape_alias",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "slice",
+        "select",
+        "unsqueeze",
+        "squeeze",
+        "detach",
+        "alias",
+        "resize_",
+        "result_type",
+        "lift_fresh",
+        "unbind",
+        "split",
+        "chunk",
+        "narrow",
+        "numpy_T",
+        "_unsafe_view",
+        "set_",
+        "record_stream",
+    )
+}
+
+FORMULAS: dict[str, Formula] = (
+    (MATMUL | CONV | ATTENTION | NORMS | SOFTMAX | EMBEDDING | LOSS)
+    | ELEMENTWISE_OPS
+    | REDUCTIONS
+    | FOREACH
+    | FREE
+)
+# The families whose work runs on tensor cores when the GPU path allows it.
+TENSOR_FAMILIES = frozenset({"matmul", "conv", "attention"})
+
+
+def op_cost(name: str, args: OpArgs | None) -> Cost | None:
+    """The op's cost, or None when the table has no formula or the shapes do not fit it."""
+    formula = FORMULAS.get(name)
+    if formula is None or args is None:
+        return None
+    try:
+        return formula(args)
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None  # shapes of an unexpected form: uncounted, reported as such
