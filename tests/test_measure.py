@@ -16,6 +16,7 @@ from generator import config as config_module
 from generator.cli import main
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
+from generator.ingest.summarize_trace import summarize_trace
 from generator.measure import ncu, runner, step
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.stats import quantile, summarize_times
@@ -213,6 +214,19 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     layers = pl.read_csv(train / "complexity.csv")
     assert layers["name"].to_list()[0] == "conv1" and layers["name"].to_list()[-1] == "loss"
     assert data["complexity"]["params"] == 2762
+    # the profiled step's trace and the per-layer join of its time with the counted FLOPs
+    assert {"trace.json.gz", "layers.csv"} <= set(data["files"])
+    per_layer = pl.read_csv(train / "layers.csv")
+    assert per_layer.columns == ["layer", "family", "phase", "flops", "bytes", "time_s"]
+    assert set(per_layer["phase"]) == {"forward", "backward"}
+    conv = per_layer.filter((pl.col("layer") == "conv1") & (pl.col("phase") == "forward"))
+    assert conv["flops"].item() == layers.filter(pl.col("name") == "conv1")["forward_flops"].item()
+    assert conv["time_s"].item() > 0
+    trace = summarize_trace(train / "trace.json.gz", None)
+    forward = next(p for p in trace["phases"] if p["phase"] == "forward")
+    forward_layers = per_layer.filter(pl.col("phase") == "forward")["time_s"].sum()
+    assert 0 < forward_layers <= forward["time_s"] * (1 + 1e-9)
+    assert trace["steps"][0]["step"] == "ProfilerStep#0"
     point = data["modelled_point"]
     assert point["attained_flops_per_s"] == pytest.approx(
         data["complexity"]["step_flops"] / data["timing"]["median_s"]

@@ -81,7 +81,7 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         (pl.col("flops") * share).alias("flops"),
         (pl.col("bytes") * share).alias("bytes"),
         pl.Series("path", paths, dtype=pl.String),
-        (~counted & ~pl.col("communication")).alias("uncounted"),
+        (~counted & ~pl.col("communication") & ~pl.col("overhead")).alias("uncounted"),
         pl.coalesce("op", "launcher", pl.lit("(no op)")).alias("op"),
     )
 
@@ -91,7 +91,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
 
     FLOPs and bytes sum over counted work only; `counted_time_s` is the time they were
     spent in, so attained FLOP/s never divides counted work by uncounted time."""
-    counted = ~pl.col("uncounted") & ~pl.col("communication")
+    counted = ~pl.col("uncounted") & ~pl.col("communication") & ~pl.col("overhead")
     grouped = (
         points.group_by(by)
         .agg(
@@ -99,6 +99,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("time_s").sum(),
             pl.col("time_s").filter(counted).sum().alias("counted_time_s"),
             pl.col("time_s").filter(pl.col("uncounted")).sum().alias("uncounted_time_s"),
+            pl.col("time_s").filter(pl.col("overhead")).sum().alias("overhead_time_s"),
             pl.col("flops").filter(counted).sum(),
             pl.col("bytes").filter(counted).sum(),
             counted.any().alias("_any_counted"),

@@ -48,6 +48,7 @@ def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
     shapes = analysis.attribution.ops_with_shapes > 0
     uncounted = float(points.filter(pl.col("uncounted"))["time_s"].sum())
     communication = float(points.filter(pl.col("communication"))["time_s"].sum())
+    overhead = float(points.filter(pl.col("overhead"))["time_s"].sum())
     flops_by_op = {
         op: float(f)
         for op, f in analysis.by_op.filter(pl.col("flops") > 0).select("op", "flops").iter_rows()
@@ -71,6 +72,7 @@ def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
         "counted_time_s": _clean(total["counted_time_s"]),
         "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
         "communication_time_share": communication / time_s if time_s else 0.0,
+        "overhead_time_share": overhead / time_s if time_s else 0.0,
         "memcpy_time_s": sum(trace.memcpy.dur) * 1e-6,
         "memset_time_s": sum(trace.memset.dur) * 1e-6,
         "device": device.id if device else None,
@@ -132,6 +134,11 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
         + (
             f"   communication {percent(100 * summary['communication_time_share'])}"
             if summary["communication_time_share"]
+            else ""
+        )
+        + (
+            f"   dispatch overhead {percent(100 * summary['overhead_time_share'])}"
+            if summary["overhead_time_share"]
             else ""
         ),
         f"  bound              {bound}",

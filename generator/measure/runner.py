@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
@@ -59,6 +61,24 @@ OPS_COLUMNS = [
     "self_device_time_s",
     "input_shapes",
 ]
+
+
+TRACE_FILE = "trace.json.gz"
+LAYERS_FILE = "layers.csv"
+
+
+def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """layers.csv: each layer's analytic FLOPs and bytes beside its measured time."""
+    from generator.analysis.layer_join import layer_rows
+    from generator.analysis.trace_analysis import analyze_trace
+
+    analysis = analyze_trace(trace_path)
+    by_layer_phase = (
+        analysis.points.filter(pl.col("layer").is_not_null())
+        .group_by("layer", "phase")
+        .agg(pl.col("time_s").sum())
+    )
+    return layer_rows(by_layer_phase, layers).to_dicts()
 
 
 @dataclass
@@ -134,7 +154,8 @@ def measure_one(
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
     from generator.measure.timed_step import measure
 
-    result = measure(config, progress)
+    trace_path = folder / TRACE_FILE
+    result = measure(config, progress, trace_path if config.profile else None)
     timing = summarize_times([row["step_s"] for row in result.rows], config.batch, config.seed)
     phases = {
         name.removesuffix("_s"): summarize_times([row[name] for row in result.rows], config.batch)[
@@ -157,9 +178,13 @@ def measure_one(
     )
     layers = complexity_dict(complexity, None)["layers"]
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
+    if config.profile:
+        write_csv(folder / LAYERS_FILE, measured_layers(trace_path, layers), list(LAYERS_COLUMNS))
     totals = complexity.totals()
     median = timing["median_s"]
-    files = ["run.json", "steps.csv", "complexity.csv"] + (["ops.csv"] if config.profile else [])
+    files = ["run.json", "steps.csv", "complexity.csv"]
+    if config.profile:
+        files += ["ops.csv", TRACE_FILE, LAYERS_FILE]
     profiled = ncu is not None and config.device == "cuda"
     return Measured(
         settings=result.settings,

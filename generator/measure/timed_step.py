@@ -5,6 +5,7 @@ more step when asked. Builds on `step` (the workload and its timed iterations) a
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from generator.config import RunConfig
@@ -12,8 +13,13 @@ from generator.measure.profile_ops import profile_step
 from generator.measure.step import StepResult, apply_precision, build_workload, run_iterations
 
 
-def measure(config: RunConfig, progress: Callable[[int, int], None] | None = None) -> StepResult:
-    """Warm up, then time `iterations` steps, `repeats` times; optionally profile one more."""
+def measure(
+    config: RunConfig,
+    progress: Callable[[int, int], None] | None = None,
+    trace_path: Path | None = None,
+) -> StepResult:
+    """Warm up, then time `iterations` steps, `repeats` times; optionally profile one more
+    (and write its trace to `trace_path`)."""
     settings = apply_precision(config.precision, config.device)
     workload = build_workload(config)
     rows: list[dict[str, Any]] = []
@@ -33,5 +39,5 @@ def measure(config: RunConfig, progress: Callable[[int, int], None] | None = Non
                 progress(done, total)
     result = StepResult(rows=rows, settings=settings)
     if config.profile:
-        result.ops = profile_step(workload)
+        result.ops = profile_step(workload, trace_path)
     return result

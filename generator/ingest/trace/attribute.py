@@ -42,6 +42,8 @@ WORK_SCHEMA = {
     "launcher": pl.String,  # the innermost op around the launch (or the op itself on CPU)
     "instance": pl.Int64,  # the counted op's index, or -1 when no op in the chain has a formula
     "tensor_core": pl.Boolean,
+    # CPU self time of a wrapper (no formula) around counted ops: dispatch overhead
+    "overhead": pl.Boolean,
     "step": pl.String,
     "phase": pl.String,
     "layer": pl.String,
@@ -93,6 +95,17 @@ def _counted_op(parents: list[int], start: int, has_formula: list[bool]) -> int:
     return found
 
 
+def _wraps_formula(parents: list[int], has_formula: list[bool]) -> list[bool]:
+    """Ops with an op that has a formula somewhere beneath them."""
+    wraps = [False] * len(parents)
+    for i, known in enumerate(has_formula):
+        node = parents[i] if known else NO_PARENT
+        while node != NO_PARENT and not wraps[node]:
+            wraps[node] = True
+            node = parents[node]
+    return wraps
+
+
 def _backward_layers(trace: RawTrace, parents: list[int], layer_of: list[str | None]) -> None:
     """Give ops under an autograd node the layer of the forward op sharing its sequence."""
     ops = trace.ops
@@ -124,12 +137,21 @@ def attribute(trace: RawTrace) -> Attribution:
 
     rows: dict[str, list[object]] = {column: [] for column in WORK_SCHEMA}
 
-    def add(time_us: float, kernel: str | None, op: int, at: float, tensor: bool = False) -> None:
+    def add(
+        time_us: float,
+        kernel: str | None,
+        op: int,
+        at: float,
+        tensor: bool = False,
+        wrapper: bool = False,
+    ) -> None:
+        instance = _counted_op(parents, op, has_formula) if op != NO_PARENT else -1
         rows["time_s"].append(time_us * 1e-6)
         rows["kernel"].append(kernel)
         rows["launcher"].append(ops.name[op] if op != NO_PARENT else None)
-        rows["instance"].append(_counted_op(parents, op, has_formula) if op != NO_PARENT else -1)
+        rows["instance"].append(instance)
         rows["tensor_core"].append(tensor)
+        rows["overhead"].append(wrapper and instance == -1)
         rows["step"].append(step_w.at(at))
         rows["phase"].append(strip(phase_w.at(at), PHASE_PREFIX))
         rows["layer"].append(layer_of[op] if op != NO_PARENT else None)
@@ -151,9 +173,10 @@ def attribute(trace: RawTrace) -> Attribution:
             tensor = any(tag in lowered for tag in TENSOR_CORE_TAGS)
             add(kernels.dur[k], name, op, at, tensor)
     else:
+        wraps = _wraps_formula(parents, has_formula)
         for i, own in enumerate(self_times(ops, parents)):
             if own > 0:
-                add(own, None, i, ops.ts[i])
+                add(own, None, i, ops.ts[i], wrapper=wraps[i])
     work = pl.DataFrame(rows, schema=WORK_SCHEMA)
 
     counted = sorted(set(work["instance"].to_list()) - {-1})

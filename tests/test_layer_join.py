@@ -1,0 +1,50 @@
+"""Joining measured per-layer time with the complexity walk's per-layer counts."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from generator.analysis.layer_join import layer_rows
+
+
+def row(name: str, family: str, forward: float, backward: float = 0.0) -> dict[str, object]:
+    return {"name": name, "kind": family, "family": family, "forward_flops": forward,
+            "backward_input_flops": backward, "backward_weight_flops": 0.0,
+            "forward_bytes": 10.0, "backward_bytes": 20.0}  # fmt: skip
+
+
+def test_leaves_own_ops_and_modules_costed_whole() -> None:
+    complexity = [
+        {**row("model.parameters", "parameters", 0.0), "kind": "parameters"},
+        row("conv1", "conv", 100.0, 200.0),
+        row("block.relu", "activation", 1.0, 1.0),
+        row("block.relu#2", "activation", 1.0, 1.0),
+        row("block.fn:add", "elementwise", 5.0),
+        row("block.fn:add#2", "elementwise", 5.0),
+        row("attn", "attention", 50.0, 100.0),
+        row("fn:flatten", "reshape", 0.0),
+    ]
+    measured = pl.DataFrame(
+        {
+            "layer": ["conv1", "conv1", "block.relu", "block.relu#2", "block", "attn",
+                      "attn.out_proj", "(model)", "unknown.module"],
+            "phase": ["forward", "backward", "forward", "forward", "forward", "forward",
+                      "forward", "forward", "forward"],
+            "time_s": [1.0, 2.0, 0.1, 0.2, 0.5, 0.3, 0.4, 0.05, 9.0],
+        }
+    )  # fmt: skip
+    rows = {(r["layer"], r["phase"]): r for r in layer_rows(measured, complexity).to_dicts()}
+    assert rows["conv1", "forward"] == {
+        "layer": "conv1", "family": "conv", "phase": "forward", "flops": 100.0,
+        "bytes": 10.0, "time_s": 1.0,
+    }  # fmt: skip
+    assert (
+        rows["conv1", "backward"]["flops"] == 200.0 and rows["conv1", "backward"]["time_s"] == 2.0
+    )
+    assert rows["block.relu#2", "forward"]["time_s"] == 0.2  # the second call, by name
+    own = rows["block (own ops)", "forward"]
+    assert own["flops"] == 10.0 and own["time_s"] == 0.5 and own["family"] == "elementwise"
+    assert rows["attn", "forward"]["time_s"] == 0.3 + 0.4  # its child's time is its own
+    assert rows["(model) (own ops)", "forward"]["time_s"] == 0.05 + 9.0
+    assert rows["block.relu", "backward"]["time_s"] is None  # no time measured: n/a, not 0
+    assert ("model.parameters", "forward") not in rows
