@@ -51,8 +51,10 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Time the ingest against a pandas baseline and a bare polars.read_csv at 100k, 1M and
-    5M rows; write benchmarks/results.json (`-- --sizes 100000 --repeats 1` for a quick run,
-    `-- --site-only` to re-time only the report build)."""
+    5M rows, and the torch.profiler trace ingest against HolisticTraceAnalysis' loader on
+    ~10 and ~100 MB traces; write benchmarks/results.json (`-- --sizes 100000 --repeats 1`
+    for a quick run, `-- --site-only` to re-time only the report build, `-- --traces-only`
+    only the trace ingest). torch is never installed here: HTA does not need it."""
     session.install("-e", ".[site,bench]")  # the site extra: the rebuild is timed too
     session.run("python", "-m", "benchmarks.run", *session.posargs)
 

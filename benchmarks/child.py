@@ -19,6 +19,10 @@ PRELOAD = {
     "pandas": ("pandas",),
     "pandas_vectorized": ("pandas",),
     "floor": ("polars",),
+    "trace_parse": ("generator.ingest.trace.read",),
+    "trace_summarize": ("polars", "generator.ingest.summarize_trace"),
+    "hta_parse": ("pandas", "hta.common.trace"),
+    "hta_load": ("pandas", "hta.common.trace", "hta.trace_analysis"),
 }
 
 
@@ -26,11 +30,14 @@ def main(name: str, path: str) -> int:
     function = IMPLEMENTATIONS[name]
     for module in PRELOAD[name]:
         importlib.import_module(module)
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
     start = time.perf_counter()
     result = function(Path(path))
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
-    print(json.dumps({"seconds": seconds, "peak_rss_bytes": peak, "result": result}))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    report = {"seconds": seconds, "peak_rss_bytes": peak, "baseline_rss_bytes": baseline}
+    # On its own last line: a library's chatter on stdout cannot garble it.
+    print("\n" + json.dumps({**report, "result": result}))
     return 0
 
 

@@ -1,9 +1,19 @@
-"""The three things the benchmark times, each returning the step's totals.
+"""What the benchmark times, each returning what it found (to cross-check the others).
 
+The ncu CSV ingest, each returning the step's totals:
 - ours: generator's ingest to the step summary (FLOPs, DRAM bytes, time, per-range counts);
 - pandas: the same summary the way the seed scripts compute it (read_csv, a unit map,
   a pivot/groupby per kernel), the baseline to beat;
 - floor: a bare polars.read_csv of the file, the least any CSV-based tool must spend.
+
+The torch.profiler trace ingest:
+- trace_parse: generator's read_trace alone (the JSON parse into typed event tables);
+- trace_summarize: `summarize` of the trace (read, attribute kernels to ops, FLOPs from
+  shapes, per-op/step tables, findings), as the command runs it;
+- hta_parse: HolisticTraceAnalysis' per-file parser, hta.common.trace.parse_trace_file, with
+  its default ParserConfig (the JSON backend), into its event DataFrame;
+- hta_load: HTA's loader as its documentation uses it, TraceAnalysis(trace_dir=...): the
+  folder's rank detection, the parse above, then the alignment and step filtering.
 """
 
 from __future__ import annotations
@@ -115,10 +125,58 @@ def ours_streaming(path: Path) -> dict[str, Any]:
     return ours(path, memory_budget=0)
 
 
+def trace_parse(path: Path) -> dict[str, Any]:
+    from generator.ingest.trace.read import read_trace
+
+    trace = read_trace(path)
+    return {
+        "ops": len(trace.ops),
+        "kernels": len(trace.kernels),
+        "launches": len(trace.launches),
+        "ranges": len(trace.ranges),
+    }
+
+
+def trace_summarize(path: Path) -> dict[str, Any]:
+    from generator.ingest.summarize_trace import summarize_trace
+
+    summary = summarize_trace(path, None)
+    return {
+        "ops": summary["ops"],
+        "kernels": summary["kernels"],
+        "flops": summary["flops"],
+        "steps": len(summary["steps"]),
+        "device": summary["device"],
+    }
+
+
+def hta_parse(path: Path) -> dict[str, Any]:
+    from hta.common.trace import parse_trace_file
+
+    _, frame, symbols = parse_trace_file(str(path))
+    kernel = symbols.get_sym_id_map().get("kernel")
+    return {"events": len(frame), "kernels": int((frame["cat"] == kernel).sum())}
+
+
+def hta_load(path: Path) -> dict[str, Any]:
+    """The trace's folder must hold only it: HTA loads every .json/.gz there, one per rank."""
+    from hta.trace_analysis import TraceAnalysis
+
+    analysis = TraceAnalysis(trace_dir=str(path.parent))
+    [rank] = analysis.t.get_ranks()
+    frame = analysis.t.get_trace(rank)
+    kernel = analysis.t.symbol_table.get_sym_id_map().get("kernel")
+    return {"events": len(frame), "kernels": int((frame["cat"] == kernel).sum())}
+
+
 IMPLEMENTATIONS = {
     "ours": ours,
     "ours_streaming": ours_streaming,
     "pandas": pandas,
     "pandas_vectorized": pandas_vectorized,
     "floor": floor,
+    "trace_parse": trace_parse,
+    "trace_summarize": trace_summarize,
+    "hta_parse": hta_parse,
+    "hta_load": hta_load,
 }

@@ -9,11 +9,15 @@ from pathlib import Path
 import pytest
 
 from benchmarks.generate import DEFAULT_SOURCE, generate
+from benchmarks.generate_trace import generate_trace
 from benchmarks.implementations import ours
 from generator.ingest import read_ncu_csv
+from generator.ingest.summarize_trace import summarize_trace
+from generator.ingest.trace.read import read_trace
 from generator.pages.performance import performance_page
 from generator.records.benchmarks import read_benchmarks
 from tests.helpers import REPO
+from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, user_range, write_trace
 
 
 def test_generated_export_repeats_real_rows_with_new_kernel_ids(tmp_path: Path) -> None:
@@ -82,3 +86,91 @@ def test_site_only_updates_the_site_build_and_keeps_the_ingest_results(
     [entry] = json.loads(out.read_text())
     assert entry["ours_s"] == 1.5
     assert entry["site_build"]["first_s"] == 2.0 and "measured_at" in entry["site_build"]
+
+
+def test_committed_results_hold_the_trace_benchmark() -> None:
+    """The trace section's structure (no timing is asserted): in every entry, the same."""
+    entries = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    traces = entries[0]["traces"]
+    assert all(entry["traces"] == traces for entry in entries)
+    assert traces["versions"]["holistictraceanalysis"] == "0.5.0"
+    assert traces["sizes"], "no trace size was measured"
+    assert max(size["bytes"] for size in traces["sizes"]) >= 100_000_000
+    for size in traces["sizes"]:
+        assert size["bytes"] >= size["megabytes"] * 1_000_000 > 0
+        assert size["kernels"] > 0 and size["steps"] > 0 and size["ops"] > 0
+        for name in ("parse", "summarize", "hta_parse", "hta_load"):
+            assert size[f"{name}_s"] > 0
+            assert size[f"{name}_s"] == min(size[f"{name}_all_s"])
+            assert size[f"{name}_rss_to_file"] == size[f"{name}_peak_rss_bytes"] / size["bytes"]
+        for ratio in ("parse_over_hta_load", "summarize_over_hta_load", "parse_over_hta_parse"):
+            assert size[ratio] > 0
+        assert size["parse_over_hta_load"] == size["parse_s"] / size["hta_load_s"]
+        assert size["summarize_over_hta_load"] == size["summarize_s"] / size["hta_load_s"]
+    assert read_benchmarks(REPO) is not None  # the extra key leaves the reader content
+
+
+def test_traces_only_adds_the_trace_section_and_keeps_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks import run
+
+    out = tmp_path / "results.json"
+    entries = [{"rows": 10, "ours_s": 1.5, "site_build": {"first_s": 9.0}}, {"rows": 20}]
+    out.write_text(json.dumps(entries))
+    size = {
+        "megabytes": 1, "bytes": 1_000_000, "kernels": 3, "parse_s": 1.0, "summarize_s": 2.0,
+        "hta_parse_s": 3.0, "hta_load_s": 4.0, "parse_over_hta_load": 0.25,
+        "summarize_over_hta_load": 0.5, "parse_rss_to_file": 5.0, "summarize_rss_to_file": 6.0,
+        "hta_load_rss_to_file": 7.0,
+    }  # fmt: skip
+    seen: list[tuple[list[int], int]] = []
+
+    def measured(sizes: list[int], repeats: int) -> dict[str, object]:
+        seen.append((sizes, repeats))
+        return {"sizes": [size]}
+
+    monkeypatch.setattr(run, "measure_traces", measured)
+    argv = ["--traces-only", "--trace-sizes", "1", "--repeats", "1", "--out", str(out)]
+    assert run.main(argv) == 0
+    assert seen == [([1], 1)]
+    written = json.loads(out.read_text())
+    assert written == [{**entry, "traces": {"sizes": [size]}} for entry in entries]
+    assert "0.25" in capsys.readouterr().out  # the table shows the ratio
+
+
+def test_generated_trace_replicates_steps_with_fresh_ids(tmp_path: Path) -> None:
+    """Steps are cycled through and copied past the source: every kernel still joins to its
+    own launch, every step is a new one, and each copy's FLOPs are the step's."""
+    events = [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "ts": 0, "args": {}}]
+    for step in range(2):
+        start = 100 + 1000 * step
+        events += [
+            user_range(f"ProfilerStep#{7 + step}", start, 900),
+            op("aten::mm", start + 10, 50, [[64, 32], [32, 16]], **{"External id": 1 + step}),
+            launch(start + 20, 10 + step),
+            kernel("gemm", start + 100, 5, 10 + step),
+            {"ph": "s", "id": 10 + step, "pid": 1, "tid": 1, "ts": start + 20,
+             "cat": "async_cpu_to_gpu", "name": "async_gpu", "bp": "e"},
+        ]  # fmt: skip
+    source = write_trace(
+        tmp_path / "source.json",
+        events,
+        deviceProperties=A100_PROPERTIES,
+        distributedInfo={"rank": 0},
+    )
+    target = tmp_path / "big" / "trace.json"
+    content = generate_trace(target, 3 * source.stat().st_size, source=source)
+    assert content["steps"] >= 5  # past two copies of the source's two steps
+    trace = read_trace(target)
+    assert len(trace.kernels) == content["kernels"] == content["steps"]
+    kernels = set(trace.kernels.correlation)
+    assert len(kernels) == content["steps"] and kernels == set(trace.launches.correlation)
+    steps = [name for name in trace.ranges.name if name.startswith("ProfilerStep#")]
+    assert steps == [f"ProfilerStep#{7 + i}" for i in range(content["steps"])]
+    assert trace.ranges.ts == sorted(trace.ranges.ts)  # copies follow each other in time
+    head = target.read_text().splitlines()[:5]  # the metadata first, as Kineto writes it
+    assert '  "distributedInfo": {"rank": 0},' in head
+    summary = summarize_trace(target, None)
+    assert [s["flops"] for s in summary["steps"]] == [2 * 64 * 32 * 16] * content["steps"]
+    assert generate_trace(target, 3 * source.stat().st_size, source=source) == content
