@@ -18,6 +18,9 @@ def write_via(path: Path, write: Callable[[Path], object]) -> None:
     os.close(fd)
     try:
         write(Path(temp))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from other readers
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

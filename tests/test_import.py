@@ -121,3 +121,36 @@ def test_an_imported_export_shows_in_the_report(
     assert 'data-finding="tensor-work-uncounted"' in page
     index = (site / "measurements" / "index.html").read_text(encoding="utf-8")
     assert "b200-flash" in index
+
+
+def test_import_a_trace_stores_it_gzipped_with_its_device(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+
+    from generator.records.import_source import discover_traces
+    from tests.trace_helpers import REAL_TRACES
+
+    measurements = tmp_path / "m"
+    gz = REAL_TRACES / "hta__amd_mi250_minitoy_train.json.gz"
+    assert run(gz, "--name", "mi250", "--measurements", measurements, "--phase", "train_step") == 0
+    folder = measurements / "imported" / "mi250"
+    assert (folder / "trace.json.gz").read_bytes() == gz.read_bytes()  # verbatim
+    source = load_source(folder / "source.toml")
+    assert source.device == "mi250-gcd" and source.precision == "fp32"
+    assert "torch.profiler trace" in capsys.readouterr().out
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(gzip.decompress(gz.read_bytes()))
+    assert run(plain, "--name", "plain", "--measurements", measurements) == 0
+    stored = measurements / "imported" / "plain" / "trace.json.gz"
+    assert gzip.decompress(stored.read_bytes()) == plain.read_bytes()  # same bytes, packed
+    assert [t.name for t in discover_traces(measurements)] == ["mi250", "plain"]
+    assert discover(measurements) == []  # no ncu export among them
+    # a trace without deviceProperties or architecture tags needs --device: nothing written
+    bare = tmp_path / "bare.json"
+    bare.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, '
+                    '"tid": 7, "ts": 1, "dur": 2, "args": {"correlation": 1}}]}')  # fmt: skip
+    capsys.readouterr()
+    assert run(bare, "--name", "bare", "--measurements", measurements) == 1
+    assert "pass --device" in capsys.readouterr().err
+    assert not (measurements / "imported" / "bare").exists()

@@ -286,3 +286,18 @@ def test_missing_event_field_names_the_event(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         read_trace(path)
     assert caught.value.key == "traceEvents[1].dur"
+
+
+def test_above_roof_on_a_cpu_only_for_compute_bound_ops(tmp_path: Path) -> None:
+    """A CPU's stream ceiling is a DRAM rate: a small elementwise op runs from cache above it
+    (not a finding), but a GEMM above the measured GEMM rate is."""
+    events = [
+        op("aten::relu", 0, 1, [[100_000]]),  # 800 kB in 1 µs: 800 GB/s, from cache
+        op("aten::mm", 10, 1, [[100, 100], [100, 100]]),  # 2 MFLOP in 1 µs: 2 TFLOP/s
+    ]
+    ceilings = MeasuredCeilings("slow CPU", {"fp32": 1e11}, 1e10, 1e10, "")
+    summary = summarize_trace(write_trace(tmp_path / "t.json", events), None, ceilings=ceilings)
+    above = [f for f in summary["findings"] if f["id"] == "above-roof"]
+    assert [f["title"] for f in above] == ["aten::mm runs above its roof"]
+    by_op = {r["op"]: r for r in summary["by_op"]}
+    assert by_op["aten::relu"]["efficiency"] > 1 and by_op["aten::relu"]["bound"] == "memory"

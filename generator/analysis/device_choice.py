@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.views import MeasurementView
+from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.records.ceilings import MeasuredCeilings
 
@@ -24,7 +24,7 @@ RUN_PRECISION_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16-amp": "bf16_t
 @dataclass(frozen=True)
 class Workload:
     label: str
-    how: str  # "ncu" (counted) or "modelled" (analytic FLOPs and bytes)
+    how: str  # "ncu" (counted), "modelled" (analytic FLOPs and bytes) or "trace" (from shapes)
     flops: float
     bytes: float
     peak_key: str
@@ -88,6 +88,38 @@ def workloads(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
                 RUN_PRECISION_PEAK.get(row["precision"], "fp32"), row["dataset"], row["batch"],
                 row["phase"] == "train_step", row["device_name"], row["median_s"], bound,
+            )
+        )  # fmt: skip
+    return found
+
+
+def _seconds(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def trace_workloads(traces: list[TraceView]) -> list[Workload]:
+    """Imported traces' steps: FLOPs and minimal bytes from shapes, over the counted ops."""
+    found = []
+    for trace in traces:
+        total, device = trace.analysis.total, trace.analysis.match.device
+        flops, nbytes = total["flops"], total["bytes"]
+        if not isinstance(flops, float) or not isinstance(nbytes, float) or not flops or not nbytes:
+            continue
+        key = str(total["path"] or "fp32")
+        peak = device.peak(key) if device else None
+        bound = (
+            bound_seconds(flops, nbytes, peak, device.bandwidth_bytes_per_s)
+            if device and peak
+            else None
+        )
+        uncounted = [
+            f for f in trace.analysis.findings if f.id in ("uncounted-ops", "missing-shapes")
+        ]
+        found.append(
+            Workload(
+                trace.title, "trace", flops, nbytes, key, None, None, trace.phase == "train_step",
+                device.name if device else "unknown", _seconds(total["counted_time_s"]),
+                bound, "; ".join(f"finding {f.id}" for f in uncounted),
             )
         )  # fmt: skip
     return found

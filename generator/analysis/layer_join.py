@@ -79,9 +79,9 @@ def layer_rows(by_layer_phase: pl.DataFrame, complexity: list[dict[str, Any]]) -
     units = set(order)
     time: dict[tuple[str, str], float] = defaultdict(float)
     for layer, phase, seconds in by_layer_phase.select("layer", "phase", "time_s").iter_rows():
-        unit = _unit_of_trace_layer(layer, units) if layer else None
-        if unit is not None and phase in PHASES:
-            time[unit, phase] += seconds
+        target = _unit_of_trace_layer(layer, units) if layer else None
+        if target is not None and phase in PHASES:
+            time[target, phase] += seconds
     measured_phases = {p for _, p in time}
     rows = [
         {

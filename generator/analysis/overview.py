@@ -9,7 +9,8 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.views import MeasurementView
+from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
+from generator.analysis.views import MeasurementView, TraceView
 from generator.records.ceilings import MeasuredCeilings
 
 
@@ -20,11 +21,39 @@ class OverviewPoints:
 
 
 def overview_points(
-    runs: pl.DataFrame, views: list[MeasurementView], ceilings: list[MeasuredCeilings]
+    runs: pl.DataFrame,
+    views: list[MeasurementView],
+    ceilings: list[MeasuredCeilings],
+    traces: list[TraceView] | None = None,
 ) -> OverviewPoints:
-    """Step points (ncu-measured and CPU-modelled) and the roof of each device they sit on."""
+    """Step points (ncu-measured, trace-derived and CPU-modelled) and the roof of each
+    device they sit on."""
     points: list[dict[str, Any]] = []
     roofs: list[dict[str, Any]] = []
+    for trace in traces or []:
+        total, device = trace.analysis.total, trace.analysis.match.device
+        if device is None or not total["arithmetic_intensity"] or not total["attained_flops_per_s"]:
+            continue
+        points.append(
+            {
+                "device": device.name,
+                "label": trace.title,
+                "kind": TRACE_POINT_KIND,
+                "ai": total["arithmetic_intensity"],
+                "attained": total["attained_flops_per_s"],
+            }
+        )
+        path = str(total["path"] or "fp32")
+        peak = device.peak(path)
+        if peak and not any(r["device"] == device.name for r in roofs):
+            roofs.append(
+                {
+                    "device": device.name,
+                    "label": f"{device.name} {path} datasheet",
+                    "peak": peak,
+                    "bandwidth": device.bandwidth_bytes_per_s,
+                }
+            )
     for view in views:
         device = view.match.device
         if device is None or view.step.arithmetic_intensity is None:

@@ -10,6 +10,7 @@ import polars as pl
 
 from generator.analysis.roofline import DeviceMatch
 from generator.analysis.trace_roofline import (
+    CATALOG,
     Roof,
     catalog_roof,
     ceilings_roof,
@@ -62,7 +63,16 @@ def analyze_trace(
     ceilings: MeasuredCeilings | None = None,
     phase: str | None = None,
 ) -> TraceAnalysis:
-    trace = read_trace(path)
+    return analyze_raw(read_trace(path), device, ceilings, phase)
+
+
+def analyze_raw(
+    trace: RawTrace,
+    device: str | None = None,
+    ceilings: MeasuredCeilings | None = None,
+    phase: str | None = None,
+) -> TraceAnalysis:
+    path = trace.path
     attribution = attribute(trace)
     match = match_trace_device(trace, device)
     roof: Roof | None = None
@@ -78,7 +88,7 @@ def analyze_trace(
     findings = (
         *missing_shapes(attribution.ops_with_shapes, len(trace.ops)),
         *(uncounted_ops(by_op, time_s) if attribution.ops_with_shapes else []),
-        *above_roof_ops(by_op),
+        *above_roof_ops(by_op, measured_roof=roof is not None and roof.source != CATALOG),
         *incomplete_trace_step(phase, backward_ops),
     )
     step_order = {name: i for i, name in enumerate(attribution.steps)}

@@ -20,6 +20,7 @@ from generator.ingest.trace.attribute import Attribution, tensor_path
 from generator.records.ceilings import MeasuredCeilings
 
 POINT_KIND = "analytic FLOPs / measured time"
+CATALOG = "catalog datasheet"
 COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
 
 
@@ -100,6 +101,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("time_s").filter(counted).sum().alias("counted_time_s"),
             pl.col("time_s").filter(pl.col("uncounted")).sum().alias("uncounted_time_s"),
             pl.col("time_s").filter(pl.col("overhead")).sum().alias("overhead_time_s"),
+            pl.col("time_s").filter(pl.col("communication")).sum().alias("communication_time_s"),
             pl.col("flops").filter(counted).sum(),
             pl.col("bytes").filter(counted).sum(),
             counted.any().alias("_any_counted"),

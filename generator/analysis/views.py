@@ -9,6 +9,7 @@ import polars as pl
 
 from generator.analysis.roofline import Bound, DeviceMatch, Totals
 from generator.analysis.tensor_work import TensorEvidence
+from generator.analysis.trace_analysis import TraceAnalysis
 from generator.findings import Finding
 
 
@@ -38,3 +39,20 @@ class MeasurementView:
     analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
     tensor: TensorEvidence | None = None  # tensor-core work seen but not counted
     ingest_notes: tuple[str, ...] = ()  # what the ingest did (ncu_csv.NcuExport.notes)
+
+
+@dataclass(frozen=True)
+class TraceView:
+    """Everything a trace page shows: an imported torch.profiler trace, or the profiled step
+    of a measured run (with its per-layer join)."""
+
+    slug: str
+    title: str
+    kind: str  # "imported" or "run"
+    origin: str  # the URL (imported) or the run folder
+    citation: str
+    phase: str
+    analysis: TraceAnalysis
+    layers: pl.DataFrame | None = None  # layers.csv of a measured run
+    counted_flops: float | None = None  # ncu's counted FLOPs of the same work, when imported
+    forward_range_s: float | None = None  # the profiled step's forward range (runs)

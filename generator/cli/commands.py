@@ -60,8 +60,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             notes=args.notes,
         )
     )
-    print(format_summary(result.summary))
-    print(f"\nimported into {result.folder}/ (ncu.csv verbatim, source.toml)")
+    from generator.ingest.summarize_trace import format_trace_summary
+
+    trace = "layout" not in result.summary
+    print((format_trace_summary if trace else format_summary)(result.summary))
+    stored = "trace.json.gz" if trace else "ncu.csv verbatim"
+    print(f"\nimported into {result.folder}/ ({stored}, source.toml)")
     print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
     if result.source.registry_model:
         print(

@@ -84,14 +84,19 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
 def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imports = commands.add_parser(
         "import",
-        help="add your own ncu CSV export to the report (measurements/imported/NAME/)",
-        description="Parse and analyse FILE.csv (every layout ncu writes), then copy it "
-        "verbatim to MEASUREMENTS/imported/NAME/ncu.csv with a validated source.toml saying "
-        "what it measured, and print its summary. Nothing is written when the file cannot be "
+        help="add your own ncu CSV export or torch.profiler trace to the report "
+        "(measurements/imported/NAME/)",
+        description="Parse and analyse FILE (an ncu CSV export in any layout ncu writes, or a "
+        "torch.profiler trace, told apart by content), then copy it to "
+        "MEASUREMENTS/imported/NAME/ (ncu.csv verbatim, or trace.json.gz) with a validated "
+        "source.toml saying what it measured, and print its summary. A trace gets its own "
+        "page under Traces. Nothing is written when the file cannot be "
         "read, the device is unknown or NAME is taken. Options left out come from the export "
         "(device, precision) or are marked 'not stated'; edit source.toml to complete them.",
     )
-    imports.add_argument("file", metavar="FILE.csv", help="an ncu --csv export")
+    imports.add_argument(
+        "file", metavar="FILE", help="an ncu --csv export or a torch.profiler trace (.json[.gz])"
+    )
     imports.add_argument(
         "--name", required=True, help="folder and page name: lowercase, digits, '.', '_', '-'"
     )

@@ -46,7 +46,7 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
         Finding(
             "uncounted-ops",
             "warning" if share >= UNCOUNTED_WARNING_SHARE else "info",
-            f"{percent(100 * share)} of the kernel time is in ops with no FLOP formula",
+            f"{percent(100 * share)} of the measured time is in ops with no FLOP formula",
             f"{uncounted.height} op(s) with time but no formula (or no usable shapes): "
             f"{top}{more}. Their FLOPs are not in the totals, so the step's attained "
             "FLOP/s covers the counted ops' time only",
@@ -56,8 +56,12 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
     ]
 
 
-def above_roof_ops(by_op: pl.DataFrame) -> list[Finding]:
+def above_roof_ops(by_op: pl.DataFrame, measured_roof: bool = False) -> list[Finding]:
+    """Ops above their roof. Against a CPU's measured ceilings only compute-bound ops are
+    checked: its stream ceilings are DRAM rates, and a small op runs from cache above them."""
     over = by_op.filter(pl.col("efficiency") > ROOF_TOLERANCE)
+    if measured_roof:
+        over = over.filter(pl.col("bound") == "compute")
     findings = []
     for row in over.iter_rows(named=True):
         findings.append(

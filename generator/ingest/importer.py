@@ -1,4 +1,5 @@
-"""`import`: a user's own ncu export into measurements/imported/<name>/, ready for the report.
+"""`import`: a user's own ncu export or torch.profiler trace into measurements/imported/<name>/,
+ready for the report (ncu.csv verbatim, or trace.json.gz: the trace, gzipped if it was not).
 
 The file is parsed and analysed first, with the device and metadata it will be shown with;
 only then is anything written. The folder is staged beside its final place and renamed in
@@ -8,6 +9,7 @@ import.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -84,16 +86,21 @@ def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
         )
     where = request.origin or request.file.name
     kernels = summary["kernels"]
+    trace = "layout" not in summary
+    kind = "torch.profiler trace" if trace else f"{summary['layout']} export"
     data = {
         "schema_version": SCHEMA_VERSION,
-        "title": request.title or f"{request.name} ({kernels} kernels, {summary['layout']} export)",
+        "title": request.title or f"{request.name} ({kernels} kernels, {kind})",
         "origin": where,
         "device": device,
         "model": request.model or request.registry_model or "not stated",
-        "workload": request.workload or f"{kernels} kernel launches profiled by ncu",
+        "workload": request.workload
+        or f"{kernels} kernel launches {'traced by torch.profiler' if trace else 'profiled by ncu'}",
         "batch": request.batch,
         "phase": request.phase,
-        "precision": request.precision or summary["dominant_precision"] or "not stated",
+        "precision": request.precision
+        or (summary["path"] if trace else summary["dominant_precision"])
+        or "not stated",
         "citation": request.citation or where,
         "license": request.license,
         "notes": request.notes,
@@ -123,22 +130,40 @@ def source_toml(source: Source) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _is_gzip(path: Path) -> bool:
+    from generator.ingest.trace.read import GZIP_MAGIC
+
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
 def import_export(request: ImportRequest) -> ImportResult:
     """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
     from generator.ingest.summarize import summarize_file  # deferred: Polars
+    from generator.ingest.summarize_trace import summarize_trace
+    from generator.ingest.trace.read import looks_like_trace
 
     folder = check_name(request.name, request.measurements)
     if not request.file.is_file():
         raise UserError("no such file", file=request.file, fix="check the path")
-    summary = summarize_file(request.file, request.device, request.phase)
+    trace = looks_like_trace(request.file)
+    if trace:
+        summary = summarize_trace(request.file, request.device, request.phase)
+    else:
+        summary = summarize_file(request.file, request.device, request.phase)
     source = source_for(request, summary)
+    stored = "trace.json.gz" if trace else "ncu.csv"
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
     try:
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
-        shutil.copyfile(request.file, staging / "ncu.csv")  # verbatim: the evidence
+        if trace and not _is_gzip(request.file):
+            with request.file.open("rb") as plain, gzip.open(staging / stored, "wb") as packed:
+                shutil.copyfileobj(plain, packed)  # the same bytes, compressed
+        else:
+            shutil.copyfile(request.file, staging / stored)  # verbatim: the evidence
         (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
         load_source(staging / "source.toml")  # what the report will read back
         os.rename(staging, folder)  # fails, rather than merges, if the name was taken since
@@ -147,5 +172,5 @@ def import_export(request: ImportRequest) -> ImportResult:
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    summary["file"] = str(folder / "ncu.csv")
+    summary["file"] = str(folder / stored)
     return ImportResult(folder, source, summary)

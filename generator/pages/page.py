@@ -19,7 +19,7 @@ from generator.analysis.device_choice import Workload
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.replication import Replication
 from generator.analysis.verdicts import Verdict
-from generator.analysis.views import MeasurementView
+from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile
 from generator.findings import Finding
@@ -50,6 +50,7 @@ class Report:
     workloads: list[Workload]
     overview: OverviewPoints
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+    traces: list[TraceView] = field(default_factory=list)  # imported and run profiler traces
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from generator.pages import (
     performance,
     replication,
     runs,
+    trace_profile,
 )
 from generator.pages.page import Generated, HandWritten
 
@@ -29,6 +30,8 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     runs.PAGE,
     measurement.INDEX,
     measurement.PAGE,
+    trace_profile.INDEX,
+    trace_profile.PAGE,
     device_choice.PAGE,
     replication.PAGE,
     findings.PAGE,

@@ -1,6 +1,7 @@
-"""Measurements collected elsewhere: measurements/imported/<name>/{ncu.csv, source.toml}.
+"""Measurements collected elsewhere: measurements/imported/<name>/ with source.toml and an
+ncu export (ncu.csv), a torch.profiler trace (trace.json.gz or trace.json), or both.
 
-The CSV is kept verbatim; source.toml says where it came from and what it measured, so
+The files are kept verbatim; source.toml says where it came from and what it measured, so
 every number on the report can be traced to a public file and a citation.
 """
 
@@ -61,28 +62,66 @@ class Imported:
     source: Source
 
 
+@dataclass(frozen=True)
+class ImportedTrace:
+    name: str
+    folder: Path
+    trace_path: Path
+    source: Source
+    csv_path: Path | None  # an ncu export of the same work beside it, to compare FLOPs
+
+
+TRACE_FILES = ("trace.json.gz", "trace.json")
+
+
+def trace_file(folder: Path) -> Path | None:
+    return next((folder / n for n in TRACE_FILES if (folder / n).is_file()), None)
+
+
 def load_source(path: Path) -> Source:
     data = upgrade(load_toml(path), path, SCHEMA_VERSION)
     fix = "see docs/methodology.md, 'Importing an export', for the keys source.toml takes"
     return validated(Source, data, path, fix)
 
 
-def discover(root: Path) -> list[Imported]:
-    """Every imported measurement under root/imported, sorted by name."""
+def _folders(root: Path) -> list[Path]:
     folder = root / "imported"
     if not folder.is_dir():
         return []
-    found = []
     # A dot-folder is an `import` still being staged (or one a crash left): not a measurement.
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        csv_path = sub / "ncu.csv"
-        source_path = sub / "source.toml"
-        for needed in (csv_path, source_path):
-            if not needed.is_file():
-                raise UserError(
-                    f"missing {needed.name}",
-                    file=sub,
-                    fix="an imported measurement is a folder with ncu.csv and source.toml",
+    found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    fix = "an imported measurement is a folder with source.toml and ncu.csv or trace.json.gz"
+    for sub in found:
+        if not (sub / "source.toml").is_file():
+            raise UserError("missing source.toml", file=sub, fix=fix)
+        if not (sub / "ncu.csv").is_file() and trace_file(sub) is None:
+            raise UserError("missing ncu.csv (or trace.json.gz)", file=sub, fix=fix)
+    return found
+
+
+def discover(root: Path) -> list[Imported]:
+    """Every imported ncu export under root/imported, sorted by name."""
+    return [
+        Imported(sub.name, sub, sub / "ncu.csv", load_source(sub / "source.toml"))
+        for sub in _folders(root)
+        if (sub / "ncu.csv").is_file()
+    ]
+
+
+def discover_traces(root: Path) -> list[ImportedTrace]:
+    """Every imported profiler trace under root/imported, sorted by name."""
+    found = []
+    for sub in _folders(root):
+        trace = trace_file(sub)
+        if trace is not None:
+            csv_path = sub / "ncu.csv"
+            found.append(
+                ImportedTrace(
+                    sub.name,
+                    sub,
+                    trace,
+                    load_source(sub / "source.toml"),
+                    csv_path if csv_path.is_file() else None,
                 )
-        found.append(Imported(sub.name, sub, csv_path, load_source(source_path)))
+            )
     return found

@@ -10,17 +10,19 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.device_choice import Workload, workloads
+from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.export_analysis import ExportAnalysis, analyze_export
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.replication import Replication, replicate
+from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
-from generator.analysis.views import MeasurementView
+from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import find_device
 from generator.errors import UserError
 from generator.ingest import NcuExport
+from generator.ingest.trace.attribute import PHASE_PREFIX as PHASE_LABEL
 from generator.records.import_source import Imported
-from generator.site.load import Loaded, ProfiledRun
+from generator.site.load import Loaded, LoadedTrace, ProfiledRun
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Analysed:
     workloads: list[Workload]
     verdicts: dict[str, Verdict]  # experiment group id -> verdict
     overview: OverviewPoints
+    traces: list[TraceView]  # imported traces first, then each run's profiled step
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -49,13 +52,53 @@ def analyse(loaded: Loaded) -> Analysed:
     datasets = {item.name: item.source.dataset or "" for item, _ in loaded.imported} | {
         f"run-{r['run_id']}": r["dataset"] for r in loaded.runs.to_dicts()
     }
+    counted = {view.slug: view.step.flops for view in views}
+    traces = [_trace_view(item, counted) for item in loaded.traces]
+    imported_traces = [t for t in traces if t.kind == "imported"]
     return Analysed(
         loaded=loaded,
         views=views,
         replications=replications,
-        workloads=workloads(views, loaded.runs, loaded.ceilings, datasets),
+        workloads=workloads(views, loaded.runs, loaded.ceilings, datasets)
+        + trace_workloads(imported_traces),
         verdicts=group_verdicts(loaded.experiments, loaded.runs),
-        overview=overview_points(loaded.runs, views, loaded.ceilings),
+        overview=overview_points(loaded.runs, views, loaded.ceilings, imported_traces),
+        traces=traces,
+    )
+
+
+def _trace_view(item: LoadedTrace, counted: dict[str, float | None]) -> TraceView:
+    """An imported trace against its source's device; a run's against its own ceilings."""
+    if item.source is not None:
+        source = item.source
+        analysis = analyze_raw(item.raw, source.device, None, source.phase)
+        return TraceView(
+            slug=item.slug,
+            title=source.title,
+            kind="imported",
+            origin=source.origin,
+            citation=source.citation,
+            phase=source.phase,
+            analysis=analysis,
+            counted_flops=counted.get(item.slug) if item.ncu is not None else None,
+        )
+    assert item.record is not None
+    record = item.record
+    phase = record.config.phase
+    forward = [
+        d for n, d in zip(item.raw.ranges.name, item.raw.ranges.dur, strict=True)
+        if n == PHASE_LABEL + "forward"
+    ]  # fmt: skip
+    return TraceView(
+        slug=item.slug,
+        title=record.run_id,
+        kind="run",
+        origin=f"measurements/runs/{record.run_id}/",
+        citation="",
+        phase=phase,
+        analysis=analyze_raw(item.raw, None, item.ceilings, phase),
+        layers=item.layers,
+        forward_range_s=forward[0] * 1e-6 if forward else None,
     )
 
 

@@ -35,4 +35,5 @@ def draw(checked: Checked) -> Report:
         workloads=analysed.workloads,
         overview=analysed.overview,
         run_findings=checked.run_findings,
+        traces=analysed.traces,
     )

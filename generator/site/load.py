@@ -9,17 +9,24 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.catalog import Device, load_catalog
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import load_runs
+from generator.ingest.trace.read import RawTrace, read_trace
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
-from generator.records.ceilings import MeasuredCeilings, load_ceilings
+from generator.records.ceilings import (
+    MeasuredCeilings,
+    ceilings_path,
+    load_ceilings,
+    read_ceilings,
+)
 from generator.records.citation import read_citation
 from generator.records.complexity_tables import ComplexityTables, read_tables
-from generator.records.import_source import Imported, discover
+from generator.records.import_source import Imported, Source, discover, discover_traces
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
 from generator.records.run import RunRecord, read_run
@@ -32,6 +39,20 @@ class ProfiledRun:
     record: RunRecord
     csv_path: Path
     export: NcuExport
+
+
+@dataclass(frozen=True)
+class LoadedTrace:
+    """A torch.profiler trace to analyse: imported (with its source.toml, and an ncu export
+    of the same work when one sits beside it) or a measured run's profiled step."""
+
+    slug: str
+    raw: RawTrace
+    source: Source | None = None
+    ncu: NcuExport | None = None
+    record: RunRecord | None = None
+    layers: pl.DataFrame | None = None
+    ceilings: MeasuredCeilings | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,7 @@ class Loaded:
     references: dict[str, Reference]
     citation: dict[str, Any]
     benchmarks: BenchmarkResults | None
+    traces: list[LoadedTrace]
 
 
 def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
@@ -80,7 +102,43 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         references=references,
         citation=read_citation(repository),
         benchmarks=read_benchmarks(repository),
+        traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, ok),
     )
+
+
+def _imported_traces(measurements: Path, cache_dir: Path) -> list[LoadedTrace]:
+    return [
+        LoadedTrace(
+            slug=item.name,
+            raw=read_trace(item.trace_path),
+            source=item.source,
+            ncu=cached_read(item.csv_path, cache_dir) if item.csv_path else None,
+        )
+        for item in discover_traces(measurements)
+    ]
+
+
+def _run_traces(measurements: Path, ok: list[str]) -> list[LoadedTrace]:
+    """Every ok run whose profiled step was kept (runs/<id>/trace.json.gz)."""
+    found = []
+    for run_id in ok:
+        folder = measurements / "runs" / run_id
+        record = read_run(folder)
+        trace = folder / "trace.json.gz"
+        if record is None or not trace.is_file():
+            continue
+        layers = folder / "layers.csv"
+        ceilings = ceilings_path(measurements, record.ceilings) if record.ceilings else None
+        found.append(
+            LoadedTrace(
+                slug=f"run-{run_id}",
+                raw=read_trace(trace),
+                record=record,
+                layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers.is_file() else None,
+                ceilings=read_ceilings(ceilings) if ceilings and ceilings.is_file() else None,
+            )
+        )
+    return found
 
 
 def _check_cited(literature: list[LiteratureRow], references: dict[str, Reference]) -> None:

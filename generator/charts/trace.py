@@ -1,0 +1,96 @@
+"""Charts of a profiler trace: per-op or per-layer points (analytic FLOPs over measured
+time, drawn as triangles so they never pass for ncu-counted circles or modelled diamonds)
+under the roofs they run against, and where the time went."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+
+from generator.charts.scales import log_y, roof_polyline, short_name
+
+TRACE_SHAPE = "triangle-up"
+
+
+def trace_roofline(
+    points: list[dict[str, Any]],
+    roofs: list[dict[str, Any]],
+    colour: str,
+    title: str,
+) -> dict[str, Any]:
+    """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "peak",
+    "bandwidth"}. Point size is the time spent."""
+    points = [p for p in points if p.get("ai") and p.get("attained")]
+    if not points:
+        return {}
+    for point in points:
+        point["name"] = short_name(point["label"])
+    ais = [p["ai"] for p in points]
+    ai_min, ai_max = min(ais) / 4, max(ais) * 4
+    x = alt.X(
+        "ai:Q",
+        scale=alt.Scale(type="log"),
+        title="arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)",
+    )
+    layers = []
+    rows = [
+        row
+        for roof in roofs
+        for row in roof_polyline(
+            roof["peak"], roof["bandwidth"], ai_min, ai_max, ceiling=roof["label"]
+        )
+    ]
+    if rows:
+        layers.append(
+            alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+            .mark_line(strokeDash=[6, 3], color="#555")
+            .encode(
+                x=x,
+                y=log_y("flops_per_s"),
+                order="order:Q",
+                detail="ceiling:N",
+                strokeWidth=alt.value(1.5),
+                tooltip=[alt.Tooltip("ceiling:N", title="roof")],
+            )
+        )
+    layers.append(
+        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        .mark_point(filled=True, shape=TRACE_SHAPE, opacity=0.8)
+        .encode(
+            x=x,
+            y=log_y("attained"),
+            color=alt.Color(f"{colour}:N", legend=alt.Legend(orient="bottom", columns=4)),
+            size=alt.Size(
+                "time_s:Q", title="time (s)", legend=None, scale=alt.Scale(range=[30, 400])
+            ),
+            tooltip=[
+                alt.Tooltip("name:N", title="name"),
+                alt.Tooltip(f"{colour}:N"),
+                alt.Tooltip("time_s:Q", title="time (s)", format=".3~s"),
+                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
+                alt.Tooltip("attained:Q", title="FLOP/s (analytic / measured)", format=".4~s"),
+            ],
+        )
+    )
+    chart = alt.layer(*layers).properties(title=title, width="container", height=360)
+    return dict(chart.to_dict())
+
+
+def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str, Any]:
+    """Horizontal bars of time per category, largest first. rows: {category, "time_s"}."""
+    rows = [r for r in rows if r.get("time_s")]
+    if not rows:
+        return {}
+    order = [r[category] for r in sorted(rows, key=lambda r: -r["time_s"])]
+    chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{category}:N", sort=order, title=None),
+            x=alt.X("time_s:Q", title="time (s)", axis=alt.Axis(format="~s")),
+            tooltip=[alt.Tooltip(f"{category}:N"), alt.Tooltip("time_s:Q", format=".3~s")],
+        )
+        .properties(title=title, width="container", height=22 * len(order) + 20)
+    )
+    return dict(chart.to_dict())

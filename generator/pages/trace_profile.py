@@ -1,0 +1,192 @@
+"""The "Traces" pages: one per torch.profiler trace (imported ones, and each measured run's
+profiled step), and an index. Points are analytic FLOPs over measured time, per op, per
+layer and per phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.trace_roofline import POINT_KIND, Roof
+from generator.analysis.views import TraceView
+from generator.charts.trace import time_bars, trace_roofline
+from generator.formatting import number, percent, seconds, si
+from generator.pages.finding_html import admonitions
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import ChartBook, front_matter_title, one_line, render
+
+TRACE_DIR = f"{GENERATED_DIR}/traces"
+TOP_OPS = 25
+
+
+def _roofs(roof: Roof | None, paths: list[str]) -> list[dict[str, Any]]:
+    if roof is None:
+        return []
+    roofs = []
+    for path in dict.fromkeys(p for p in paths if p):
+        peak = roof.peak(path)
+        if peak:
+            roofs.append(
+                {
+                    "label": f"{path} {si(peak, 'FLOP/s')} ({roof.source})",
+                    "peak": peak,
+                    "bandwidth": roof.bandwidth_bytes_per_s,
+                }
+            )
+    return roofs
+
+
+def _point_cells(row: dict[str, Any], key: str) -> list[str]:
+    return [
+        str(row[key]),
+        str(row.get("counted_as", "")),
+        seconds(row["time_s"]),
+        si(row["flops"], "FLOP"),
+        si(row["bytes"], "B"),
+        number(row["arithmetic_intensity"]),
+        si(row["attained_flops_per_s"], "FLOP/s"),
+        row["path"] or "n/a",
+        row["bound"] or "n/a",
+        percent(100 * row["efficiency"]) if row["efficiency"] is not None else "n/a",
+    ]
+
+
+def _layer_frame(view: TraceView) -> pl.DataFrame | None:
+    if view.layers is None or view.layers.is_empty():
+        return None
+    return view.layers.with_columns(
+        pl.when(pl.col("bytes") > 0).then(pl.col("flops") / pl.col("bytes")).alias("ai"),
+        pl.when(pl.col("time_s") > 0).then(pl.col("flops") / pl.col("time_s")).alias("attained"),
+    )
+
+
+def _layer_sentence(view: TraceView, layers: pl.DataFrame | None) -> str:
+    if layers is None or view.forward_range_s is None:
+        return ""
+    forward = float(layers.filter(pl.col("phase") == "forward")["time_s"].sum())
+    return (
+        f"The forward layers' op time adds up to {seconds(forward)}, "
+        f"{percent(100 * forward / view.forward_range_s)} of the profiled step's forward range "
+        f"({seconds(view.forward_range_s)}): the rest is Python and dispatch time between ops, "
+        "which no op owns."
+    )
+
+
+def trace_page(view: TraceView) -> Page:
+    analysis = view.analysis
+    path = f"{TRACE_DIR}/{view.slug}.md"
+    charts = ChartBook(path)
+    ops = analysis.by_op.to_dicts()
+    op_points = [
+        {"label": r["op"], "family": r["family"] or "other", "ai": r["arithmetic_intensity"],
+         "attained": r["attained_flops_per_s"], "time_s": r["time_s"]}
+        for r in ops
+    ]  # fmt: skip
+    roofs = _roofs(analysis.roof, [r["path"] for r in ops])
+    layers = _layer_frame(view)
+    layer_chart = family_chart = ""
+    if layers is not None:
+        layer_points = [
+            {"label": r["layer"], "phase": r["phase"], "ai": r["ai"], "attained": r["attained"],
+             "time_s": r["time_s"]}
+            for r in layers.to_dicts()
+        ]  # fmt: skip
+        layer_chart = charts.embed(
+            trace_roofline(layer_points, _roofs(analysis.roof, ["fp32"]), "phase",
+                           "Per-layer roofline: analytic FLOPs / measured time"),
+            f"layers-{view.slug}",
+        )  # fmt: skip
+        families = layers.group_by("family").agg(pl.col("time_s").sum()).to_dicts()
+        family_chart = charts.embed(
+            time_bars(families, "family", "Time by layer family (forward and backward)"),
+            f"families-{view.slug}",
+        )
+    phases = analysis.by_phase.to_dicts()
+    total = analysis.total
+    device = analysis.match.device
+    markdown = render(
+        "trace.md.j2",
+        title=view.title,
+        title_yaml=front_matter_title(view.title),
+        kind=view.kind,
+        origin=view.origin,
+        citation=one_line(view.citation),
+        point_kind=POINT_KIND,
+        device_line=(
+            f"{device.name} ({analysis.match.how})"
+            if device
+            else one_line(analysis.match.note) or "unknown"
+        ),
+        roof_line=f"{analysis.roof.name} ({analysis.roof.source})" if analysis.roof else "none",
+        on_gpu=analysis.attribution.on_gpu,
+        totals=_point_cells({**total, "what": "all", "counted_as": "every op"}, "what"),
+        counted_flops=si(view.counted_flops, "FLOP") if view.counted_flops else None,
+        ratio=number(float(total["flops"]) / view.counted_flops)  # type: ignore[arg-type]
+        if view.counted_flops and total["flops"]
+        else None,
+        findings_html=admonitions(analysis.findings),
+        op_chart=charts.embed(
+            trace_roofline(
+                op_points, roofs, "family", "Per-op roofline: analytic FLOPs / measured time"
+            ),
+            f"ops-{view.slug}",
+        ),
+        phase_rows=[_point_cells(r, "phase") for r in phases],
+        phase_chart=charts.embed(
+            time_bars(phases, "phase", "Time by phase"), f"phases-{view.slug}"
+        ),
+        step_rows=[_point_cells(r, "step") for r in analysis.by_step.to_dicts()],
+        range_rows=[_point_cells(r, "range") for r in analysis.by_range.to_dicts()[:TOP_OPS]],
+        layer_chart=layer_chart,
+        family_chart=family_chart,
+        layer_sentence=_layer_sentence(view, layers),
+        op_rows=[_point_cells(r, "op") for r in ops[:TOP_OPS]],
+        op_count=len(ops),
+    )
+    tables = {"ops": analysis.by_op, "phases": analysis.by_phase, "steps": analysis.by_step}
+    if layers is not None:
+        tables["layers"] = layers
+    return Page(path, view.title, markdown, charts.specs, tables)
+
+
+def traces_index(views: list[TraceView]) -> Page:
+    rows = []
+    for view in views:
+        total = view.analysis.total
+        device = view.analysis.match.device
+        rows.append(
+            {
+                "href": f"{view.slug}/",
+                "title": view.title,
+                "cells": [
+                    view.kind,
+                    device.name
+                    if device
+                    else (view.analysis.roof.name if view.analysis.roof else "unknown"),
+                    seconds(float(total["time_s"])),  # type: ignore[arg-type]
+                    si(total["flops"], "FLOP"),  # type: ignore[arg-type]
+                    number(total["arithmetic_intensity"]),  # type: ignore[arg-type]
+                    si(total["attained_flops_per_s"], "FLOP/s"),  # type: ignore[arg-type]
+                    str(total["bound"] or "n/a"),
+                ],
+            }
+        )
+    frame = pl.DataFrame(
+        [{"trace": v.title, "kind": v.kind, **v.analysis.total} for v in views]
+    ) if views else pl.DataFrame()  # fmt: skip
+    return Page(
+        f"{TRACE_DIR}/index.md",
+        "Profiler traces",
+        render("traces_index.md.j2", rows=rows, point_kind=POINT_KIND),
+        tables={"traces": frame},
+    )
+
+
+def _index(report: Report) -> list[Page]:
+    return [traces_index(report.traces)] if report.traces else []
+
+
+INDEX = Generated("Traces", _index)
+PAGE = Generated("Traces", lambda report: [trace_page(v) for v in report.traces])

@@ -1,0 +1,59 @@
+"""The report's trace pages: every imported trace and every measured run's profiled step."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.site
+
+RUNS = REPO / "measurements" / "runs"
+
+
+def docs_page(site: Path, relative: str) -> str:
+    return (site.parent / "docs" / relative).read_text(encoding="utf-8")
+
+
+def test_every_trace_has_a_page(repo_site: Path) -> None:
+    index = docs_page(repo_site, "measurements/traces/index.md")
+    for name in ("mi250-toy-train-trace", "a100-recsys-train-trace", "a100-alexnet-noshapes-trace"):
+        assert f'href="{name}/"' in index
+        assert (repo_site / "measurements" / "traces" / name / "index.html").is_file()
+    with_traces = [p.name for p in RUNS.iterdir() if (p / "trace.json.gz").is_file()]
+    assert with_traces  # every committed run keeps its profiled step
+    for run_id in with_traces:
+        assert f'href="run-{run_id}/"' in index
+
+
+def test_imported_trace_pages_show_points_and_findings(repo_site: Path) -> None:
+    recsys = docs_page(repo_site, "measurements/traces/a100-recsys-train-trace.md")
+    assert "analytic FLOPs / measured time" in recsys
+    assert "ProfilerStep#1009" in recsys and "aten::mm" in recsys
+    assert "uncounted-ops" in recsys
+    noshapes = docs_page(repo_site, "measurements/traces/a100-alexnet-noshapes-trace.md")
+    assert "missing-shapes" in noshapes
+
+
+def test_run_trace_pages_have_per_layer_rooflines(repo_site: Path) -> None:
+    run_id = next(p.name for p in sorted(RUNS.iterdir()) if p.name.startswith("A-resnet18"))
+    page = docs_page(repo_site, f"measurements/traces/run-{run_id}.md")
+    assert "## Per layer" in page and "## Per phase" in page
+    match = re.search(r"of the profiled step's forward range", page)
+    assert match is not None
+    specs = [
+        json.loads(m)
+        for m in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.S)
+    ]
+    assert specs, "the trace page embeds its charts"
+
+
+def test_overview_and_device_choice_take_trace_steps(repo_site: Path) -> None:
+    overview = docs_page(repo_site, "measurements/overview.md")
+    assert "analytic FLOPs / measured time" in overview
+    choice = docs_page(repo_site, "measurements/device-choice.md")
+    assert "A100: a recommendation-model training iteration" in choice
