@@ -48,3 +48,26 @@ def test_leaves_own_ops_and_modules_costed_whole() -> None:
     assert rows["(model) (own ops)", "forward"]["time_s"] == 0.05 + 9.0
     assert rows["block.relu", "backward"]["time_s"] is None  # no time measured: n/a, not 0
     assert ("model.parameters", "forward") not in rows
+
+
+def test_every_committed_run_has_its_trace_and_layers() -> None:
+    """The sum of a run's forward layers' op time lies within its profiled forward range
+    (the rest is Python and dispatch time between ops, which no op owns)."""
+    from generator.ingest.trace.read import read_trace
+    from tests.helpers import REPO
+
+    runs = sorted((REPO / "measurements" / "runs").iterdir())
+    assert runs
+    for folder in runs:
+        trace = read_trace(folder / "trace.json.gz")
+        forward_range = (
+            next(
+                d
+                for n, d in zip(trace.ranges.name, trace.ranges.dur, strict=True)
+                if n == "ra::forward"
+            )
+            * 1e-6
+        )
+        layers = pl.read_csv(folder / "layers.csv")
+        forward = layers.filter(pl.col("phase") == "forward")["time_s"].sum()
+        assert 0.5 * forward_range < forward <= forward_range, folder.name

@@ -19,9 +19,13 @@ PLANTED = "<script>alert(1)</script><img src=x onerror=alert(2)> & \"q\" 'a' | *
 
 
 def test_every_imported_measurement_has_a_page(repo_site: Path) -> None:
-    names = sorted(p.name for p in (REPO / "measurements" / "imported").iterdir() if p.is_dir())
+    imported = REPO / "measurements" / "imported"
+    names = sorted(p.name for p in imported.iterdir() if (p / "ncu.csv").is_file())
     for name in names:
         assert (repo_site / "measurements" / name / "index.html").is_file()
+    traces = sorted(p.name for p in imported.iterdir() if (p / "trace.json.gz").is_file())
+    for name in traces:  # trace-only imports have their page under Traces
+        assert (repo_site / "measurements" / "traces" / name / "index.html").is_file()
     index = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
     for name in names:
         assert f'href="{name}/"' in index
