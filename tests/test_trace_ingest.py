@@ -301,3 +301,24 @@ def test_above_roof_on_a_cpu_only_for_compute_bound_ops(tmp_path: Path) -> None:
     assert [f["title"] for f in above] == ["aten::mm runs above its roof"]
     by_op = {r["op"]: r for r in summary["by_op"]}
     assert by_op["aten::relu"]["efficiency"] > 1 and by_op["aten::relu"]["bound"] == "memory"
+
+
+def test_fuzzed_values_end_in_a_result_or_a_user_error(tmp_path: Path) -> None:
+    """Found by the trace fuzzer: non-finite times, absurd shapes, lone surrogates, and a
+    trace whose only op has no duration."""
+    nan = tmp_path / "nan.json"
+    nan.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, '
+                   '"tid": 7, "ts": 1, "dur": NaN, "args": {"correlation": 1}}]}')  # fmt: skip
+    with pytest.raises(UserError, match="non-finite"):
+        read_trace(nan)
+    events = [
+        op("aten::mm", 0, 5, [[10**200, 10**200], [10**200, 10**200]]),
+        op("\ud800 odd name", 10, 5, [[4]]),
+    ]
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"traceEvents": events}))  # ensure_ascii keeps the surrogate
+    summary = summarize_trace(path, None)
+    assert summary["flops"] is None  # the absurd matmul is uncounted, not infinite
+    json.dumps(summary, allow_nan=False)
+    empty = write_trace(tmp_path / "zero.json", [op("aten::relu", 0, 0, [[4]])])
+    assert summarize_trace(empty, None)["time_s"] == 0

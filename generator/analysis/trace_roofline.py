@@ -174,4 +174,6 @@ def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
 def totals_row(points: pl.DataFrame, roof: Roof | None) -> dict[str, object]:
     """The whole trace as one point."""
     frame = group_points(points.with_columns(pl.lit("all").alias("_all")), "_all", roof)
+    if frame.is_empty():  # no work with any duration: nothing measured
+        return dict.fromkeys(frame.drop("_all").columns) | {"work_items": 0, "time_s": 0.0}
     return frame.drop("_all").row(0, named=True)

@@ -7,6 +7,8 @@ than reported.
 
 from __future__ import annotations
 
+import math
+
 from generator.complexity.conventions import ELEMENTWISE
 from generator.ingest.trace.formulas import (
     Cost,
@@ -255,6 +257,9 @@ def op_cost(name: str, args: OpArgs | None) -> Cost | None:
     if formula is None or args is None:
         return None
     try:
-        return formula(args)
-    except (TypeError, ValueError, IndexError, KeyError):
+        cost = formula(args)
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError):
         return None  # shapes of an unexpected form: uncounted, reported as such
+    if cost is not None and not (math.isfinite(cost.flops) and math.isfinite(cost.bytes)):
+        return None  # sizes beyond any real tensor
+    return cost

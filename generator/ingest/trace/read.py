@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,12 @@ def _load(path: Path) -> Any:
         ) from err
 
 
+def _text(value: Any) -> str:
+    """As text; JSON may carry lone surrogates (\\ud800), which are not UTF-8: replaced."""
+    text = str(value)
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _arg(args: dict[str, Any], key: str) -> Any:
     for spelling in ARG_NAMES[key]:
         if spelling in args:
@@ -206,12 +213,14 @@ def read_trace(path: Path) -> RawTrace:
                 raise _bad_event(path, index, f"has a non-numeric ts {ts!r}", "ts") from None
         if not isinstance(ts, int | float) or not isinstance(dur, int | float) or dur < 0:
             raise _bad_event(path, index, "has a non-numeric or negative ts/dur", "dur")
+        if not (math.isfinite(ts) and math.isfinite(dur)):
+            raise _bad_event(path, index, f"has a non-finite ts/dur ({ts}, {dur})", "dur")
         raw_args = event.get("args")
         args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         table = tables[kind]
-        table.name.append(str(event["name"]))
-        table.pid.append(str(event.get("pid", "")))
-        table.tid.append(str(event.get("tid", "")))
+        table.name.append(_text(event["name"]))
+        table.pid.append(_text(event.get("pid", "")))
+        table.tid.append(_text(event.get("tid", "")))
         table.ts.append(float(ts))
         table.dur.append(float(dur))
         table.correlation.append(_int_or_none(_arg(args, "correlation")))
