@@ -322,3 +322,11 @@ def test_fuzzed_values_end_in_a_result_or_a_user_error(tmp_path: Path) -> None:
     json.dumps(summary, allow_nan=False)
     empty = write_trace(tmp_path / "zero.json", [op("aten::relu", 0, 0, [[4]])])
     assert summarize_trace(empty, None)["time_s"] == 0
+
+
+def test_every_op_says_how_it_was_counted() -> None:
+    analysis = analyze_trace(REAL_TRACES / "hta__trace_diff_control__a100.json.gz")
+    counted_as = dict(analysis.by_op.select("op", "counted_as").iter_rows())
+    assert counted_as["aten::mm"] == "counted"
+    assert counted_as["record_param_comms"] == "communication"
+    assert counted_as["aten::cat"] == "no formula"

@@ -126,6 +126,16 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.when("_any_counted").then(pl.col(c)).alias(c)
             for c in ("flops", "bytes")
         )
+        .with_columns(
+            pl.when(pl.col("uncounted_time_s") > 0)
+            .then(pl.lit("no formula"))
+            .when(pl.col("communication_time_s") >= pl.col("time_s"))
+            .then(pl.lit("communication"))
+            .when(pl.col("overhead_time_s") >= pl.col("time_s"))
+            .then(pl.lit("dispatch overhead"))
+            .otherwise(pl.lit("counted"))
+            .alias("counted_as")
+        )
         .drop("_any_counted")
     )
     grouped = grouped.with_columns(

@@ -24,7 +24,10 @@ DTYPE_BYTES: dict[str, int] = {
     "c10::Half": 2,
     "c10::BFloat16": 2,
     "long": 8,
+    "long int": 8,  # torch >= 2.5 writes C++ type names
+    "long long": 8,
     "int": 4,
+    "unsigned int": 4,
     "short": 2,
     "bool": 1,
     "unsigned char": 1,
