@@ -43,7 +43,9 @@ def test_run_trace_pages_have_per_layer_rooflines(repo_site: Path) -> None:
     run_id = next(p.name for p in sorted(RUNS.iterdir()) if p.name.startswith("A-resnet18"))
     page = docs_page(repo_site, f"measurements/traces/run-{run_id}.md")
     assert "## Per layer" in page and "## Per phase" in page
-    match = re.search(r"forward layers.* op time adds up to .*, [0-9.]+ % of the profiled step", page)
+    match = re.search(
+        r"forward layers.* op time adds up to .*, [0-9.]+ % of the profiled step", page
+    )
     assert match is not None
     specs = [
         json.loads(m)

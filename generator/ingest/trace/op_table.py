@@ -258,7 +258,7 @@ def op_cost(name: str, args: OpArgs | None) -> Cost | None:
         return None
     try:
         cost = formula(args)
-    except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError, ZeroDivisionError):
         return None  # shapes of an unexpected form: uncounted, reported as such
     if cost is not None and not (math.isfinite(cost.flops) and math.isfinite(cost.bytes)):
         return None  # sizes beyond any real tensor

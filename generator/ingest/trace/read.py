@@ -213,6 +213,10 @@ def read_trace(path: Path) -> RawTrace:
                 raise _bad_event(path, index, f"has a non-numeric ts {ts!r}", "ts") from None
         if not isinstance(ts, int | float) or not isinstance(dur, int | float) or dur < 0:
             raise _bad_event(path, index, "has a non-numeric or negative ts/dur", "dur")
+        try:
+            ts, dur = float(ts), float(dur)
+        except OverflowError:  # an integer beyond any float
+            raise _bad_event(path, index, "has a ts/dur beyond any time", "dur") from None
         if not (math.isfinite(ts) and math.isfinite(dur)):
             raise _bad_event(path, index, f"has a non-finite ts/dur ({ts}, {dur})", "dur")
         raw_args = event.get("args")
