@@ -61,11 +61,20 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Mutation-fuzz the ncu CSV ingest for 60 s (`-- --seconds N --seed S` to change).
+    """Mutation-fuzz the ncu CSV ingest for 60 s, then the torch.profiler trace ingest for
+    120 s (`-- --seconds N --seed S` sets both).
 
-    Crashing inputs land in tests/data/fuzz-corpus/crashes/ and fail the session."""
+    Crashing inputs land in tests/data/fuzz-corpus/crashes/ and fail the session (after
+    both fuzzers have run)."""
     session.install("-e", ".[test]")
-    session.run("python", "-m", "tests.fuzz_ingest", *session.posargs)
+    failed = []
+    for module in ("tests.fuzz_ingest", "tests.fuzz_trace"):
+        try:
+            session.run("python", "-m", module, *session.posargs)
+        except nox.command.CommandFailed:
+            failed.append(module)
+    if failed:
+        session.error(f"{' and '.join(failed)} found crashes: see tests/data/fuzz-corpus/crashes/")
 
 
 @nox.session(python=PYTHON)
