@@ -16,7 +16,9 @@ from typing import Any
 
 import polars as pl
 
-ROOT = "(model)"
+from generator.ingest.trace.labels import ROOT_LAYER
+
+ROOT = ROOT_LAYER
 LAYERS_COLUMNS = ("layer", "family", "phase", "flops", "bytes", "time_s")
 PHASES = ("forward", "backward")
 LAYERS_SCHEMA = {

@@ -10,7 +10,6 @@ import polars as pl
 
 from generator.analysis.roofline import DeviceMatch
 from generator.analysis.trace_roofline import (
-    CATALOG,
     Roof,
     catalog_roof,
     ceilings_roof,
@@ -83,12 +82,12 @@ def analyze_raw(
     points = work_points(attribution)
     by_op = group_points(points, "op", roof)
     total = totals_row(points, roof)
-    time_s = float(points["time_s"].sum())
+    time_s = float(total["time_s"])  # type: ignore[arg-type]
     backward_ops = sum(1 for name in trace.ops.name if name.startswith(BACKWARD_NODE))
     findings = (
         *missing_shapes(attribution.ops_with_shapes, len(trace.ops)),
         *(uncounted_ops(by_op, time_s) if attribution.ops_with_shapes else []),
-        *above_roof_ops(by_op, measured_roof=roof is not None and roof.source != CATALOG),
+        *above_roof_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
     )
     step_order = {name: i for i, name in enumerate(attribution.steps)}

@@ -56,12 +56,11 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
     ]
 
 
-def above_roof_ops(by_op: pl.DataFrame, measured_roof: bool = False) -> list[Finding]:
-    """Ops above their roof. Against a CPU's measured ceilings only compute-bound ops are
-    checked: its stream ceilings are DRAM rates, and a small op runs from cache above them."""
-    over = by_op.filter(pl.col("efficiency") > ROOF_TOLERANCE)
-    if measured_roof:
-        over = over.filter(pl.col("bound") == "compute")
+def above_roof_ops(by_op: pl.DataFrame) -> list[Finding]:
+    """Compute-bound ops above their peak. The memory side is not checked: a trace's bytes
+    are the minimal traffic to memory, and an op whose data stays in cache (L2 on a GPU, the
+    caches of a CPU) moves less than that to DRAM, so it may rightly sit above the slope."""
+    over = by_op.filter((pl.col("efficiency") > ROOF_TOLERANCE) & (pl.col("bound") == "compute"))
     findings = []
     for row in over.iter_rows(named=True):
         findings.append(

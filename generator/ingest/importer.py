@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from generator.errors import UserError
 from generator.records.import_source import SCHEMA_VERSION, Source, load_source
+from generator.records.run import TRACE_FILE
 
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
@@ -152,7 +153,7 @@ def import_export(request: ImportRequest) -> ImportResult:
     else:
         summary = summarize_file(request.file, request.device, request.phase)
     source = source_for(request, summary)
-    stored = "trace.json.gz" if trace else "ncu.csv"
+    stored = TRACE_FILE if trace else "ncu.csv"
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
     try:

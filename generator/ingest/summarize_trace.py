@@ -43,12 +43,12 @@ def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
 
 def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
     total = analysis.total
-    points = analysis.points
-    time_s = float(points["time_s"].sum())
+    time_s = float(total["time_s"])  # type: ignore[arg-type]
     shapes = analysis.attribution.ops_with_shapes > 0
-    uncounted = float(points.filter(pl.col("uncounted"))["time_s"].sum())
-    communication = float(points.filter(pl.col("communication"))["time_s"].sum())
-    overhead = float(points.filter(pl.col("overhead"))["time_s"].sum())
+    uncounted, communication, overhead = (
+        float(total[f"{kind}_time_s"] or 0.0)  # type: ignore[arg-type]
+        for kind in ("uncounted", "communication", "overhead")
+    )
     flops_by_op = {
         op: float(f)
         for op, f in analysis.by_op.filter(pl.col("flops") > 0).select("op", "flops").iter_rows()

@@ -15,8 +15,10 @@ from typing import Any
 from torch import nn
 from torch.autograd.profiler import record_function
 
-LAYER_LABEL = "ra.layer::"
-ROOT = "(model)"
+from generator.ingest.trace.labels import LAYER_PREFIX, ROOT_LAYER
+
+LAYER_LABEL = LAYER_PREFIX
+ROOT = ROOT_LAYER
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ import torch
 from torch.autograd.profiler import record_function
 from torch.profiler import ProfilerActivity, profile, schedule
 
+from generator.ingest.trace.labels import LAYER_PREFIX, STEP_PREFIX
 from generator.measure.layer_ranges import layer_ranges
 from generator.measure.step import PHASE_LABEL, Workload, inference_guard
 
@@ -67,9 +68,7 @@ def aggregate(events: Any) -> list[dict[str, Any]]:
     ]
     table: dict[tuple[str, str, str], dict[str, Any]] = {}
     for event in events:
-        if event.name.startswith(PHASE_LABEL) or event.name.startswith(
-            ("ra.layer::", "ProfilerStep#")
-        ):
+        if event.name.startswith(PHASE_LABEL) or event.name.startswith((LAYER_PREFIX, STEP_PREFIX)):
             continue
         start = event.time_range.start
         phase = next((name for name, lo, hi in windows if lo <= start <= hi), "other")

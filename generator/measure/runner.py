@@ -33,6 +33,8 @@ from generator.measure.stats import summarize_times
 from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.run import (
+    LAYERS_FILE,
+    TRACE_FILE,
     Measured,
     ModelledPoint,
     RunFailure,
@@ -61,10 +63,6 @@ OPS_COLUMNS = [
     "self_device_time_s",
     "input_shapes",
 ]
-
-
-TRACE_FILE = "trace.json.gz"
-LAYERS_FILE = "layers.csv"
 
 
 def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict[str, Any]]:

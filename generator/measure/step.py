@@ -15,10 +15,11 @@ import torch
 from torch import nn
 
 from generator.config import RunConfig
+from generator.ingest.trace.labels import PHASE_PREFIX
 from generator.models import build_model
 
 PHASES = ("forward", "loss", "backward", "optimizer_step")
-PHASE_LABEL = "ra::"  # prefix of the profiler/NVTX ranges that mark phases
+PHASE_LABEL = PHASE_PREFIX  # the profiler/NVTX ranges that mark phases (read back by ingest)
 
 
 @dataclass

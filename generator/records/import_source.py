@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS, unknown_name
+from generator.records.run import TRACE_FILE
 from generator.records.versioned import load_toml, upgrade, validated
 
 SCHEMA_VERSION = 1
@@ -71,7 +72,7 @@ class ImportedTrace:
     csv_path: Path | None  # an ncu export of the same work beside it, to compare FLOPs
 
 
-TRACE_FILES = ("trace.json.gz", "trace.json")
+TRACE_FILES = (TRACE_FILE, "trace.json")
 
 
 def trace_file(folder: Path) -> Path | None:

@@ -17,6 +17,8 @@ from generator.records.versioned import load_json, upgrade, validated
 
 RUN_SCHEMA_VERSION = 1
 RUN_FILE = "run.json"
+TRACE_FILE = "trace.json.gz"  # the profiled step, as torch.profiler wrote it (gzipped)
+LAYERS_FILE = "layers.csv"  # per layer and phase: counted FLOPs and bytes, measured time
 
 
 class _Part(BaseModel):

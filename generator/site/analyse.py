@@ -20,7 +20,7 @@ from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import find_device
 from generator.errors import UserError
 from generator.ingest import NcuExport
-from generator.ingest.trace.attribute import PHASE_PREFIX as PHASE_LABEL
+from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.records.import_source import Imported
 from generator.site.load import Loaded, LoadedTrace, ProfiledRun
 

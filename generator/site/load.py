@@ -29,7 +29,7 @@ from generator.records.complexity_tables import ComplexityTables, read_tables
 from generator.records.import_source import Imported, Source, discover, discover_traces
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
-from generator.records.run import RunRecord, read_run
+from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord, read_run
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,18 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
     _check_cited(literature, references)
     runs = load_runs(measurements)
     ok = runs.filter(pl.col("status") == "ok")["run_id"].to_list()
+    records = {  # each ok run's record, read once for the stages below
+        run_id: record
+        for run_id in ok
+        if (record := read_run(measurements / "runs" / run_id)) is not None
+    }
     repository = measurements.parent
     return Loaded(
         measurements=measurements,
         catalog=catalog,
         imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
         runs=runs,
-        profiled=_profiled_runs(measurements, ok, cache_dir),
+        profiled=_profiled_runs(measurements, records, cache_dir),
         step_times={run_id: _step_times(measurements / "runs" / run_id) for run_id in ok},
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(measurements),
@@ -102,7 +107,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         references=references,
         citation=read_citation(repository),
         benchmarks=read_benchmarks(repository),
-        traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, ok),
+        traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
     )
 
 
@@ -118,24 +123,27 @@ def _imported_traces(measurements: Path, cache_dir: Path) -> list[LoadedTrace]:
     ]
 
 
-def _run_traces(measurements: Path, ok: list[str]) -> list[LoadedTrace]:
-    """Every ok run whose profiled step was kept (runs/<id>/trace.json.gz)."""
+def _run_traces(measurements: Path, records: dict[str, RunRecord]) -> list[LoadedTrace]:
+    """Every ok run whose profiled step was kept (runs/<id>/trace.json.gz), with the
+    ceilings of the device it ran on (each ceilings file read once)."""
     found = []
-    for run_id in ok:
+    ceilings_by_id: dict[str, MeasuredCeilings | None] = {}
+    for run_id, record in records.items():
         folder = measurements / "runs" / run_id
-        record = read_run(folder)
-        trace = folder / "trace.json.gz"
-        if record is None or not trace.is_file():
+        trace = folder / TRACE_FILE
+        if not trace.is_file():
             continue
-        layers = folder / "layers.csv"
-        ceilings = ceilings_path(measurements, record.ceilings) if record.ceilings else None
+        layers = folder / LAYERS_FILE
+        if record.ceilings and record.ceilings not in ceilings_by_id:
+            path = ceilings_path(measurements, record.ceilings)
+            ceilings_by_id[record.ceilings] = read_ceilings(path) if path.is_file() else None
         found.append(
             LoadedTrace(
                 slug=f"run-{run_id}",
                 raw=read_trace(trace),
                 record=record,
                 layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers.is_file() else None,
-                ceilings=read_ceilings(ceilings) if ceilings and ceilings.is_file() else None,
+                ceilings=ceilings_by_id.get(record.ceilings) if record.ceilings else None,
             )
         )
     return found
@@ -155,14 +163,14 @@ def _check_cited(literature: list[LiteratureRow], references: dict[str, Referenc
             )
 
 
-def _profiled_runs(measurements: Path, ok: list[str], cache_dir: Path) -> list[ProfiledRun]:
+def _profiled_runs(
+    measurements: Path, records: dict[str, RunRecord], cache_dir: Path
+) -> list[ProfiledRun]:
     """Every ok run profiled with `nox -s measure -- --ncu` (runs/<id>/ncu.csv)."""
     found = []
-    for run_id in ok:
-        folder = measurements / "runs" / run_id
-        csv_path = folder / "ncu.csv"
-        record = read_run(folder)
-        if record is not None and csv_path.is_file():
+    for run_id, record in records.items():
+        csv_path = measurements / "runs" / run_id / "ncu.csv"
+        if csv_path.is_file():
             found.append(ProfiledRun(record, csv_path, cached_read(csv_path, cache_dir)))
     return found
 

@@ -12,11 +12,11 @@ layer of the forward op with the same `Sequence number`.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import polars as pl
 
+from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
 from generator.ingest.trace.op_table import FORMULAS, TENSOR_FAMILIES, op_cost
 from generator.ingest.trace.read import RawTrace
 from generator.ingest.trace.timeline import (
@@ -28,9 +28,6 @@ from generator.ingest.trace.timeline import (
     windows,
 )
 
-STEP_PREFIX = "ProfilerStep#"
-PHASE_PREFIX = "ra::"  # the phase ranges `nox -s measure` records (forward, loss, ...)
-LAYER_PREFIX = "ra.layer::"  # one range per leaf module's forward, named by its path
 BACKWARD_NODE = "autograd::engine::evaluate_function: "
 # Kernel-name fragments of tensor-core code (CUTLASS, cuBLAS/xmma, cuDNN, Hopper wgmma,
 # AMD MFMA); a float32 matmul on them is TF32.
@@ -65,7 +62,6 @@ class Attribution:
     instances: pl.DataFrame  # INSTANCE_SCHEMA, one row per counted op
     on_gpu: bool
     ops_with_shapes: int
-    unlaunched_kernels: int  # kernels with no launch in the trace (no correlation match)
     steps: tuple[str, ...]
 
 
@@ -158,14 +154,12 @@ def attribute(trace: RawTrace) -> Attribution:
         rows["range"].append(range_w.at(at))
 
     kernels = trace.kernels
-    unlaunched = 0
     if len(kernels):
         launch_op = enclosing_ops(ops, trace.launches)
         by_correlation = {c: i for i, c in enumerate(trace.launches.correlation) if c is not None}
         for k in range(len(kernels)):
+            # a kernel whose launch is not in the trace is attributed to no op: "(no op)"
             launch = by_correlation.get(kernels.correlation[k])  # type: ignore[arg-type]
-            if launch is None:
-                unlaunched += 1
             op = launch_op[launch] if launch is not None else NO_PARENT
             at = trace.launches.ts[launch] if launch is not None else kernels.ts[k]
             name = kernels.name[k]
@@ -195,7 +189,6 @@ def attribute(trace: RawTrace) -> Attribution:
         instances=instances,
         on_gpu=bool(len(kernels)),
         ops_with_shapes=sum(1 for a in ops.args if a is not None),
-        unlaunched_kernels=unlaunched,
         steps=tuple(step_order),
     )
 
@@ -212,7 +205,3 @@ def tensor_path(family: str | None, dtype: str | None, tensor_core: bool) -> str
             return "fp64_tensor" if tensor_core else "fp64"
         return "tf32_tensor" if tensor_core else "fp32"
     return "fp64" if dtype == "double" else "fp32"
-
-
-def most_common(values: list[str]) -> str | None:
-    return Counter(values).most_common(1)[0][0] if values else None
