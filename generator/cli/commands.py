@@ -110,6 +110,15 @@ def _require_torch(command: str) -> None:
         ) from None
 
 
+def cmd_check_gpu(args: argparse.Namespace) -> int:
+    _require_torch("check-gpu")
+    from generator.measure.gpu_check import check_gpu
+
+    report = check_gpu()
+    print(json.dumps(report, indent=2))
+    return 0 if report["paths"]["ncu_counters"] else 1
+
+
 def cmd_complexity(args: argparse.Namespace) -> int:
     from generator.models import dataset, model_spec, parse_shape
 
@@ -164,6 +173,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     config_path = Path(args.config)
     if args.list:
         for run in resolve_runs(load_experiments(config_path), args.group):
+            if args.device not in (None, run.device):
+                continue
             print(
                 f"{run.group:<4} {run.model:<14} {run.dataset:<9} b{run.batch:<5} "
                 f"{run.phase:<11} {run.precision:<9} {run.device}"
@@ -179,5 +190,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         force=args.force,
         use_ncu=args.ncu,
         argv=args.argv,
+        device=args.device,
+        ncu_timeout_s=args.ncu_timeout,
     )
     return 1 if any(o.status == "failed" for o in outcomes) else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from generator.cli.commands import (
+    cmd_check_gpu,
     cmd_complexity,
     cmd_complexity_tables,
     cmd_import,
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_complexity(commands)
     _add_complexity_tables(commands)
     _add_measure(commands)
+    _add_check_gpu(commands)
     _add_site(commands)
     return parser
 
@@ -221,6 +223,12 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="only this experiment group (repeatable; default: all)",
     )
     measure.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        help="only the runs on this device (default: every device the matrix names; on a "
+        "GPU machine, --device cuda leaves the CPU runs measured elsewhere alone)",
+    )
+    measure.add_argument(
         "--force", action="store_true", help="re-measure runs (and ceilings) already recorded"
     )
     measure.add_argument(
@@ -230,9 +238,29 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "and ncu on PATH) and store the export as ncu.csv",
     )
     measure.add_argument(
+        "--ncu-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="a run whose ncu profile takes longer is recorded as failed (default: %(default)s)",
+    )
+    measure.add_argument(
         "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
     )
     measure.set_defaults(handler=cmd_measure)
+
+
+def _add_check_gpu(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check-gpu",
+        help="say what this machine has for `measure` (torch, CUDA, GPU, ncu, counter access)",
+        description="Print, as JSON, the torch/CUDA/cuDNN versions, the GPU and its driver, "
+        "where ncu is and whether it may read hardware counters (it profiles one small "
+        "kernel to find out), and which measure paths are open: timing and traces always, "
+        "CUDA timing with a GPU, `measure --ncu` only with counter access. Exit status 1 "
+        "when there is no GPU or ncu cannot read counters.",
+    )
+    check.set_defaults(handler=cmd_check_gpu)
 
 
 def _add_site(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -2,11 +2,16 @@
 
 PyTorch runs backward on its own thread, so per-thread NVTX ranges would miss it: the
 child brackets the step with cudaProfilerStart/Stop (`--profile-from-start off`) and the
-phase ranges are pushed with process scope (`--nvtx-push-pop-scope process`)."""
+phase ranges are pushed with process scope (`--nvtx-push-pop-scope process`).
+
+ncu refuses the whole run when one requested metric does not exist on the GPU, so the
+metric list is cut to what `ncu --query-metrics` says this GPU has."""
 
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,19 +23,59 @@ from generator.ingest.metric_map import METRIC_COLUMNS
 CLOCK_CONTROL = "base"
 CACHE_CONTROL = "all"
 
+# Collected whenever the GPU has them, mapped or not: tensor-pipe counters are named
+# differently per architecture (Hopper's warpgroup MMA among them), and an export that
+# holds them can be re-read when the metric map learns a new name, without re-profiling.
+EXTRA_METRIC_PREFIXES = ("sm__ops_path_tensor_", "sm__inst_executed_pipe_tensor")
 
-def ncu_metrics() -> list[str]:
-    """Every name the ingest maps (all aliases: ncu answers n/a for names a GPU lacks)."""
+_METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*__[a-z0-9_]+$")
+
+
+def metric_base(name: str) -> str:
+    """`dram__bytes_read.sum` → `dram__bytes_read` (what --query-metrics lists)."""
+    return name.split(".", 1)[0]
+
+
+def _is_metric_name(name: str) -> bool:
+    """Display names of exported sections (`sol:Duration`) are not metrics ncu can collect."""
+    return bool(_METRIC_NAME.match(metric_base(name)))
+
+
+def query_command(ncu: str) -> list[str]:
+    return [ncu, "--query-metrics"]
+
+
+def available_metrics(query_output: str) -> set[str]:
+    """Base metric names in the output of `ncu --query-metrics` (first word of a row)."""
+    names = set()
+    for line in query_output.splitlines():
+        words = line.split()
+        if words and _METRIC_NAME.match(words[0]):
+            names.add(words[0])
+    return names
+
+
+def ncu_metrics(available: set[str] | None = None) -> list[str]:
+    """The metrics to collect: per mapped column, its first name the GPU has (every
+    collectable alias when `available` is unknown), then the extra tensor counters."""
     names: list[str] = []
     for column in METRIC_COLUMNS:
-        for alias in column.aliases:
-            if alias not in names:
-                names.append(alias)
+        usable = [a for a in column.aliases if _is_metric_name(a) and "." in a]
+        if available is not None:
+            usable = [a for a in usable if metric_base(a) in available][:1]
+        names += [a for a in usable if a not in names]
+    for base in sorted(available or ()):
+        if base.startswith(EXTRA_METRIC_PREFIXES) and f"{base}.sum" not in names:
+            names.append(f"{base}.sum")
     return names
 
 
 def profile_command(
-    ncu: str, report: Path, config_json: Path, python: str | None = None
+    ncu: str,
+    report: Path,
+    config_json: Path,
+    python: str | None = None,
+    metrics: list[str] | None = None,
 ) -> list[str]:
     """The ncu command that runs the child step under the profiler."""
     return [
@@ -41,7 +86,7 @@ def profile_command(
         "--nvtx-push-pop-scope", "process",
         "--clock-control", CLOCK_CONTROL,
         "--cache-control", CACHE_CONTROL,
-        "--metrics", ",".join(ncu_metrics()),
+        "--metrics", ",".join(metrics if metrics is not None else ncu_metrics()),
         "--export", str(report),
         "--force-overwrite",
         python or sys.executable, "-m", "generator.measure.ncu_child", str(config_json),
@@ -70,3 +115,51 @@ def find_ncu(device_available: bool) -> str:
             fix="install Nsight Compute (it comes with the CUDA toolkit) and add its folder to PATH",
         )
     return ncu
+
+
+def metrics_for_this_gpu(ncu: str) -> list[str]:
+    """ncu_metrics() cut to this GPU's metrics; every alias if the query fails."""
+    try:
+        output = subprocess.run(
+            query_command(ncu), capture_output=True, text=True, check=True, timeout=300
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ncu_metrics()
+    available = available_metrics(output)
+    return ncu_metrics(available or None)
+
+
+class NcuFailed(RuntimeError):
+    """ncu exited non-zero or ran out of time; the message ends with its own last lines."""
+
+
+def run_ncu(command: list[str], timeout_s: float, log: Path | None = None) -> str:
+    """Run an ncu command and return its stdout; ncu's messages go to `log` when given."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as error:
+        tail = _text(error.stderr) + _text(error.stdout)
+        raise NcuFailed(f"ncu did not finish in {timeout_s:.0f} s: {_last_lines(tail)}") from None
+    if log is not None:
+        log.write_text("\n".join(filter(None, (done.stderr, _prof_lines(done.stdout)))) + "\n")
+    if done.returncode != 0:
+        raise NcuFailed(
+            f"ncu exited with status {done.returncode}: {_last_lines(done.stderr + done.stdout)}"
+        )
+    return done.stdout
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data.decode(errors="replace") if isinstance(data, bytes) else data
+
+
+def _prof_lines(stdout: str) -> str:
+    """ncu's own messages (==PROF==, ==WARNING==, ==ERROR==) from a child's stdout."""
+    return "\n".join(line for line in stdout.splitlines() if line.startswith("=="))
+
+
+def _last_lines(text: str, count: int = 8) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return " | ".join(lines[-count:]) or "(no output)"

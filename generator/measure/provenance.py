@@ -60,6 +60,9 @@ def device_id(device: str) -> str:
     return slug(("cpu " if device == "cpu" else "") + device_name(device))
 
 
+COMMIT_VARIABLE = "ROOFLINE_ATLAS_COMMIT"
+
+
 def git_state(repo: Path) -> dict[str, Any]:
     """Commit and dirty flag of the code (changes under measurements/ do not count:
     measuring writes there)."""
@@ -73,6 +76,10 @@ def git_state(repo: Path) -> dict[str, Any]:
         commit = git("rev-parse", "HEAD")
         dirty = bool(git("status", "--porcelain", "--", ".", ":(exclude)measurements"))
     except (OSError, subprocess.CalledProcessError):
+        # A tree copied to a GPU machine without .git: the copier names its commit.
+        copied = os.environ.get(COMMIT_VARIABLE)
+        if copied:
+            return {"commit": copied, "dirty": None, "source": f"{COMMIT_VARIABLE} (no .git)"}
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
 

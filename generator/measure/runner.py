@@ -34,6 +34,7 @@ from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.run import (
     LAYERS_FILE,
+    NCU_LOG,
     TRACE_FILE,
     Measured,
     ModelledPoint,
@@ -122,15 +123,21 @@ def _ceilings(measurements: Path, device: str, force: bool, console: Console) ->
     return identity
 
 
-def _run_ncu(config: RunConfig, folder: Path, ncu: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NcuSettings:
+    executable: str
+    metrics: list[str]  # cut to what this GPU has (ncu_mode.metrics_for_this_gpu)
+    timeout_s: float
+
+
+def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
     config_path = folder / "ncu-config.json"
     config_path.write_text(json.dumps(config.as_dict()))
     report = folder / "profile.ncu-rep"
-    profile = ncu_mode.profile_command(ncu, report, config_path)
-    subprocess.run(profile, check=True, capture_output=True, text=True)
-    export = ncu_mode.export_command(ncu, report)
-    csv_text = subprocess.run(export, check=True, capture_output=True, text=True).stdout
-    (folder / "ncu.csv").write_text(csv_text)
+    profile = ncu_mode.profile_command(ncu.executable, report, config_path, metrics=ncu.metrics)
+    ncu_mode.run_ncu(profile, ncu.timeout_s, log=folder / NCU_LOG)
+    export = ncu_mode.export_command(ncu.executable, report)
+    (folder / "ncu.csv").write_text(ncu_mode.run_ncu(export, ncu.timeout_s))
     report.unlink(missing_ok=True)
     config_path.unlink(missing_ok=True)
     return {
@@ -144,7 +151,7 @@ def _run_ncu(config: RunConfig, folder: Path, ncu: str) -> dict[str, Any]:
 def measure_one(
     config: RunConfig,
     folder: Path,
-    ncu: str | None,
+    ncu: NcuSettings | None,
     progress: Any,
 ) -> Measured:
     """Measure into `folder` (a staging folder) and return run.json's measured part."""
@@ -197,7 +204,7 @@ def measure_one(
             attained_flops_per_s=totals["step_flops"] / median,
             arithmetic_intensity=totals["arithmetic_intensity"],
         ),
-        files=[*files, "ncu.csv"] if profiled else files,
+        files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
     )
 
@@ -210,13 +217,20 @@ def execute(
     use_ncu: bool,
     argv: list[str],
     console: Console | None = None,
+    device: str | None = None,
+    ncu_timeout_s: float = 1800.0,
 ) -> list[Outcome]:
     # A log file or CI gets a table wide enough for run ids, not the 80-column default.
     console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     experiments = load_experiments(config_path)
-    runs = resolve_runs(experiments, groups)
+    runs = [r for r in resolve_runs(experiments, groups) if device in (None, r.device)]
     check_machine(runs, config_path, [g.id for g in experiments.groups])
-    ncu = ncu_mode.find_ncu(torch.cuda.is_available()) if use_ncu else None
+    ncu = None
+    if use_ncu:
+        executable = ncu_mode.find_ncu(torch.cuda.is_available())
+        console.print("asking ncu which metrics this GPU has…")
+        metrics = ncu_mode.metrics_for_this_gpu(executable)
+        ncu = NcuSettings(executable, metrics, ncu_timeout_s)
     runs_dir = measurements / "runs"
     command = command_line(argv)
     environments: dict[str, dict[str, Any]] = {}
@@ -246,7 +260,7 @@ def _one(
     runs_dir: Path,
     measurements: Path,
     force: bool,
-    ncu: str | None,
+    ncu: NcuSettings | None,
     command: str,
     environments: dict[str, dict[str, Any]],
     ceilings_done: dict[str, str],

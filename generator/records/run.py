@@ -19,6 +19,7 @@ RUN_SCHEMA_VERSION = 1
 RUN_FILE = "run.json"
 TRACE_FILE = "trace.json.gz"  # the profiled step, as torch.profiler wrote it (gzipped)
 LAYERS_FILE = "layers.csv"  # per layer and phase: counted FLOPs and bytes, measured time
+NCU_LOG = "ncu.log"  # ncu's own messages while it profiled the step (warnings, kernels seen)
 
 
 class _Part(BaseModel):
