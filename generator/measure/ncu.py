@@ -28,6 +28,9 @@ CACHE_CONTROL = "all"
 # holds them can be re-read when the metric map learns a new name, without re-profiling.
 EXTRA_METRIC_PREFIXES = ("sm__ops_path_tensor_", "sm__inst_executed_pipe_tensor")
 
+# Variants a DL training step never exercises: each metric more can add replay passes.
+EXTRA_METRIC_SKIPPED = ("sparsity", "int1", "int8", "imma", "dmma", "fp8", "hfma2")
+
 _METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*__[a-z0-9_]+$")
 
 
@@ -65,7 +68,10 @@ def ncu_metrics(available: set[str] | None = None) -> list[str]:
             usable = [a for a in usable if metric_base(a) in available][:1]
         names += [a for a in usable if a not in names]
     for base in sorted(available or ()):
-        if base.startswith(EXTRA_METRIC_PREFIXES) and f"{base}.sum" not in names:
+        extra = base.startswith(EXTRA_METRIC_PREFIXES) and not any(
+            word in base for word in EXTRA_METRIC_SKIPPED
+        )
+        if extra and f"{base}.sum" not in names:
             names.append(f"{base}.sum")
     return names
 

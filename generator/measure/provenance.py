@@ -72,14 +72,15 @@ def git_state(repo: Path) -> dict[str, Any]:
             ["git", *args], cwd=repo, capture_output=True, text=True, check=True
         ).stdout.strip()
 
+    # A tree copied to another machine (a lent GPU): the copier names the commit it copied,
+    # which any .git that travelled with the copy may not match.
+    copied = os.environ.get(COMMIT_VARIABLE)
+    if copied:
+        return {"commit": copied, "dirty": None, "source": COMMIT_VARIABLE}
     try:
         commit = git("rev-parse", "HEAD")
         dirty = bool(git("status", "--porcelain", "--", ".", ":(exclude)measurements"))
     except (OSError, subprocess.CalledProcessError):
-        # A tree copied to a GPU machine without .git: the copier names its commit.
-        copied = os.environ.get(COMMIT_VARIABLE)
-        if copied:
-            return {"commit": copied, "dirty": None, "source": f"{COMMIT_VARIABLE} (no .git)"}
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
 
