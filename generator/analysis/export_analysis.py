@@ -39,6 +39,7 @@ def analyze_export(
     phase: str | None,
     analytic_training_flops: float | None = None,
     analytic_forward_flops: float | None = None,
+    analytic_backward_flops: float | None = None,
 ) -> ExportAnalysis:
     metrics = kernel_metrics(export.kernels)
     step = totals(metrics)
@@ -54,6 +55,7 @@ def analyze_export(
         phase,
         analytic_training_flops=analytic_training_flops,
         analytic_forward_flops=analytic_forward_flops,
+        analytic_backward_flops=analytic_backward_flops,
     )
     return ExportAnalysis(
         metrics,

@@ -14,6 +14,8 @@ import polars as pl
 FAMILY_RULES: tuple[tuple[str, str], ...] = (
     ("optimizer", r"multi_tensor_apply|fused_adam|fused_sgd|adam_|sgd_|lamb_|_foreach_"),
     ("winograd", r"winograd"),
+    # cuDNN's FFT convolution: the transforms, the filter flip and the pointwise products.
+    ("fft conv", r"fft2d_|fft_conv|flip_filter|regular_fft|vector_fft"),
     ("depthwise conv", r"depthwise|conv_depthwise|dwconv"),
     ("conv wgrad", r"wgrad|bwd_filter|backward_weight|convolve_wgrad|computeWgrad"),
     ("conv dgrad", r"dgrad|bwd_data|backward_input|convolve_dgrad"),

@@ -26,6 +26,9 @@ FLOP_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
     "tensor_fp64": (("tensor_fp64_ops", 1),),
     "tensor_fp8": (("tensor_fp8_fp16_ops", 1), ("tensor_fp8_fp32_ops", 1)),
 }
+# Read only where none of the precision's own terms was collected: Hopper has no generic
+# fp16 counter split by accumulator (`sm__ops_path_tensor_src_fp16_dst_*`), only the sum.
+FALLBACK_TERMS: dict[str, tuple[str, int]] = {"tensor_fp16": ("tensor_fp16_any_ops", 1)}
 # CUDA-core precisions need all three instruction counters: without the fma count the FLOPs
 # would be undercounted by most of the work. Tensor paths are separate counters (ncu reports
 # n/a for a path the GPU lacks), so any present one counts.
@@ -51,7 +54,11 @@ def _precision_flops(precision: str) -> pl.Expr:
     known = (
         pl.all_horizontal(present) if precision in REQUIRE_ALL_TERMS else pl.any_horizontal(present)
     )
-    return pl.when(known).then(pl.sum_horizontal(terms)).alias(f"flops_{precision}")
+    flops = pl.when(known).then(pl.sum_horizontal(terms))
+    if precision in FALLBACK_TERMS:
+        column, weight = FALLBACK_TERMS[precision]
+        flops = flops.otherwise(pl.col(column) * weight)
+    return flops.alias(f"flops_{precision}")
 
 
 def kernel_metrics(kernels: pl.DataFrame) -> pl.DataFrame:

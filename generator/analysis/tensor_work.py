@@ -8,7 +8,10 @@ plausible (a GEMM, convolution or attention kernel by name, a tensor-core kernel
 tensor pipe busy for a material share of cycles) count as uncounted matrix work, and not a
 kernel whose counted CUDA-core FLOPs are at least what its tensor-pipe instructions could
 do: its matrix multiply ran on CUDA cores and is counted (a naive fp32 GEMM on A100 issues
-one tensor-pipe instruction per 16 FFMA warp instructions and no MMA).
+one tensor-pipe instruction per 16 FFMA warp instructions and no MMA). Nor a kernel whose
+direct counters were collected and read zero: on an H100 (ncu 2025.3) FP32 elementwise,
+batch-norm, pooling, FFT and SIMT implicit-GEMM kernels issue HMMA-pipe instructions while
+every `sm__ops_path_tensor_*` counter reads 0 (runs F and H in measurements/runs/).
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
         return None
     signals = ("tensor_pipe_inst", "tensor_hmma_inst", "tensor_active_pct")
     name = pl.col("kernel_name").fill_null("")
+    direct = [pl.col(f"flops_{p}") for p in FLOP_TERMS if p.startswith("tensor_")]
+    counted_zero = pl.any_horizontal([c.is_not_null() for c in direct])
     # A tensor-core kernel name is evidence on its own only where no tensor counter was
     # collected for the kernel; a collected zero says the tensor cores did not run.
     active = pl.any_horizontal([pl.col(c).fill_null(0) > 0 for c in signals]) | (
@@ -83,8 +88,9 @@ def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
         | name.str.contains(TENSOR_NAME)
         | (pl.col("tensor_active_pct").fill_null(0) >= MATERIAL_ACTIVE_PCT)
     ) & ~(simt & (pl.col("tensor_pipe_inst").fill_null(0) > 0))
-    matrix = metrics.filter(active & plausible)
-    others = metrics.filter(active & ~plausible).height
+    uncounted = active & ~counted_zero  # no tensor FLOPs anywhere: a collected counter is 0
+    matrix = metrics.filter(uncounted & plausible)
+    others = metrics.filter(uncounted & ~plausible).height
     if matrix.is_empty():
         return None
     inst = matrix["tensor_pipe_inst"]

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import polars as pl
 
+from generator.ingest.metric_map import METRIC_COLUMNS
 from generator.ingest.ncu_csv import PARSER_VERSION, NcuExport, read_ncu_csv
 
 CHUNK = 8 * 1024 * 1024
+# A parsed export has one column per metric-map entry: a changed map is a new cache key.
+MAP_DIGEST = hashlib.sha256(repr(METRIC_COLUMNS).encode()).hexdigest()[:8]
 DEFAULT_CACHE = Path(".cache") / "roofline-atlas"  # beside measurements/, git-ignored
 
 
@@ -29,7 +32,7 @@ def file_digest(path: Path) -> str:
 
 def cached_read(path: Path, cache_root: Path, memory_budget: int | None = None) -> NcuExport:
     """read_ncu_csv through the cache; errors are never cached (a bad file is re-read)."""
-    folder = cache_root / "ncu" / f"{file_digest(path)}-p{PARSER_VERSION}"
+    folder = cache_root / "ncu" / f"{file_digest(path)}-p{PARSER_VERSION}-m{MAP_DIGEST}"
     meta_path = folder / "meta.json"
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text())

@@ -79,6 +79,12 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
         "tensor_fp16_fp32_ops", _tensor_ops("src_fp16_dst_fp32"), "ops", "tensor ops fp16->fp32"
     ),
     MetricColumn(
+        "tensor_fp16_any_ops",
+        _tensor_ops("src_fp16"),
+        "ops",
+        "tensor ops fp16->fp16 or fp32 (Hopper's generic fp16 counter)",
+    ),
+    MetricColumn(
         "tensor_bf16_bf16_ops", _tensor_ops("src_bf16_dst_bf16"), "ops", "tensor ops bf16->bf16"
     ),
     MetricColumn(

@@ -3,8 +3,9 @@ measured here beside them."""
 
 from __future__ import annotations
 
-from generator.catalog import PEAK_KEYS, Device
-from generator.formatting import si
+from generator.catalog import PEAK_KEYS, Device, find_device
+from generator.errors import UserError
+from generator.formatting import percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import HARDWARE_PAGE
@@ -12,22 +13,50 @@ from generator.pages.render import ChartBook, one_line, render
 from generator.records.ceilings import MeasuredCeilings
 
 
+# A measured GEMM precision (ceilings file) -> the catalog peak it is compared with. On a
+# GPU the reduced precisions run on tensor cores; a CPU is never in the catalog.
+GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
+
+
+def _catalog_match(name: str, devices: tuple[Device, ...]) -> Device | None:
+    try:
+        return find_device(name, devices)
+    except UserError:
+        return None
+
+
 def _measured_rows(
     devices: tuple[Device, ...], ceilings: list[MeasuredCeilings]
 ) -> list[list[str]]:
+    """One row per measured ceiling: measured, datasheet, and their ratio."""
     rows = []
     for measured in ceilings:
-        match = next((d for d in devices if d.name.lower() == measured.device_name.lower()), None)
-        rows.append(
-            [
-                measured.device_name,
-                measured.gemm_summary() or "n/a",
-                si(measured.triad_bytes_per_s, "B/s"),
-                si(match.peak("fp32"), "FLOP/s") + " (fp32)" if match else "not in the catalog",
-                si(match.bandwidth_bytes_per_s, "B/s") if match else "n/a",
-                measured.measured_at,
-            ]
-        )
+        match = _catalog_match(measured.device_name, devices)
+        quantities: list[tuple[str, float | None, float | None, str]] = [
+            (
+                f"{precision} GEMM",
+                rate,
+                match.peak(GEMM_PEAK[precision]) if match and precision in GEMM_PEAK else None,
+                "FLOP/s",
+            )
+            for precision, rate in measured.gemm_flops_per_s.items()
+        ]
+        datasheet_bandwidth = match.bandwidth_bytes_per_s if match else None
+        quantities += [
+            ("STREAM copy", measured.copy_bytes_per_s, datasheet_bandwidth, "B/s"),
+            ("STREAM triad", measured.triad_bytes_per_s, datasheet_bandwidth, "B/s"),
+        ]
+        for quantity, value, datasheet, unit in quantities:
+            rows.append(
+                [
+                    measured.device_name,
+                    quantity,
+                    si(value, unit),
+                    si(datasheet, unit) if datasheet else "not in the catalog",
+                    percent(100 * value / datasheet) if value and datasheet else "n/a",
+                    measured.measured_at,
+                ]
+            )
     return rows
 
 

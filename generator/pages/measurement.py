@@ -89,6 +89,38 @@ def _range_rows(view: MeasurementView) -> list[list[str]]:
     return rows
 
 
+# Innermost NVTX range of a phase → the analytic count of that phase (complexity totals).
+PHASE_ANALYTIC = {
+    "forward": "forward_flops",
+    "loss": "loss_flops",
+    "backward": "backward_flops",
+    "optimizer_step": "optimizer_flops",
+}
+
+
+def _phase_check_rows(view: MeasurementView) -> list[list[str]]:
+    """Counted against analytic FLOPs for each range named after a phase."""
+    if view.analytic is None:
+        return []
+    rows = []
+    for name, t in view.ranges.items():
+        analytic = view.analytic.get(PHASE_ANALYTIC.get(name, ""))
+        if analytic is None:
+            continue
+        tensor = sum(v for k, v in t.flops_by_precision.items() if k.startswith("tensor_"))
+        rows.append(
+            [
+                name,
+                str(t.kernels),
+                si(t.flops, "FLOP"),
+                si(analytic, "FLOP"),
+                number(t.flops / analytic, 3) if t.flops is not None and analytic else "n/a",
+                percent(100 * tensor / t.flops) if t.flops else "n/a",
+            ]
+        )
+    return rows
+
+
 def _kernel_rows(view: MeasurementView) -> list[list[str]]:
     top = view.kernels.sort("time_s", descending=True, nulls_last=True).head(TOP_KERNELS)
     return [
@@ -190,6 +222,7 @@ def measurement_page(view: MeasurementView) -> Page:
         chart_html=charts.embed(view.chart, f"roofline-{view.slug}"),
         chart_caption=_chart_caption(view),
         range_rows=_range_rows(view),
+        phase_check_rows=_phase_check_rows(view),
         family_rows=_family_rows(view),
         family_range_rows=_family_range_rows(view),
         top_count=min(TOP_KERNELS, view.kernels.height),

@@ -122,6 +122,9 @@ def _imported_view(
         if counts and source.phase == "train_step"
         else None,
         analytic_forward_flops=counts["forward_flops"] if counts else None,
+        analytic_backward_flops=counts.get("backward_flops")
+        if counts and source.phase == "train_step"
+        else None,
     )
     return MeasurementView(
         slug=item.name,
@@ -155,6 +158,7 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
         phase,
         analytic_training_flops=counts.get("step_flops") if phase == "train_step" else None,
         analytic_forward_flops=counts.get("forward_flops"),
+        analytic_backward_flops=counts.get("backward_flops") if phase == "train_step" else None,
     )
     run_id, commit = record.run_id, record.commit or "unknown"
     csv_path = run.csv_path
