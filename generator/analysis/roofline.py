@@ -55,10 +55,10 @@ def _precision_flops(precision: str) -> pl.Expr:
         pl.all_horizontal(present) if precision in REQUIRE_ALL_TERMS else pl.any_horizontal(present)
     )
     flops = pl.when(known).then(pl.sum_horizontal(terms))
-    if precision in FALLBACK_TERMS:
-        column, weight = FALLBACK_TERMS[precision]
-        flops = flops.otherwise(pl.col(column) * weight)
-    return flops.alias(f"flops_{precision}")
+    if precision not in FALLBACK_TERMS:
+        return flops.alias(f"flops_{precision}")
+    column, weight = FALLBACK_TERMS[precision]
+    return flops.otherwise(pl.col(column) * weight).alias(f"flops_{precision}")
 
 
 def kernel_metrics(kernels: pl.DataFrame) -> pl.DataFrame:

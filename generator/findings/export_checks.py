@@ -322,9 +322,11 @@ def _fewer_multiplication_kernels(kernels: pl.DataFrame | None) -> str:
     if chosen.is_empty():
         return ""
     names = " / ".join(sorted(set(chosen["family"].to_list())))
-    total = families["time_s"].sum()
+    total = float(families["time_s"].sum())
     share = (
-        f" ({percent(100 * chosen['time_s'].sum() / total)} of its kernel time)" if total else ""
+        f" ({percent(100 * float(chosen['time_s'].sum()) / total)} of its kernel time)"
+        if total
+        else ""
     )
     return f"cuDNN ran {chosen.height} {names} kernel(s){share}"
 

@@ -12,6 +12,8 @@ FINDING_IDS = (
     "above-roof",
     "tensor-work-uncounted",
     "flops-mismatch",
+    "fewer-flops-algorithm",
+    "tensor-padding",
     "noisy-timing",
     "timing-drift",
     "implausible-clock",

@@ -12,7 +12,6 @@ from generator.pages.paths import HARDWARE_PAGE
 from generator.pages.render import ChartBook, one_line, render
 from generator.records.ceilings import MeasuredCeilings
 
-
 # A measured GEMM precision (ceilings file) -> the catalog peak it is compared with. On a
 # GPU the reduced precisions run on tensor cores; a CPU is never in the catalog.
 GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
