@@ -43,7 +43,9 @@ batch_sizes = [4, 16]
 def test_every_committed_run_is_on_the_runs_page(repo_site: Path) -> None:
     html = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
     runs = sorted(
-        p.name for p in (REPO / "measurements" / "runs").iterdir() if not p.name.startswith(".")
+        p.name
+        for p in (REPO / "measurements" / "runs").iterdir()
+        if p.is_dir() and not p.name.startswith(".")
     )
     assert runs, "measurements/runs/ holds the committed CPU results"
     for run_id in runs:

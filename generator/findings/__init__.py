@@ -1,7 +1,8 @@
 """Sanity checks that turn suspicious data into explained findings.
 
 Each finding has a stable id, a severity ("error": a number on the page is wrong;
-"warning": a number is doubtful), the evidence with its numbers, and the fix. The checks
+"warning": a number is doubtful; "info": right, and unlike the analytic count for a stated
+reason), the evidence with its numbers, and the fix. The checks
 encode the mistakes the seed reports made (cited on the Replication page): a training step whose backward
 range holds one kernel, tensor-core work counted as nothing, a clock of 10 GHz, a point
 above its roof, MACs taken for FLOPs, noisy or drifting timings.
@@ -10,13 +11,13 @@ above its roof, MACs taken for FLOPs, noisy or drifting timings.
 from generator.findings.export_checks import (
     above_roof,
     export_findings,
-    flops_mismatch,
     implausible_clock,
     incomplete_step,
     missing_metric,
     tensor_work_uncounted,
 )
 from generator.findings.finding import FINDING_IDS, Finding, findings_json
+from generator.findings.flop_checks import flops_mismatch
 from generator.findings.timing import timing_findings
 
 __all__ = [

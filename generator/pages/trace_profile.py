@@ -66,6 +66,17 @@ def _layer_sentence(view: TraceView, layers: pl.DataFrame | None) -> str:
     if layers is None or view.forward_range_s is None:
         return ""
     forward = float(layers.filter(pl.col("phase") == "forward")["time_s"].sum())
+    if len(view.analysis.trace.kernels.name):
+        # On a GPU a layer's time is its kernels' time; the forward range is the CPU launching
+        # them (asynchronously, slowed by the profiler), so it is no denominator.
+        phase = view.analysis.by_phase.filter(pl.col("phase") == "forward")["time_s"]
+        kernels = float(phase.sum()) if len(phase) else None
+        return (
+            f"The forward layers' kernel time adds up to {seconds(forward)}, "
+            f"{percent(100 * forward / kernels) if kernels else 'n/a'} of the forward phase's "
+            f"kernel time ({seconds(kernels)}); the CPU spent {seconds(view.forward_range_s)} "
+            "in the forward range launching them under the profiler."
+        )
     return (
         f"The forward layers' op time adds up to {seconds(forward)}, "
         f"{percent(100 * forward / view.forward_range_s)} of the profiled step's forward range "
