@@ -82,3 +82,14 @@ def test_measure_lists_the_gpu_runs_alone(capsys: pytest.CaptureFixture[str]) ->
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 35
     assert all(line.split()[-1] == "cuda" for line in lines)
+
+
+def test_trace_paths_follow_the_kernels_tf32_switch() -> None:
+    # TF32 off: cuDNN's sm80_xmma f32f32_f32f32 kernels are SIMT (their tensor counters read
+    # 0), so no op of the fp32 step runs against a tensor roof; with TF32 on, the convolutions do.
+    from generator.analysis.trace_analysis import analyze_trace
+
+    fp32 = analyze_trace(RUNS / FP32 / "trace.json.gz")
+    assert set(fp32.points["path"].unique()) == {"fp32"}
+    tf32 = analyze_trace(RUNS / TF32 / "trace.json.gz")
+    assert tf32.total["path"] == "tf32_tensor"

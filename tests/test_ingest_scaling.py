@@ -99,3 +99,23 @@ def test_summarize_caches_only_files_over_the_budget(tmp_path: Path) -> None:
     large = summarize_file(path, "l4", memory_budget=1, cache_dir=tmp_path / "b")
     assert len(list((tmp_path / "b" / "ncu").iterdir())) == 1
     assert large == small
+
+
+def test_the_report_fingerprint_covers_the_whole_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change to the analysis or the charts rebuilds the report, not only one to site/
+    (the fingerprint once read generator/site/ alone, and an overview fix went unbuilt)."""
+    from generator.site import stamp
+
+    assert stamp.PACKAGE.name == "generator"
+    copied = tmp_path / "generator"
+    shutil.copytree(stamp.PACKAGE, copied, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(stamp, "PACKAGE", copied)
+    measurements, docs = tmp_path / "measurements", tmp_path / "docs"
+    measurements.mkdir()
+    docs.mkdir()
+    before = stamp.input_fingerprint(measurements, docs)
+    chart = copied / "charts" / "roofline.py"
+    chart.write_text(chart.read_text() + "\n")
+    assert stamp.input_fingerprint(measurements, docs) != before

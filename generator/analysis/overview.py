@@ -11,7 +11,18 @@ import polars as pl
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
+from generator.catalog import find_device
+from generator.errors import UserError
 from generator.records.ceilings import MeasuredCeilings
+
+
+def device_label(name: str) -> str:
+    """One name per physical device: a run records what the driver says ("NVIDIA H100 80GB
+    HBM3"), an export's match the catalog's ("NVIDIA H100 SXM"); the catalog's wins."""
+    try:
+        return find_device(name).name
+    except UserError:
+        return name  # a CPU, or a GPU the catalog lacks
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ def overview_points(
     for row in ok.to_dicts():
         points.append(
             {
-                "device": row["device_name"],
+                "device": device_label(row["device_name"]),
                 "label": row["run_id"],
                 "kind": "modelled (analytic FLOPs and bytes, measured time)",
                 "ai": row["modelled_ai"],
@@ -94,7 +105,7 @@ def overview_points(
         if gemm and measured.triad_bytes_per_s:
             roofs.append(
                 {
-                    "device": measured.device_name,
+                    "device": device_label(measured.device_name),
                     "label": f"{measured.device_name} measured GEMM and triad",
                     "peak": gemm,
                     "bandwidth": measured.triad_bytes_per_s,

@@ -268,7 +268,7 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     color = alt.Color(
         "device:N",
         scale=device_scale(devices),
-        legend=alt.Legend(orient="bottom", values=sorted(devices)),
+        legend=alt.Legend(orient="bottom", values=sorted(devices), columns=3, labelLimit=260),
     )
     lines = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]

@@ -10,6 +10,8 @@ from pathlib import Path
 from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE
 
 VEGA_DIR = Path("assets") / "vega"
+# The whole generator package (analysis, charts, pages, templates), not just this folder.
+PACKAGE = Path(__file__).resolve().parents[1]
 MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
 LIBRARIES = (
@@ -32,7 +34,6 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
             digest.update(f"{name}={version(name)};".encode())
         except PackageNotFoundError:
             digest.update(f"{name}=none;".encode())
-    package = Path(__file__).resolve().parent
     generated = {
         docs_dir / GENERATED_DIR,
         docs_dir / HARDWARE_PAGE,
@@ -42,7 +43,7 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
     roots = [
         measurements,
         docs_dir,
-        package,
+        PACKAGE,
         Path("mkdocs.yml"),
         measurements.parent / "benchmarks" / "results.json",
         measurements.parent / "CITATION.cff",

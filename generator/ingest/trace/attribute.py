@@ -32,6 +32,10 @@ BACKWARD_NODE = "autograd::engine::evaluate_function: "
 # Kernel-name fragments of tensor-core code (CUTLASS, cuBLAS/xmma, cuDNN, Hopper wgmma,
 # AMD MFMA); a float32 matmul on them is TF32.
 TENSOR_CORE_TAGS = ("tensorop", "xmma", "hmma", "1688", "16816", "wgmma", "gmma", "mfma", "tf32")
+# ...except an xmma kernel whose operands are all f32: with TF32 off, cuDNN and cuBLAS run
+# `sm80_xmma_*_f32f32_f32f32_f32_*` on an H100 and its tensor-op counters read 0
+# (measurements/runs/*-fp32-cuda-*/ncu.csv); TF32 kernels say `tf32` in their names.
+SIMT_TAGS = ("f32f32_f32f32",)
 
 WORK_SCHEMA = {
     "time_s": pl.Float64,
@@ -164,7 +168,9 @@ def attribute(trace: RawTrace) -> Attribution:
             at = trace.launches.ts[launch] if launch is not None else kernels.ts[k]
             name = kernels.name[k]
             lowered = name.lower()
-            tensor = any(tag in lowered for tag in TENSOR_CORE_TAGS)
+            tensor = any(t in lowered for t in TENSOR_CORE_TAGS) and not any(
+                t in lowered for t in SIMT_TAGS
+            )
             add(kernels.dur[k], name, op, at, tensor)
     else:
         wraps = _wraps_formula(parents, has_formula)
