@@ -11,18 +11,15 @@ import polars as pl
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
-from generator.catalog import find_device
-from generator.errors import UserError
+from generator.catalog import lookup_device
 from generator.records.ceilings import MeasuredCeilings
 
 
 def device_label(name: str) -> str:
     """One name per physical device: a run records what the driver says ("NVIDIA H100 80GB
     HBM3"), an export's match the catalog's ("NVIDIA H100 SXM"); the catalog's wins."""
-    try:
-        return find_device(name).name
-    except UserError:
-        return name  # a CPU, or a GPU the catalog lacks
+    device = lookup_device(name)
+    return device.name if device else name  # else a CPU, or a GPU the catalog lacks
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,11 @@ class Totals:
     incomplete: dict[str, int] = field(default_factory=dict)
 
     @property
+    def tensor_flops(self) -> float:
+        """The part of `flops` the tensor-core counters counted."""
+        return sum(v for k, v in self.flops_by_precision.items() if k.startswith("tensor_"))
+
+    @property
     def arithmetic_intensity(self) -> float | None:
         if self.flops is None or not self.dram_bytes:
             return None

@@ -183,13 +183,22 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Device, ...]:
     return devices
 
 
-def find_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device:
-    """A device by id, name or alias (case and 'NVIDIA'/'GeForce' insensitive)."""
+def lookup_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device | None:
+    """A device by id, name or alias (case and 'NVIDIA'/'GeForce' insensitive), or None."""
     catalog = catalog if catalog is not None else load_catalog()
     wanted = _normalise(name)
     for device in catalog:
         if wanted in {_normalise(n) for n in (device.id, device.name, *device.aliases)}:
             return device
+    return None
+
+
+def find_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device:
+    """lookup_device, where a name the catalog lacks is the user's error."""
+    catalog = catalog if catalog is not None else load_catalog()
+    device = lookup_device(name, catalog)
+    if device is not None:
+        return device
     raise UserError(
         f"unknown device {name!r}",
         key="--device",

@@ -131,11 +131,10 @@ def phase_mismatch(
     if found is None or analytic is None:
         return []
     name, totals = found
-    tensor = sum(v for k, v in totals.flops_by_precision.items() if k.startswith("tensor_"))
     return flops_mismatch(
         totals.flops,
         analytic,
         f"{word} range",
         metrics.filter(pl.col("nvtx_range") == name),
-        tensor_flops=tensor,
+        tensor_flops=totals.tensor_flops,
     )

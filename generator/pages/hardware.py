@@ -3,8 +3,7 @@ measured here beside them."""
 
 from __future__ import annotations
 
-from generator.catalog import PEAK_KEYS, Device, find_device
-from generator.errors import UserError
+from generator.catalog import PEAK_KEYS, Device, lookup_device
 from generator.formatting import percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
@@ -17,20 +16,13 @@ from generator.records.ceilings import MeasuredCeilings
 GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
 
 
-def _catalog_match(name: str, devices: tuple[Device, ...]) -> Device | None:
-    try:
-        return find_device(name, devices)
-    except UserError:
-        return None
-
-
 def _measured_rows(
     devices: tuple[Device, ...], ceilings: list[MeasuredCeilings]
 ) -> list[list[str]]:
     """One row per measured ceiling: measured, datasheet, and their ratio."""
     rows = []
     for measured in ceilings:
-        match = _catalog_match(measured.device_name, devices)
+        match = lookup_device(measured.device_name, devices)
         quantities: list[tuple[str, float | None, float | None, str]] = [
             (
                 f"{precision} GEMM",

@@ -107,7 +107,6 @@ def _phase_check_rows(view: MeasurementView) -> list[list[str]]:
         analytic = view.analytic.get(PHASE_ANALYTIC.get(name, ""))
         if analytic is None:
             continue
-        tensor = sum(v for k, v in t.flops_by_precision.items() if k.startswith("tensor_"))
         rows.append(
             [
                 name,
@@ -115,7 +114,7 @@ def _phase_check_rows(view: MeasurementView) -> list[list[str]]:
                 si(t.flops, "FLOP"),
                 si(analytic, "FLOP"),
                 number(t.flops / analytic, 3) if t.flops is not None and analytic else "n/a",
-                percent(100 * tensor / t.flops) if t.flops else "n/a",
+                percent(100 * t.tensor_flops / t.flops) if t.flops else "n/a",
             ]
         )
     return rows

@@ -66,7 +66,7 @@ def _layer_sentence(view: TraceView, layers: pl.DataFrame | None) -> str:
     if layers is None or view.forward_range_s is None:
         return ""
     forward = float(layers.filter(pl.col("phase") == "forward")["time_s"].sum())
-    if len(view.analysis.trace.kernels.name):
+    if view.analysis.attribution.on_gpu:
         # On a GPU a layer's time is its kernels' time; the forward range is the CPU launching
         # them (asynchronously, slowed by the profiler), so it is no denominator.
         phase = view.analysis.by_phase.filter(pl.col("phase") == "forward")["time_s"]

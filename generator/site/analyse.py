@@ -17,8 +17,7 @@ from generator.analysis.replication import Replication, replicate
 from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
-from generator.catalog import find_device
-from generator.errors import UserError
+from generator.catalog import lookup_device
 from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.records.import_source import Imported
@@ -147,10 +146,9 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
     analytic counts."""
     record = run.record
     config, counts = record.config, record.complexity or {}
-    try:
-        device: str | None = find_device(record.device_name, loaded.catalog).id
-    except UserError:
-        device = None  # matched from the export's compute capability, or left unmatched
+    # Else matched from the export's compute capability, or left unmatched.
+    known = lookup_device(record.device_name, loaded.catalog)
+    device = known.id if known else None
     phase = config.phase
     analysis = analyze_export(
         run.export,

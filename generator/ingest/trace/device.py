@@ -8,8 +8,13 @@ from collections import Counter
 from typing import Any
 
 from generator.analysis.roofline import DeviceMatch
-from generator.catalog import PRODUCTS_WITH_CC, devices_with_cc, find_device, load_catalog
-from generator.errors import UserError
+from generator.catalog import (
+    PRODUCTS_WITH_CC,
+    devices_with_cc,
+    find_device,
+    load_catalog,
+    lookup_device,
+)
 from generator.ingest.trace.read import RawTrace
 
 # sm80_xmma..., cutlass_80_tensorop..., sm90_gemm...: the architecture a kernel was built for.
@@ -52,11 +57,9 @@ def match_trace_device(trace: RawTrace, requested: str | None) -> DeviceMatch:
     if entry is not None:
         if entry.get("warpSize") == AMD_WARP:
             return _amd(entry)
-        try:
-            device = find_device(str(entry.get("name", "")))
+        device = lookup_device(str(entry.get("name", "")))
+        if device is not None:
             return DeviceMatch(device, "device name in deviceProperties", (), "")
-        except UserError:
-            pass
         cc = f"{entry.get('computeMajor')}.{entry.get('computeMinor')}"
         return _by_cc(cc, f"deviceProperties names {entry.get('name')!r}, not in the catalog")
     tags = Counter(
