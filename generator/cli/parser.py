@@ -234,8 +234,9 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     measure.add_argument(
         "--ncu",
         action="store_true",
-        help="also profile one training step per CUDA run under Nsight Compute (needs a GPU "
-        "and ncu on PATH) and store the export as ncu.csv",
+        help="also profile one step (training or inference) per CUDA run under Nsight Compute "
+        "(needs a GPU and ncu on PATH), collecting the metrics this GPU has; the export is "
+        "stored as ncu.csv and ncu's messages as ncu.log",
     )
     measure.add_argument(
         "--ncu-timeout",
