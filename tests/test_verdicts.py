@@ -23,9 +23,9 @@ from tests.helpers import REPO
 def run(batch: int, median: float, low: float, high: float, **extra: Any) -> dict[str, Any]:
     row = {
         "model": "resnet18", "dataset": "cifar10", "batch": batch, "phase": "train_step",
-        "precision": "fp32", "device": "cpu", "median_s": median, "ci_low_s": low,
-        "ci_high_s": high, "cv": 0.01, "modelled_flops": 1e9 * batch, "modelled_ai": 10.0,
-        "run_id": f"r{batch}",
+        "precision": "fp32", "device": "cpu", "device_label": "AMD EPYC", "median_s": median,
+        "ci_low_s": low, "ci_high_s": high, "cv": 0.01, "modelled_flops": 1e9 * batch,
+        "modelled_ai": 10.0, "run_id": f"r{batch}",
     }  # fmt: skip
     row.update(extra)
     return row

@@ -11,15 +11,8 @@ import polars as pl
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
-from generator.catalog import lookup_device
+from generator.catalog import device_label
 from generator.records.ceilings import MeasuredCeilings
-
-
-def device_label(name: str) -> str:
-    """One name per physical device: a run records what the driver says ("NVIDIA H100 80GB
-    HBM3"), an export's match the catalog's ("NVIDIA H100 SXM"); the catalog's wins."""
-    device = lookup_device(name)
-    return device.name if device else name  # else a CPU, or a GPU the catalog lacks
 
 
 @dataclass(frozen=True)
@@ -90,7 +83,7 @@ def overview_points(
     for row in ok.to_dicts():
         points.append(
             {
-                "device": device_label(row["device_name"]),
+                "device": row["device_label"],
                 "label": row["run_id"],
                 "kind": "modelled (analytic FLOPs and bytes, measured time)",
                 "ai": row["modelled_ai"],

@@ -3,10 +3,12 @@ numbers, and a verdict on the group's stated expectation.
 
 A verdict needs a checkable claim (`expect` in experiments.toml): a trend of a metric over
 the swept variable, or a ratio between two of its values. It is "inconclusive" whenever the
-95 % confidence intervals that decide it overlap."""
+95 % confidence intervals that decide it overlap. It is judged on each concrete device apart
+(an H100 and an A100 are both `cuda` in the config), and "mixed" when the devices disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +17,10 @@ import polars as pl
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
 
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "device")
+# The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
+DEVICE = "device_label"
+MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", DEVICE)
+_KEY_NAMES = {DEVICE: "device"}
 
 # metric -> (label, unit, value from a run row, its 95 % interval from the step-time CI)
 _LABELS = {
@@ -28,7 +33,7 @@ _LABELS = {
 
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str  # supported, not supported, inconclusive, not evaluated
+    outcome: str  # supported, not supported, inconclusive, mixed (devices disagree), not evaluated
     reason: str
 
 
@@ -50,8 +55,30 @@ def metric_interval(row: dict[str, Any], metric: str) -> tuple[float, float, flo
     return None
 
 
+def key_name(key: str) -> str:
+    """A matrix key as the report names it."""
+    return _KEY_NAMES.get(key, key)
+
+
 def swept(rows: list[dict[str, Any]]) -> list[str]:
     return [key for key in MATRIX_KEYS if len({row[key] for row in rows}) > 1]
+
+
+def sweep_key(keys: list[str]) -> str | None:
+    """The one variable swept, the device aside (each device is a series of its own); the
+    device itself when nothing else varies; None when several others vary."""
+    others = [k for k in keys if k != DEVICE]
+    if len(others) == 1:
+        return others[0]
+    return DEVICE if keys == [DEVICE] else None
+
+
+def by_device(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Rows per concrete device, in their order."""
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        parts.setdefault(str(row[DEVICE]), []).append(row)
+    return parts
 
 
 def _ordered(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
@@ -75,7 +102,10 @@ def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str)
     if a is None or b is None:
         return Verdict("inconclusive", f"{label} has no confidence interval for every run")
     overlap = a[1] <= b[2] and b[1] <= a[2]
-    span = f"{key} {first[key]} ({_fmt(metric, a[0])}) to {key} {last[key]} ({_fmt(metric, b[0])})"
+    name = key_name(key)
+    span = (
+        f"{name} {first[key]} ({_fmt(metric, a[0])}) to {name} {last[key]} ({_fmt(metric, b[0])})"
+    )
     if overlap:
         return Verdict("inconclusive", f"the 95 % intervals of {label} overlap from {span}")
     rises = b[0] > a[0]
@@ -109,7 +139,7 @@ def ratio_verdict(
             continue
         ratio, low, high = top[0] / bottom[0], top[1] / bottom[2], top[2] / bottom[1]
         where = ", ".join(
-            f"{k} {v}"
+            f"{key_name(k)} {v}"
             for k, v in zip(others, setting, strict=True)
             if len({r[k] for r in rows}) > 1
         )
@@ -124,7 +154,9 @@ def ratio_verdict(
         else:
             outcomes.append("inconclusive")
     if not outcomes:
-        return Verdict("inconclusive", f"no pair of runs with {key} {numerator} and {denominator}")
+        return Verdict(
+            "inconclusive", f"no pair of runs with {key_name(key)} {numerator} and {denominator}"
+        )
     outcome = outcomes[0] if len(set(outcomes)) == 1 else "inconclusive"
     expected = f"between {number(between[0], 3)} and {number(between[1], 3)}"
     return Verdict(
@@ -195,20 +227,65 @@ def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | Non
     return sentences
 
 
-def _group_verdict(group: Group, rows: list[dict[str, Any]], key: str | None) -> Verdict:
+def combine(parts: list[tuple[str, Verdict]], prefix: bool = True) -> Verdict:
+    """One verdict from one per device (or device pair): theirs when they agree, else mixed,
+    saying which device supports what. `prefix`: put the device before reasons that do not
+    name it."""
+    reasons = "; ".join(f"on {where}, {v.reason}" if prefix else v.reason for where, v in parts)
+    outcomes = [v.outcome for _, v in parts]
+    if len(set(outcomes)) == 1:
+        return Verdict(outcomes[0], reasons)
+    split = ", ".join(f"{v.outcome} on {where}" for where, v in parts)
+    return Verdict("mixed", f"the devices disagree ({split}): {reasons}")
+
+
+def _per_device(
+    rows: list[dict[str, Any]], judge: Callable[[list[dict[str, Any]]], Verdict]
+) -> Verdict:
+    return combine([(device, judge(part)) for device, part in by_device(rows).items()])
+
+
+def _trend(rows: list[dict[str, Any]], metric: str, trend: str) -> Verdict:
+    """A trend along one device's series."""
+    keys = swept(rows)
+    if len(keys) != 1:
+        return Verdict("inconclusive", "no single variable is swept in the measured runs")
+    return trend_verdict(rows, keys[0], metric, trend)
+
+
+def _device_ratio(
+    rows: list[dict[str, Any]], metric: str, kinds: tuple[str, str], between: tuple[float, float]
+) -> Verdict:
+    """A ratio between device kinds (`["cuda", "cpu"]`) for every pair of concrete devices of
+    those kinds: an H100 and an A100 are judged each against the CPU, never one for both."""
+    devices = {
+        kind: sorted({str(r[DEVICE]) for r in rows if r["device"] == kind}) for kind in kinds
+    }
+    parts = [
+        (f"{top} vs {bottom}", ratio_verdict(
+            [r for r in rows if r[DEVICE] in (top, bottom)], DEVICE, metric, top, bottom, between
+        ))
+        for top in devices[kinds[0]]
+        for bottom in devices[kinds[1]]
+    ]  # fmt: skip
+    return combine(parts, prefix=False)
+
+
+def _group_verdict(group: Group, rows: list[dict[str, Any]]) -> Verdict:
     expect = group.expect
     if expect is None:
         return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
     if not rows:
         return Verdict("inconclusive", "no run of this group has been measured on this machine")
     if expect.trend is not None:
-        if key is None:
-            return Verdict("inconclusive", "no single variable is swept in the measured runs")
-        return trend_verdict(rows, key, expect.metric, expect.trend)
+        trend = expect.trend
+        if swept(rows) == [DEVICE]:  # only the device varies: the trend is across devices
+            return trend_verdict(rows, DEVICE, expect.metric, trend)
+        return _per_device(rows, lambda part: _trend(part, expect.metric, trend))
     assert expect.ratio is not None and expect.between is not None
     numerator, denominator = expect.ratio
     ratio_key = next(
-        (k for k in ("device", "phase", "precision", "model", "dataset", "batch")
+        (k for k in ("device", DEVICE, "phase", "precision", "model", "dataset", "batch")
          if {numerator, denominator} <= {str(row[k]) for row in rows}),
         None,
     )  # fmt: skip
@@ -218,28 +295,39 @@ def _group_verdict(group: Group, rows: list[dict[str, Any]], key: str | None) ->
             f"no measured pair of runs with {numerator} and {denominator} (runs on a device "
             "this machine lacks are measured elsewhere)",
         )
-    low, high = expect.between
-    return ratio_verdict(rows, ratio_key, expect.metric, numerator, denominator, (low, high))
+    between = (expect.between[0], expect.between[1])
+    if ratio_key == "device":
+        return _device_ratio(rows, expect.metric, (numerator, denominator), between)
+    if ratio_key == DEVICE:
+        return ratio_verdict(rows, DEVICE, expect.metric, numerator, denominator, between)
+    metric = expect.metric
+    return _per_device(
+        rows, lambda part: ratio_verdict(part, ratio_key, metric, numerator, denominator, between)
+    )
 
 
 def group_rows(
     group: Group, runs: pl.DataFrame
 ) -> tuple[list[dict[str, Any]], list[str], str | None]:
-    """The group's ok runs ordered along the swept variable, the swept keys, and the one
-    swept key (None when zero or several vary)."""
+    """The group's ok runs ordered by device, then along the swept variable; the swept keys;
+    and the one swept key (`sweep_key`)."""
     rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
     keys = swept(rows) if rows else []
-    key = keys[0] if len(keys) == 1 else None
+    key = sweep_key(keys)
     order_key = key or "run_id"
     ordered = sorted(
-        rows, key=lambda r: r[order_key] if order_key == "batch" else str(r[order_key])
+        rows,
+        key=lambda r: (
+            str(r[DEVICE]),
+            r[order_key] if order_key == "batch" else str(r[order_key]),
+        ),
     )
     return ordered, keys, key
 
 
 def group_verdict(group: Group, runs: pl.DataFrame) -> Verdict:
-    ordered, _, key = group_rows(group, runs)
-    return _group_verdict(group, ordered, key)
+    ordered, _, _ = group_rows(group, runs)
+    return _group_verdict(group, ordered)
 
 
 def group_verdicts(experiments: ExperimentsFile | None, runs: pl.DataFrame) -> dict[str, Verdict]:

@@ -193,6 +193,13 @@ def lookup_device(name: str, catalog: tuple[Device, ...] | None = None) -> Devic
     return None
 
 
+def device_label(name: str) -> str:
+    """One name per physical device: a run records what the driver says ("NVIDIA H100 80GB
+    HBM3"), an export's match the catalog's ("NVIDIA H100 SXM"); the catalog's wins."""
+    device = lookup_device(name)
+    return device.name if device else name  # else a CPU, or a GPU the catalog lacks
+
+
 def find_device(name: str, catalog: tuple[Device, ...] | None = None) -> Device:
     """lookup_device, where a name the catalog lacks is the user's error."""
     catalog = catalog if catalog is not None else load_catalog()

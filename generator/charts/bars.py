@@ -8,17 +8,17 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import (
-    model_scale,
-)
+from generator.charts.scales import device_scale, model_scale
 
 
 def sweep_chart(
     rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str
 ) -> dict[str, Any]:
-    """A metric against the swept variable, with its 95 % interval as error bars.
+    """A metric against the swept variable, with its 95 % interval as error bars; one
+    coloured series per device when the rows hold several (their optional "series").
 
-    rows: {"x": value, "label": str, "value": float, "low": float, "high": float, "unit": str}."""
+    rows: {"x": value, "label": str, "value": float, "low": float, "high": float, "unit": str,
+    "series": str}."""
     if not rows:
         return {}
     data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
@@ -27,7 +27,7 @@ def sweep_chart(
             "x:Q",
             title=x_title,
             scale=alt.Scale(type="log", base=2),
-            axis=alt.Axis(values=[r["x"] for r in rows]),
+            axis=alt.Axis(values=sorted({r["x"] for r in rows})),
         )
         if numeric
         else alt.X("label:N", title=x_title, sort=[r["label"] for r in rows])
@@ -40,13 +40,27 @@ def sweep_chart(
         alt.Tooltip("low:Q", title="95 % CI low", format=".4~s"),
         alt.Tooltip("high:Q", title="95 % CI high", format=".4~s"),
     ]
-    points = alt.Chart(data).mark_point(filled=True, size=70).encode(x=x, y=y, tooltip=tooltip)
+    series = {str(r["series"]) for r in rows if r.get("series") is not None}
+    by_series: dict[str, Any] = {}
+    if len(series) > 1:  # else one device: no legend to read
+        by_series["color"] = alt.Color(
+            "series:N",
+            title="device",
+            scale=device_scale(series),
+            legend=alt.Legend(orient="bottom"),
+        )
+        tooltip.insert(0, alt.Tooltip("series:N", title="device"))
+    points = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=70)
+        .encode(x=x, y=y, tooltip=tooltip, **by_series)
+    )
     bars = (
         alt.Chart(data)
         .mark_errorbar(ticks=True)
-        .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q")
+        .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q", **by_series)
     )
-    line = alt.Chart(data).mark_line(opacity=0.4).encode(x=x, y=y)
+    line = alt.Chart(data).mark_line(opacity=0.4).encode(x=x, y=y, **by_series)
     chart = alt.layer(line, bars, points).properties(title=title, width="container", height=280)
     return dict(chart.to_dict())
 

@@ -142,14 +142,15 @@ def roofline_chart(
 
 def modelled_roofline_chart(
     points: list[dict[str, Any]],
-    gemm_flops_per_s: float | None,
-    bandwidth: float | None,
+    roofs: dict[str, tuple[float, float]],
     title: str,
 ) -> dict[str, Any]:
     """Modelled step points (analytic FLOPs and bytes over measured time) under the
-    device's measured ceilings: GEMM rate and triad bandwidth.
+    ceilings measured on their device: GEMM rate and triad bandwidth. Several devices: one
+    colour each, points and roof alike.
 
-    points: {"label": str, "ai": float, "attained": float}."""
+    points: {"label": str, "ai": float, "attained": float, "device": str};
+    roofs: device -> (GEMM FLOP/s, triad byte/s)."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
@@ -158,35 +159,50 @@ def modelled_roofline_chart(
     x = alt.X(
         "ai:Q", scale=alt.Scale(type="log"), title="arithmetic intensity (FLOP/byte, modelled)"
     )
+    devices = {str(p.get("device")) for p in points} | set(roofs)
+    several = len(devices) > 1
+    by_device = alt.Color(
+        "device:N", scale=device_scale(devices), legend=alt.Legend(orient="bottom", title=None)
+    )
     layers = []
-    if gemm_flops_per_s and bandwidth:
-        ridge = gemm_flops_per_s / bandwidth
-        label = (
-            f"measured: GEMM {gemm_flops_per_s / 1e9:.4g} GFLOP/s, triad "
-            f"{bandwidth / 1e9:.4g} GB/s, ridge {ridge:.3g}"
-        )
-        roof = roof_polyline(gemm_flops_per_s, bandwidth, ai_min, ai_max, ceiling=label)
-        layers.append(
-            alt.Chart(alt.Data(values=roof))  # type: ignore[no-untyped-call]
-            .mark_line(strokeDash=[6, 3])
-            .encode(
-                x=x,
-                y=log_y("flops_per_s"),
-                order="order:Q",
-                color=alt.Color("ceiling:N", legend=alt.Legend(orient="bottom", title=None)),
+    if roofs:
+        rows = []
+        for device, (gemm, bandwidth) in roofs.items():
+            label = (
+                f"measured: GEMM {gemm / 1e9:.4g} GFLOP/s, triad {bandwidth / 1e9:.4g} GB/s, "
+                f"ridge {gemm / bandwidth:.3g}"
             )
+            named = {"ceiling": f"{device} {label}", "device": device}
+            rows.extend(
+                roof_polyline(gemm, bandwidth, ai_min, ai_max, **named)
+                if several
+                else roof_polyline(gemm, bandwidth, ai_min, ai_max, ceiling=label)
+            )
+        encoding: dict[str, Any] = {"x": x, "y": log_y("flops_per_s"), "order": "order:Q"}
+        if several:
+            encoding |= {"color": by_device, "tooltip": [alt.Tooltip("ceiling:N", title="roof")]}
+        else:
+            encoding["color"] = alt.Color(
+                "ceiling:N", legend=alt.Legend(orient="bottom", title=None)
+            )
+        layers.append(
+            alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+            .mark_line(strokeDash=[6, 3])
+            .encode(**encoding)
         )
+    tooltip = [
+        alt.Tooltip("label:N", title="run"),
+        alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
+        alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
+    ]
     layers.append(
         alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
         .mark_point(filled=True, size=80, shape="diamond")
         .encode(
             x=x,
             y=log_y("attained"),
-            tooltip=[
-                alt.Tooltip("label:N", title="run"),
-                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
-                alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
-            ],
+            tooltip=[alt.Tooltip("device:N"), *tooltip] if several else tooltip,
+            **({"color": by_device} if several else {}),
         )
     )
     chart = alt.layer(*layers).properties(title=title, width="container", height=320)

@@ -7,8 +7,9 @@ from typing import Any
 
 import polars as pl
 
+from generator.catalog import device_label
 from generator.errors import UserError
-from generator.records.run import RUN_FILE, read_run
+from generator.records.run import RUN_FILE, RunRecord, read_run
 
 RUN_COLUMNS: dict[str, Any] = {
     "run_id": pl.String,
@@ -20,6 +21,7 @@ RUN_COLUMNS: dict[str, Any] = {
     "precision": pl.String,
     "device": pl.String,
     "device_name": pl.String,
+    "device_label": pl.String,  # the concrete device, one name per product (catalog.device_label)
     "status": pl.String,
     "median_s": pl.Float64,
     "ci_low_s": pl.Float64,
@@ -36,6 +38,13 @@ RUN_COLUMNS: dict[str, Any] = {
     "error": pl.String,
 }
 RUN_SCHEMA = pl.Schema(RUN_COLUMNS)
+
+
+def _row(record: RunRecord) -> dict[str, Any]:
+    """The record's row and its concrete device: two GPUs are both `cuda` in the config, and
+    only this label keeps their runs apart in groups, charts and verdicts."""
+    name = record.device_name.strip()
+    return record.row() | {"device_label": device_label(name) if name else record.config.device}
 
 
 def load_runs(measurements: Path) -> pl.DataFrame:
@@ -58,5 +67,5 @@ def load_runs(measurements: Path) -> pl.DataFrame:
                     key="run_id",
                     fix="a run folder is named by its run id: rename it back, or measure again",
                 )
-            rows.append(data.row())
+            rows.append(_row(data))
     return pl.DataFrame(rows, schema=RUN_SCHEMA).sort("run_id")

@@ -7,7 +7,18 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup, escape
 
-from generator.analysis.verdicts import Verdict, group_rows, metric_interval, observations
+from generator.analysis.verdicts import (
+    DEVICE,
+    Verdict,
+    by_device,
+    group_rows,
+    key_name,
+    metric_interval,
+    observations,
+    sweep_key,
+    swept,
+)
+from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, seconds, si
 from generator.pages.finding_html import admonition
@@ -22,7 +33,12 @@ SIDE_BY_SIDE = {
     "modelled_flops_per_s": "modelled FLOP/s with 95 % CI",
     "modelled_ai": "modelled AI (FLOP/byte, analytic: exact)",
 }
-_KIND = {"supported": "success", "not supported": "failure", "inconclusive": "warning"}
+_KIND = {
+    "supported": "success",
+    "not supported": "failure",
+    "inconclusive": "warning",
+    "mixed": "question",
+}
 
 
 def verdict_html(verdict: Verdict) -> Markup:
@@ -47,7 +63,8 @@ def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]
         f"{group.warmup if group.warmup is not None else d.warmup} warm-up and "
         f"{group.iterations if group.iterations is not None else d.iterations} timed steps, "
         f"{group.repeats if group.repeats is not None else d.repeats} repeat(s), optimizer {d.optimizer}",
-        f"{len(rows)} run(s) measured",
+        f"{len(rows)} run(s) measured"
+        + (f" on {', '.join(dict.fromkeys(str(row[DEVICE]) for row in rows))}" if rows else ""),
     ]
     if missing:
         parts.append(
@@ -56,23 +73,29 @@ def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]
     return "; ".join(parts) + "."
 
 
-def _gemm_and_bandwidth(
+def _measured(
     rows: list[dict[str, Any]], ceilings: list[MeasuredCeilings]
-) -> tuple[float | None, float | None]:
-    """The fp32 GEMM rate and triad bandwidth measured on the group's one device."""
-    names = {row["device_name"] for row in rows}
-    for measured in ceilings:
-        if len(names) == 1 and measured.device_name in names:
-            return measured.gemm_flops_per_s.get("fp32"), measured.triad_bytes_per_s
-    return None, None
+) -> dict[str, MeasuredCeilings]:
+    """The ceilings measured on each of the group's devices, by the devices' labels."""
+    devices = {str(row[DEVICE]) for row in rows}
+    return {
+        label: measured
+        for measured in ceilings
+        if (label := device_label(measured.device_name)) in devices
+    }
 
 
-def _observations(
-    rows: list[dict[str, Any]],
-    keys: list[str],
-    key: str | None,
-    gemm: float | None,
-    label: Any,
+def _roofs(measured: dict[str, MeasuredCeilings]) -> dict[str, tuple[float, float]]:
+    """Device -> (fp32 GEMM rate, triad bandwidth), where both were measured."""
+    return {
+        device: (gemm, m.triad_bytes_per_s)
+        for device, m in measured.items()
+        if (gemm := m.gemm_flops_per_s.get("fp32")) and m.triad_bytes_per_s
+    }
+
+
+def _sentences(
+    rows: list[dict[str, Any]], keys: list[str], key: str | None, gemm: float | None, label: Any
 ) -> list[str]:
     """Sentences from the data; when several variables vary together, along their combined
     label (e.g. "resnet18 / cifar10")."""
@@ -80,8 +103,33 @@ def _observations(
         return []
     if key is not None:
         return observations(rows, key, gemm)
-    combined = " / ".join(keys)
+    combined = " / ".join(key_name(k) for k in keys)
     return observations([{**row, combined: label(row)} for row in rows], combined, gemm)
+
+
+def _observations(
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    key: str | None,
+    measured: dict[str, MeasuredCeilings],
+    label: Any,
+) -> list[str]:
+    """Along each device's own series: one device's batch 32 and another's batch 1024 are
+    no trend."""
+    parts = by_device(rows)
+
+    def gemm(device: str) -> float | None:
+        return measured[device].gemm_flops_per_s.get("fp32") if device in measured else None
+
+    if key == DEVICE or len(parts) <= 1:  # the devices are the sweep, or there is one
+        one = gemm(next(iter(parts))) if len(parts) == 1 else None
+        return _sentences(rows, keys, key, one, label)
+    sentences: list[str] = []
+    for device, part in parts.items():
+        part_keys = swept(part)
+        found = _sentences(part, part_keys, sweep_key(part_keys), gemm(device), label)
+        sentences.extend(f"On {device}: {sentence}" for sentence in found)
+    return sentences
 
 
 def experiment_page(
@@ -106,7 +154,8 @@ def experiment_page(
             if interval:
                 metric_rows[metric].append(
                     {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
-                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit}
+                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit,
+                     "series": row[DEVICE]}
                 )  # fmt: skip
         throughput = metric_interval(row, "throughput")
         table.append(
@@ -126,12 +175,12 @@ def experiment_page(
             sweep_rows.append(
                 {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
                  "value": throughput[0], "low": throughput[1], "high": throughput[2],
-                 "unit": "samples/s"}
+                 "unit": "samples/s", "series": row[DEVICE]}
             )  # fmt: skip
-    gemm, bandwidth = _gemm_and_bandwidth(rows, ceilings)
+    measured = _measured(rows, ceilings)
     from generator.charts import modelled_roofline_chart, sweep_chart  # altair: import on use
 
-    swept_label = ", ".join(keys) if keys else "model"
+    swept_label = ", ".join(key_name(k) for k in keys) if keys else "model"
     throughput_spec = sweep_chart(
         sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
     )
@@ -147,11 +196,15 @@ def experiment_page(
     ]
     roofline_spec = modelled_roofline_chart(
         [
-            {"label": label(r), "ai": r["modelled_ai"], "attained": r["modelled_attained"]}
+            {
+                "label": label(r),
+                "ai": r["modelled_ai"],
+                "attained": r["modelled_attained"],
+                "device": r[DEVICE],
+            }
             for r in ordered
         ],
-        gemm,
-        bandwidth,
+        _roofs(measured),
         f"{group.id}: modelled roofline points",
     )
     roofline_chart = book.embed(roofline_spec, f"roofline-{group.id}")
@@ -168,7 +221,7 @@ def experiment_page(
         throughput_chart=throughput_chart,
         metric_charts=metric_charts,
         roofline_chart=roofline_chart,
-        observations=_observations(ordered, keys, key, gemm, label),
+        observations=_observations(ordered, keys, key, measured, label),
     )
     return Page(
         path,

@@ -30,7 +30,7 @@ def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
         str(row["batch"]),
         row["phase"],
         row["precision"],
-        row["device_name"] or row["device"],
+        row["device_label"],
         row["status"],
         _ci(row),
         percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
@@ -69,7 +69,7 @@ def runs_page(
         )
         rows = (
             runs.filter(pl.col("group") == group_id)
-            .sort(["model", "dataset", "phase", "precision", "device", "batch"])
+            .sort(["model", "dataset", "phase", "precision", "device", "device_label", "batch"])
             .to_dicts()
         )
         groups.append(
