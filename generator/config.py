@@ -25,12 +25,14 @@ from pydantic import (
 )
 
 from generator.errors import UserError
-from generator.models import DATASETS, MODELS, unknown_name
+from generator.models import DATASETS, MODELS, check_input, model_spec, parse_shape, unknown_name
+from generator.models.user import is_user_model
 from generator.records.versioned import upgrade
 
 SCHEMA_VERSION = 1
 
-Phase = Literal["train_step", "inference"]
+Phase = Literal["train_step", "inference", "prefill", "decode"]
+LM_PHASES = ("prefill", "decode")  # causal language models only
 Precision = Literal["fp32", "tf32", "bf16-amp", "fp16-amp"]
 Device = Literal["cpu", "cuda"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam"]
@@ -83,6 +85,9 @@ class Group(_Strict):
     phases: list[Phase] = Field(default=["train_step"], min_length=1)
     precisions: list[Precision] = Field(default=["fp32"], min_length=1)
     devices: list[Device] = Field(default=["cpu"], min_length=1)
+    input: str | None = None  # "CxHxW": overrides the datasets' image shape
+    seq_len: int | None = Field(default=None, gt=0)  # token datasets: the sequence length
+    vocab: int | None = Field(default=None, gt=0)  # your own token model's vocabulary
     warmup: int | None = Field(default=None, ge=0)
     iterations: int | None = Field(default=None, ge=2)
     repeats: int | None = Field(default=None, ge=1)
@@ -93,8 +98,13 @@ class Group(_Strict):
     def _known_names(cls, names: list[str], info: ValidationInfo) -> list[str]:
         what, table = ("model", MODELS) if info.field_name == "models" else ("dataset", DATASETS)
         for index, name in enumerate(names):
+            if what == "model" and is_user_model(name):
+                continue  # imported when the runs are planned (the report needs no torch)
             if name not in table:
-                raise ValueError(f"[{index}] " + unknown_name(what, name, table))
+                known = unknown_name(what, name, dict(table))
+                raise ValueError(
+                    f"[{index}] {known}" + ("; or your own as module:callable" * (what == "model"))
+                )
         return names
 
     @field_validator("batch_sizes")
@@ -119,7 +129,7 @@ class RunConfig:
     group: str
     model: str
     dataset: str
-    input_shape: tuple[int, int, int]
+    input_shape: tuple[int, ...]
     classes: int
     batch: int
     phase: str
@@ -132,10 +142,13 @@ class RunConfig:
     optimizer: str
     learning_rate: float
     profile: bool
+    vocab: int | None = None  # token inputs: ids are drawn below it
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["input_shape"] = list(self.input_shape)
+        if data["vocab"] is None:
+            del data["vocab"]  # image and audio runs keep the hash they had before tokens
         return data
 
     def config_hash(self, device_name: str) -> str:
@@ -144,8 +157,9 @@ class RunConfig:
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def run_id(self, device_name: str) -> str:
+        model = self.model.replace(":", ".")  # your own module:callable, as a folder name
         return (
-            f"{self.group}-{self.model}-{self.dataset}-b{self.batch}-{self.phase}-"
+            f"{self.group}-{model}-{self.dataset}-b{self.batch}-{self.phase}-"
             f"{self.precision}-{self.device}-{self.config_hash(device_name)[:8]}"
         )
 
@@ -205,17 +219,61 @@ def _check_combinations(experiments: ExperimentsFile, path: Path) -> None:
                     key=f"groups[{index}].precisions",
                     fix=f'put {precision} in a group with devices = ["cuda"]',
                 )
-        for name in group.models:
-            fixed = MODELS[name].fixed_input
-            for data in group.datasets:
-                if fixed is not None and DATASETS[data].shape != fixed:
-                    raise UserError(
-                        f"model {name!r} accepts only {'x'.join(map(str, fixed))} input, "
-                        f"dataset {data!r} is {'x'.join(map(str, DATASETS[data].shape))}",
-                        file=path,
-                        key=f"groups[{index}].models",
-                        fix="use a dataset of that shape, or vit_tiny_32 for 32×32",
-                    )
+        for at, name in enumerate(group.models):
+            key = f"groups[{index}].models[{at}]"
+            spec = model_spec(name, key)
+            if any(p in LM_PHASES for p in group.phases) and not spec.causal_lm:
+                raise UserError(
+                    f"phases prefill and decode need a causal language model; {name!r} is not one",
+                    file=path,
+                    key=f"groups[{index}].phases",
+                    fix="use them with gpt2, in a group of their own",
+                )
+            readable = [d for d in group.datasets if spec.reads(DATASETS[d])]
+            if not readable:
+                raise UserError(
+                    f"no dataset of this group is one model {name!r} reads "
+                    f"({', '.join(group.datasets)})",
+                    file=path,
+                    key=key,
+                    fix=f"add its dataset, e.g. {spec.default_dataset!r}, to the group's datasets",
+                )
+            for data in readable:
+                shape = _sample_shape(group, DATASETS[data], index, path)
+                try:
+                    check_input(spec, DATASETS[data], shape, key)
+                except UserError as error:
+                    raise UserError(error.what, file=path, key=key, fix=error.fix) from None
+
+
+def _sample_shape(
+    group: Group, data: Any, index: int | None = None, path: Path | None = None
+) -> tuple[int, ...]:
+    """One sample's shape: the dataset's, the group's `input` for images, or `seq_len`."""
+    key = f"groups[{index}]" if index is not None else "groups"
+    if data.kind == "tokens":
+        return (group.seq_len or data.shape[0],)
+    if group.input is None:
+        return tuple(data.shape)
+    if data.kind != "image":
+        raise UserError(
+            f"input = {group.input!r} sets an image shape, dataset {data.name!r} is {data.kind}",
+            file=path,
+            key=f"{key}.input",
+            fix="drop input for audio and token datasets (seq_len sets a token length)",
+        )
+    try:
+        return parse_shape(group.input, key=f"{key}.input")
+    except UserError as error:
+        raise UserError(error.what, file=path, key=f"{key}.input", fix=error.fix) from None
+
+
+def _vocab(group: Group, model: str, data: Any) -> int | None:
+    if data.kind != "tokens":
+        return None
+    if group.vocab is not None:
+        return group.vocab
+    return MODELS[model].vocab if model in MODELS else None
 
 
 def resolve_runs(
@@ -245,12 +303,20 @@ def resolve_runs(
             for b in group.batch_sizes
         ):
             dataset = DATASETS[data]
+            if not model_spec(model).reads(dataset):
+                continue  # each model takes the group's datasets of its own kind
+            if dataset.kind == "tokens" and _vocab(group, model, dataset) is None:
+                raise UserError(
+                    f"model {model!r} reads token ids but its group gives no vocab",
+                    key=f"groups.{group.id}.vocab",
+                    fix="add vocab = <the number of token ids it embeds> to the group",
+                )
             runs.append(
                 RunConfig(
                     group=group.id,
                     model=model,
                     dataset=data,
-                    input_shape=dataset.shape,
+                    input_shape=_sample_shape(group, dataset),
                     classes=dataset.classes,
                     batch=batch,
                     phase=phase,
@@ -265,6 +331,7 @@ def resolve_runs(
                     optimizer=defaults.optimizer,
                     learning_rate=defaults.learning_rate,
                     profile=defaults.profile,
+                    vocab=_vocab(group, model, dataset),
                 )
             )
     return runs

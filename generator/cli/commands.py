@@ -119,20 +119,57 @@ def cmd_check_gpu(args: argparse.Namespace) -> int:
     return 0 if report["paths"]["ncu_counters"] else 1
 
 
-def cmd_complexity(args: argparse.Namespace) -> int:
-    from generator.models import dataset, model_spec, parse_shape
+def _complexity_input(args: argparse.Namespace) -> tuple[tuple[int, ...], int, int | None]:
+    """Sample shape, classes and vocabulary from MODEL, --dataset, --input, --seq-len, --vocab."""
+    from generator.models import check_input, dataset, model_spec, parse_shape
 
     spec = model_spec(args.model, key="MODEL")
-    data = dataset(args.dataset or spec.default_dataset, key="--dataset")
-    shape = parse_shape(args.input) if args.input else data.shape
+    if not (args.dataset or spec.default_dataset or args.input):
+        raise UserError(
+            f"{args.model} is your own model: it has no default dataset",
+            key="--dataset",
+            fix="pass --dataset (e.g. --dataset mnist) or --input CxHxW",
+        )
+    data = dataset(args.dataset or spec.default_dataset or "imagenet", key="--dataset")
+    shape: tuple[int, ...] = data.shape
+    if args.input:
+        shape = parse_shape(args.input)
+    if data.kind == "tokens" and args.seq_len is not None:
+        if args.seq_len <= 0:
+            raise UserError(f"--seq-len must be positive, not {args.seq_len}", key="--seq-len")
+        shape = (args.seq_len,)
+    check_input(spec, data, shape, "--dataset")
+    vocab = args.vocab if args.vocab is not None else spec.vocab
+    if data.kind == "tokens" and vocab is None:
+        raise UserError(
+            f"{args.model} reads token ids: give the number of ids it embeds",
+            key="--vocab",
+            fix="pass --vocab N",
+        )
     classes = args.classes if args.classes is not None else data.classes
     if classes <= 0:
         raise UserError(f"--classes must be positive, not {classes}", key="--classes")
+    return shape, classes, vocab if data.kind == "tokens" else None
+
+
+def cmd_complexity(args: argparse.Namespace) -> int:
+    phase = args.phase or ("inference" if args.inference else "train_step")
+    if phase in ("prefill", "decode"):
+        from generator.models import model_spec
+
+        if not model_spec(args.model, key="MODEL").causal_lm:
+            raise UserError(
+                f"--phase {phase} needs a causal language model; {args.model} is not one",
+                key="--phase",
+                fix="use gpt2, or --phase train_step / inference",
+            )
+    shape, classes, vocab = _complexity_input(args)
     _require_torch("complexity")
     from generator.complexity import analyze
     from generator.complexity.flop_counter import flop_counter_summary
     from generator.complexity.report import complexity_dict, format_complexity
 
+    training = phase == "train_step"
     result = analyze(
         args.model,
         shape,
@@ -140,11 +177,13 @@ def cmd_complexity(args: argparse.Namespace) -> int:
         classes,
         optimizer=args.optimizer,
         precision=args.precision,
-        training=not args.inference,
+        training=training,
+        vocab=vocab,
+        lm_phase=phase if phase in ("prefill", "decode") else None,
     )
     counter = None
-    if not args.no_flop_counter and not args.inference:
-        counter = flop_counter_summary(args.model, shape, args.batch, classes)
+    if not args.no_flop_counter and training:
+        counter = flop_counter_summary(args.model, shape, args.batch, classes, vocab)
     data_out = complexity_dict(result, counter)
     if args.json:
         print(json.dumps(data_out, allow_nan=False))

@@ -149,13 +149,32 @@ def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "FlopCounterMode cross-check (raw and groups-corrected). FLOPs = 2 x MACs for "
         "multiply-accumulate layers. Needs torch.",
     )
-    complexity.add_argument("model", metavar="MODEL", help="registry name, e.g. resnet18")
+    complexity.add_argument(
+        "model",
+        metavar="MODEL",
+        help="registry name (e.g. resnet18, gpt2), or your own as module:callable (e.g. "
+        "mynet:TinyNet, imported from the working directory)",
+    )
     complexity.add_argument(
         "--dataset",
-        help="cifar10, cifar100, mnist or imagenet: input shape and classes "
-        "(default: the model's own, e.g. cifar10 for resnet18)",
+        help="cifar10, cifar100, mnist, imagenet, voc, tokens or audio-16k: input shape and "
+        "classes (default: the registry model's own, e.g. cifar10 for resnet18; your own "
+        "model needs --dataset or --input)",
     )
     complexity.add_argument("--input", metavar="CxHxW", help="input shape, overrides --dataset's")
+    complexity.add_argument(
+        "--seq-len", type=int, help="token datasets: sequence length (default: 128)"
+    )
+    complexity.add_argument(
+        "--vocab", type=int, help="token datasets: your model's vocabulary (registry models know theirs)"
+    )
+    complexity.add_argument(
+        "--phase",
+        choices=["train_step", "inference", "prefill", "decode"],
+        help="what one step is (default: train_step; --inference means inference); prefill "
+        "and decode are for causal language models (gpt2): decode is one token against a KV "
+        "cache of --seq-len tokens",
+    )
     complexity.add_argument("--batch", type=int, default=1, help="batch size (default: 1)")
     complexity.add_argument("--classes", type=int, help="output classes (default: the dataset's)")
     complexity.add_argument(

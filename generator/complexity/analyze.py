@@ -30,7 +30,9 @@ class Complexity:
 
     @property
     def params(self) -> int:
-        return sum(layer.params for layer in self.layers)
+        """Distinct parameters: a weight two layers share (GPT-2's tied embedding and LM
+        head) counts once."""
+        return sum(layer.params - layer.shared_params for layer in self.layers)
 
     @property
     def forward_macs(self) -> int:
@@ -97,14 +99,18 @@ class Complexity:
         }
 
 
-def _loss_cost(output: Any, classes: int) -> LayerCost:
+def _loss_cost(output: Any) -> LayerCost:
+    """Cross-entropy over every logit of every head (FCN's auxiliary head too)."""
+    from generator.models.feed import logits_of
+
     rule = ELEMENTWISE["cross_entropy"]
-    logits = int(output.numel())
+    heads = [head for head, _ in logits_of(output)]
+    logits = sum(int(head.numel()) for head in heads)
     return LayerCost(
         name="loss",
         kind="CrossEntropyLoss",
         family="loss",
-        input_shape=tuple(int(s) for s in output.shape),
+        input_shape=tuple(int(s) for s in heads[0].shape),
         output_shape=(),
         forward_flops=rule.forward * logits,
         backward_input_flops=rule.backward_input * logits,
@@ -117,17 +123,25 @@ def _loss_cost(output: Any, classes: int) -> LayerCost:
 
 def analyze(
     model: str,
-    input_shape: tuple[int, int, int],
+    input_shape: tuple[int, ...],
     batch: int,
     classes: int,
     optimizer: str = "sgd-momentum",
     precision: str = "fp32",
     training: bool = True,
+    vocab: int | None = None,
+    lm_phase: str | None = None,
 ) -> Complexity:
-    """Cost `model` for one step on `batch` samples of `input_shape` (C, H, W)."""
+    """Cost `model` for one step on `batch` samples of `input_shape` ((C, H, W), or (S,)
+    token ids when there is a vocabulary, or (samples,) of audio). `lm_phase` is prefill
+    or decode for a causal language model (inference, with a KV cache)."""
     import torch
 
+    from generator.complexity import lm_phases
     from generator.complexity.walk import walk
+    from generator.models import model_spec
+    from generator.models.feed import example_input
+    from generator.models.hf import meta_safe
 
     if batch <= 0:
         raise UserError(f"batch must be positive, not {batch}", key="--batch", fix="use 1 or more")
@@ -143,11 +157,21 @@ def analyze(
             key="precision",
             fix="use one of: " + ", ".join(BYTES_PER_ELEMENT),
         )
+    if vocab is None:
+        vocab = model_spec(model).vocab
     with torch.device("meta"):
         module = build_model(model, classes, input_shape)
+    inputs = example_input(batch, input_shape, vocab, "meta")
     try:
-        layers, output, uncounted = walk(module, batch, input_shape, training)
-    except (RuntimeError, ValueError, AssertionError, IndexError) as error:
+        kwargs: dict[str, Any] = {}
+        extra: list[LayerCost] = []
+        with meta_safe():
+            if lm_phase is not None:
+                training = False
+                inputs, kwargs, extra = lm_phases.prepare(module, inputs, lm_phase)
+            layers, output, uncounted = walk(module, inputs, training, kwargs)
+        layers += extra
+    except (RuntimeError, ValueError, AssertionError, IndexError, TypeError) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         if "more than 1 value per channel" in first_line:
             fix = (
@@ -162,7 +186,6 @@ def analyze(
             key="--input",
             fix=fix,
         ) from error
-    output = output[0] if isinstance(output, tuple | list) else output
     return Complexity(
         model=model,
         input_shape=input_shape,
@@ -172,6 +195,6 @@ def analyze(
         precision=precision,
         training=training,
         layers=layers,
-        loss=_loss_cost(output, classes) if training else None,
+        loss=_loss_cost(output) if training else None,
         uncounted_functions=uncounted,
     )

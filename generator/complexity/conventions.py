@@ -68,6 +68,12 @@ ELEMENTWISE: dict[str, ElementwiseCost] = {
         6, 2, per="logit", basis="log-softmax 5 + pick/negate 1; backward softmax - one-hot"
     ),
     "embedding": ElementwiseCost(0, 0, 1, basis="a lookup; backward scatter-adds rows"),
+    "interpolate": ElementwiseCost(
+        7,
+        8,
+        basis="bilinear: 4 weighted neighbours (4 mul + 3 add); backward scatters 4 weighted "
+        "gradients (4 mul + 4 add)",
+    ),
 }
 
 

@@ -23,6 +23,7 @@ class LayerCost:
     input_shape: tuple[int, ...]
     output_shape: tuple[int, ...]
     params: int = 0
+    shared_params: int = 0  # of `params`, those an earlier layer already used (tied weights)
     forward_macs: int = 0
     forward_flops: float = 0.0
     backward_input_macs: int = 0

@@ -67,29 +67,30 @@ def _by_family(counts: dict[Any, int]) -> dict[str, int]:
 
 def count_with_flop_counter(
     model: str,
-    input_shape: tuple[int, int, int],
+    input_shape: tuple[int, ...],
     batch: int,
     classes: int,
     corrected: bool,
     device: str = "meta",
+    vocab: int | None = None,
 ) -> dict[str, Any]:
     """Forward and backward FLOPs of one training step as FlopCounterMode sees them
     (train mode, the input needing no gradient), total and per op family."""
     import torch
-    import torch.nn.functional as F
     from torch.utils.flop_counter import FlopCounterMode
 
-    from generator.models import build_model
+    from generator.models import build_model, model_spec
+    from generator.models.feed import example_input, make_targets, step_loss
+    from generator.models.hf import meta_safe
 
     mapping = {torch.ops.aten.convolution_backward: corrected_conv_backward} if corrected else {}
     with torch.device(device):
         module = build_model(model, classes, input_shape)
         module.train()
-        x = torch.empty((batch, *input_shape))
-        target = torch.zeros(batch, dtype=torch.long)
-    with FlopCounterMode(display=False, custom_mapping=mapping) as forward:
+    x = example_input(batch, input_shape, vocab or model_spec(model).vocab, device)
+    with FlopCounterMode(display=False, custom_mapping=mapping) as forward, meta_safe():
         output = module(x)
-        loss = F.cross_entropy(output, target)
+        loss = step_loss(output, make_targets(output))
     with FlopCounterMode(display=False, custom_mapping=mapping) as backward:
         loss.backward()
     forward_counts = forward.get_flop_counts().get("Global", {})
@@ -103,11 +104,15 @@ def count_with_flop_counter(
 
 
 def flop_counter_summary(
-    model: str, input_shape: tuple[int, int, int], batch: int, classes: int
+    model: str,
+    input_shape: tuple[int, ...],
+    batch: int,
+    classes: int,
+    vocab: int | None = None,
 ) -> dict[str, Any]:
     """Both counts; `backward_flops_corrected` uses the groups-aware formula."""
-    raw = count_with_flop_counter(model, input_shape, batch, classes, corrected=False)
-    fixed = count_with_flop_counter(model, input_shape, batch, classes, corrected=True)
+    raw = count_with_flop_counter(model, input_shape, batch, classes, False, vocab=vocab)
+    fixed = count_with_flop_counter(model, input_shape, batch, classes, True, vocab=vocab)
     return {
         "forward_flops": raw["forward_flops"],
         "backward_flops": raw["backward_flops"],

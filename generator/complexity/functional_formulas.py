@@ -15,7 +15,7 @@ _ELEMENTWISE_FUNCTIONS: dict[str, tuple[str, str]] = {
         n: ("add", "elementwise")
         for n in ("add", "__add__", "__radd__", "sub", "__sub__", "__rsub__")
     },
-    **{n: ("mul", "elementwise") for n in ("mul", "__mul__", "__rmul__")},
+    **{n: ("mul", "elementwise") for n in ("mul", "__mul__", "__rmul__", "pow", "__pow__")},
     **{n: ("div", "elementwise") for n in ("div", "__truediv__", "__rtruediv__")},
     **{
         n: (n, "activation")
@@ -40,7 +40,8 @@ FREE_FUNCTIONS = frozenset(
         "transpose", "t", "expand", "expand_as", "contiguous", "__getitem__", "chunk",
         "split", "unbind", "unsqueeze", "squeeze", "to", "clone", "detach", "narrow",
         "select", "repeat", "zeros_like", "ones_like", "empty_like", "__setitem__",
-        "masked_fill", "pad", "type_as", "float", "half", "bfloat16", "unflatten",
+        "masked_fill", "pad", "type_as", "float", "half", "bfloat16", "unflatten", "tensor",
+        "rand", "randn", "rand_like",
     }
 )  # fmt: skip
 
@@ -57,8 +58,23 @@ def is_inplace(func: Any) -> bool:
     return (name.endswith("_") and not name.endswith("__")) or name.startswith("__i")
 
 
-def function_cost(cost: LayerCost, name: str, args: tuple[Any, ...], training: bool) -> bool:
+def function_cost(
+    cost: LayerCost,
+    name: str,
+    args: tuple[Any, ...],
+    training: bool,
+    kwargs: dict[str, Any] | None = None,
+) -> bool:
     """Fill `cost` for a known function; False when there is no formula for it."""
+    if name == "interpolate":
+        mode = (kwargs or {}).get("mode", args[3] if len(args) > 3 else "nearest")
+        cost.family = "resample"
+        if mode == "nearest":
+            cost.formula = "nearest-neighbour copy: 0 FLOP"
+            return True
+        elementwise(cost, "interpolate", training)
+        cost.formula += f" ({mode}, counted as bilinear)" if mode != "bilinear" else ""
+        return True
     if name in _ELEMENTWISE_FUNCTIONS:
         key, family = _ELEMENTWISE_FUNCTIONS[name]
         cost.family = family

@@ -55,7 +55,8 @@ def _conv(cost: LayerCost, module: nn.modules.conv._ConvNd) -> LayerCost:
     _, per_group, *kernel = (int(d) for d in module.weight.shape)
     groups = module.groups
     bias = module.bias is not None
-    cost.params = int(module.weight.numel()) + (module.out_channels if bias else 0)
+    # every parameter, so that a weight-normed conv counts its g and v, not the weight
+    cost.params = sum(int(p.numel()) for p in module.parameters())
     window = prod(kernel)
     if module.transposed:
         # Every input element scatters into Cout/g · k outputs.
@@ -70,10 +71,15 @@ def _conv(cost: LayerCost, module: nn.modules.conv._ConvNd) -> LayerCost:
     return mac_layer(cost, macs, cost.output_elements if bias else 0, weight_grad=True)
 
 
-def _linear(cost: LayerCost, module: nn.Linear) -> LayerCost:
-    bias = module.bias is not None
-    cost.params = module.in_features * module.out_features + (module.out_features if bias else 0)
-    macs = cost.output_elements * module.in_features
+def _linear(cost: LayerCost, module: nn.Module) -> LayerCost:
+    """nn.Linear, and transformers' Conv1D (GPT-2): the same product, weight transposed."""
+    bias = getattr(module, "bias", None) is not None
+    if isinstance(module, nn.Linear):
+        in_features, out_features = module.in_features, module.out_features
+    else:
+        in_features, out_features = (int(d) for d in module.weight.shape)
+    cost.params = in_features * out_features + (out_features if bias else 0)
+    macs = cost.output_elements * in_features
     cost.family = "linear"
     cost.formula = "MACs = rows·in·out" + (", bias" if bias else "")
     return mac_layer(cost, macs, cost.output_elements if bias else 0, weight_grad=True)
@@ -151,7 +157,7 @@ def module_cost(
     and say so in their notes."""
     if isinstance(module, nn.modules.conv._ConvNd):
         return _conv(cost, module)
-    if isinstance(module, nn.Linear):
+    if isinstance(module, nn.Linear) or _is_conv1d(module):
         return _linear(cost, module)
     if isinstance(module, nn.MultiheadAttention):
         return _attention(cost, module, args)
@@ -194,6 +200,37 @@ def module_cost(
     cost.family = "other"
     cost.notes.append(f"no formula for {type(module).__name__}: counted as 0 FLOP")
     return cost
+
+
+def _is_conv1d(module: nn.Module) -> bool:
+    """transformers' Conv1D: a linear layer with a (in, out) weight, despite the name."""
+    return type(module).__name__ == "Conv1D" and hasattr(module, "nf")
+
+
+_FORMULA_TYPES: tuple[type[nn.Module], ...] = (
+    nn.modules.conv._ConvNd,
+    nn.Linear,
+    nn.MultiheadAttention,
+    nn.modules.batchnorm._BatchNorm,
+    nn.LayerNorm,
+    nn.GroupNorm,
+    *(activation for activation, _ in _ACTIVATIONS),
+    nn.modules.dropout._DropoutNd,
+    nn.modules.pooling._MaxPoolNd,
+    nn.modules.pooling._AvgPoolNd,
+    nn.Embedding,
+)
+
+
+def has_formula(module: nn.Module) -> bool:
+    """Whether module_cost has a formula for this leaf (else it counts 0 FLOP)."""
+    name = type(module).__name__
+    return (
+        isinstance(module, _FORMULA_TYPES)
+        or _is_conv1d(module)
+        or name in (*_RESHAPES, "StochasticDepth")
+        or name.startswith("Adaptive")
+    )
 
 
 def shape_of(value: Any) -> tuple[int, ...]:

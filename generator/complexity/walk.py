@@ -22,7 +22,7 @@ from generator.complexity.functional_formulas import (
     function_cost,
     is_inplace,
 )
-from generator.complexity.layer_formulas import elements_of, module_cost, shape_of
+from generator.complexity.layer_formulas import elements_of, has_formula, module_cost, shape_of
 
 # Modules whose insides are costed as a whole: their hooks would hide the attention
 # matmuls (the eval fast path of MultiheadAttention bypasses its submodules entirely).
@@ -43,6 +43,7 @@ class _Recorder:
         self.rows: list[LayerCost] = []
         self.calls: Counter[str] = Counter()
         self.uncounted: Counter[str] = Counter()
+        self.seen: set[int] = set()  # parameters already counted (GPT-2 ties two layers)
 
     def unique(self, name: str) -> str:
         self.calls[name] += 1
@@ -91,7 +92,7 @@ class _FunctionalOps(TorchFunctionMode):
         cost.input_elements = max((t.numel() for t in tensors), default=0)
         if is_inplace(func):
             cost.saves_activation = False
-        if function_cost(cost, name, args, recorder.training):
+        if function_cost(cost, name, args, recorder.training, kwargs):
             recorder.rows.append(cost)
         else:
             recorder.uncounted[name] += 1
@@ -99,7 +100,19 @@ class _FunctionalOps(TorchFunctionMode):
 
 
 def _is_leaf(module: nn.Module) -> bool:
-    return isinstance(module, ATOMIC_MODULES) or not any(True for _ in module.children())
+    """No submodules but its weight parametrizations (wav2vec2's weight-normed conv)."""
+    return isinstance(module, ATOMIC_MODULES) or not any(
+        name != "parametrizations" for name, _ in module.named_children()
+    )
+
+
+def _is_costed_leaf(module: nn.Module) -> bool:
+    """A leaf costed by its formula. A leaf with no formula and no parameters (such as
+    transformers' GELUActivation) is walked through instead: the functional ops inside it
+    are costed one by one."""
+    if not _is_leaf(module):
+        return False
+    return has_formula(module) or any(True for _ in module.parameters())
 
 
 def _register(model: nn.Module, recorder: _Recorder) -> list[Any]:
@@ -108,9 +121,8 @@ def _register(model: nn.Module, recorder: _Recorder) -> list[Any]:
     for name, module in model.named_modules():
         if any(name.startswith(prefix + ".") for prefix in skip):
             continue
-        if _is_leaf(module):
-            if isinstance(module, ATOMIC_MODULES):
-                skip.append(name)
+        if _is_costed_leaf(module):
+            skip.append(name)  # its insides (attention's projections, parametrizations)
             handles.append(module.register_forward_pre_hook(_leaf_pre(recorder)))
             handles.append(
                 module.register_forward_hook(
@@ -121,6 +133,7 @@ def _register(model: nn.Module, recorder: _Recorder) -> list[Any]:
             handles.append(module.register_forward_pre_hook(_scope_pre(recorder, name)))
             handles.append(module.register_forward_hook(_scope_post(recorder)))
             own = sum(p.numel() for p in module.parameters(recurse=False))
+            recorder.seen.update(id(p) for p in module.parameters(recurse=False))
             if own:
                 recorder.rows.append(
                     LayerCost(
@@ -146,14 +159,21 @@ def _leaf_pre(recorder: _Recorder) -> Any:
 
 def _leaf_post(recorder: _Recorder, name: str) -> Any:
     def hook(module: nn.Module, args: Any, kwargs: Any, output: Any) -> None:
-        recorder.depth -= 1
-        if recorder.depth:
+        if recorder.depth > 1:  # a leaf inside a leaf: its outer one costs it
+            recorder.depth -= 1
             return
         positional = tuple(args) + tuple(
             kwargs[k] for k in ("query", "key", "value") if k in (kwargs or {})
         )
         cost = recorder.new_cost(name, type(module).__name__, positional, output)
-        recorder.rows.append(module_cost(cost, module, positional, recorder.training))
+        cost = module_cost(cost, module, positional, recorder.training)
+        parameters = list(module.parameters())
+        cost.shared_params = sum(p.numel() for p in parameters if id(p) in recorder.seen)
+        recorder.seen.update(id(p) for p in parameters)
+        recorder.rows.append(cost)
+        # only now: costing reads module.weight, which a parametrization computes with
+        # functional ops that belong to this leaf, not to the walk
+        recorder.depth -= 1
 
     return hook
 
@@ -173,19 +193,18 @@ def _scope_post(recorder: _Recorder) -> Any:
 
 
 def walk(
-    model: nn.Module, batch: int, shape: tuple[int, ...], training: bool
+    model: nn.Module, inputs: Any, training: bool, kwargs: dict[str, Any] | None = None
 ) -> tuple[list[LayerCost], Any, dict[str, int]]:
-    """Run one forward pass of `model` (already on the meta device) and cost it.
+    """Run one forward pass of `model` (already on the meta device) on `inputs` and cost it.
 
-    Returns the rows in call order, the output tensor and the functional ops that had no
+    Returns the rows in call order, the output and the functional ops that had no
     formula (name → calls), which the report lists instead of silently ignoring."""
     model.train(training)
     recorder = _Recorder(training)
     handles = _register(model, recorder)
     try:
-        x = torch.empty((batch, *shape), device="meta")
         with _FunctionalOps(recorder):
-            output = model(x)
+            output = model(inputs, **(kwargs or {}))
     finally:
         for handle in handles:
             handle.remove()

@@ -16,7 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from generator.analysis.layer_join import LAYERS_COLUMNS
-from generator.config import RunConfig, load_experiments, resolve_runs
+from generator.config import LM_PHASES, RunConfig, load_experiments, resolve_runs
+from generator.measure.preflight import check_user_models
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
@@ -179,6 +180,8 @@ def measure_one(
         optimizer=config.optimizer,
         precision=config.precision,
         training=config.phase == "train_step",
+        vocab=config.vocab,
+        lm_phase=config.phase if config.phase in LM_PHASES else None,
     )
     layers = complexity_dict(complexity, None)["layers"]
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
@@ -224,6 +227,7 @@ def execute(
     experiments = load_experiments(config_path)
     runs = [r for r in resolve_runs(experiments, groups) if device in (None, r.device)]
     check_machine(runs, config_path, [g.id for g in experiments.groups])
+    check_user_models(runs, config_path)
     ncu = None
     if use_ncu:
         executable = ncu_mode.find_ncu(torch.cuda.is_available())

@@ -16,7 +16,9 @@ from torch import nn
 
 from generator.config import RunConfig
 from generator.ingest.trace.labels import PHASE_PREFIX
+from generator.measure.decode import decode_action, prefill_action
 from generator.models import build_model
+from generator.models.feed import example_input, make_targets, step_loss
 
 PHASES = ("forward", "loss", "backward", "optimizer_step")
 PHASE_LABEL = PHASE_PREFIX  # the profiler/NVTX ranges that mark phases (read back by ingest)
@@ -90,22 +92,28 @@ class Workload:
     scaler: Any
     config: RunConfig
 
+    def autocast(self) -> contextlib.AbstractContextManager[Any]:
+        return _autocast(self.config.precision, self.config.device)
+
     def phases(self) -> list[tuple[str, Callable[[], Any]]]:
         """The step as (phase, action) pairs; actions share state through `self.state`."""
         config = self.config
         state: dict[str, Any] = {}
-        loss_fn = nn.functional.cross_entropy
 
         def forward() -> None:
             with _autocast(config.precision, config.device):
                 state["out"] = self.model(self.inputs)
 
+        if config.phase in ("prefill", "decode"):
+            # A causal LM's two inference phases: both are one forward pass ("forward").
+            make = prefill_action if config.phase == "prefill" else decode_action
+            return [("forward", make(self.model, self.inputs, self.autocast))]
         if config.phase == "inference":
             return [("forward", forward)]
 
         def loss() -> None:
             with _autocast(config.precision, config.device):
-                state["loss"] = loss_fn(state["out"], self.targets)
+                state["loss"] = step_loss(state["out"], self.targets)
 
         def backward() -> None:
             self.scaler.scale(state["loss"]).backward()
@@ -129,8 +137,14 @@ def build_workload(config: RunConfig) -> Workload:
     device = torch.device(config.device)
     model = build_model(config.model, config.classes, config.input_shape).to(device)
     generator = torch.Generator().manual_seed(config.seed)
-    inputs = torch.randn((config.batch, *config.input_shape), generator=generator).to(device)
-    targets = torch.randint(0, config.classes, (config.batch,), generator=generator).to(device)
+    inputs = example_input(config.batch, config.input_shape, config.vocab, device, generator)
+    targets = torch.empty(0)
+    if config.phase == "train_step":
+        # The loss targets take the shape of the model's logits, whatever its head: one
+        # untimed forward pass on a single sample finds it.
+        with torch.no_grad():
+            model.eval()
+            targets = make_targets(model(inputs[:1]), generator, batch=config.batch)
     optimizer: torch.optim.Optimizer | None = None
     if config.phase == "train_step":
         model.train()
@@ -148,7 +162,7 @@ def build_workload(config: RunConfig) -> Workload:
 
 @contextlib.contextmanager
 def inference_guard(config: RunConfig) -> Iterator[None]:
-    if config.phase == "inference":
+    if config.phase != "train_step":
         with torch.inference_mode():
             yield
     else:
