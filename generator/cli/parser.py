@@ -166,7 +166,9 @@ def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "--seq-len", type=int, help="token datasets: sequence length (default: 128)"
     )
     complexity.add_argument(
-        "--vocab", type=int, help="token datasets: your model's vocabulary (registry models know theirs)"
+        "--vocab",
+        type=int,
+        help="token datasets: your model's vocabulary (registry models know theirs)",
     )
     complexity.add_argument(
         "--phase",

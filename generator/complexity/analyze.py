@@ -14,7 +14,7 @@ from generator.models import build_model
 @dataclass
 class Complexity:
     model: str
-    input_shape: tuple[int, int, int]
+    input_shape: tuple[int, ...]
     batch: int
     classes: int
     optimizer: str
@@ -23,6 +23,7 @@ class Complexity:
     layers: list[LayerCost]
     loss: LayerCost | None
     uncounted_functions: dict[str, int] = field(default_factory=dict)
+    lm_phase: str | None = None  # prefill or decode of a causal language model
 
     @property
     def element_bytes(self) -> int:
@@ -178,6 +179,11 @@ def analyze(
                 "use a batch of 2 or more: batch norm in training needs more than one value "
                 "per channel, and this input leaves one pixel per channel"
             )
+        elif "channel" in first_line or "shape" in first_line:
+            fix = (
+                "give the model the input it was built for: a dataset with as many channels "
+                "as its first layer takes, or the group's input = CxHxW (--input)"
+            )
         else:
             fix = "use a larger input (the model's downsampling leaves no pixels) or another model"
         raise UserError(
@@ -197,4 +203,5 @@ def analyze(
         layers=layers,
         loss=_loss_cost(output) if training else None,
         uncounted_functions=uncounted,
+        lm_phase=lm_phase,
     )

@@ -24,9 +24,7 @@ def _cache_elements(cache: Any) -> int:
     return total
 
 
-def prepare(
-    module: Any, inputs: Any, phase: str
-) -> tuple[Any, dict[str, Any], list[LayerCost]]:
+def prepare(module: Any, inputs: Any, phase: str) -> tuple[Any, dict[str, Any], list[LayerCost]]:
     """The walk's input, keyword arguments and extra rows for `phase` (prefill or decode)."""
     import torch
 

@@ -66,7 +66,7 @@ def complexity_dict(result: Complexity, flop_counter: dict[str, Any] | None) -> 
         "classes": result.classes,
         "optimizer": result.optimizer,
         "precision": result.precision,
-        "phase": "train_step" if result.training else "inference",
+        "phase": result.lm_phase or ("train_step" if result.training else "inference"),
         **result.totals(),
         "uncounted_functions": result.uncounted_functions,
         "layers": [layer_dict(layer, result.element_bytes, result.training) for layer in layers],

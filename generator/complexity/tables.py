@@ -99,13 +99,15 @@ LAYER_TABLE_MODELS = ("alexnet", "resnet18")  # seed 003's Figures 8 and 9
 
 
 def model_rows() -> list[dict[str, Any]]:
-    """Every registry model on its dataset shape (torchvision CNNs at 224, as published):
+    """Every registry model on its dataset shape (torchvision classifiers at 224, as
+    published; FCN on VOC, BERT and GPT-2 on 128 tokens, wav2vec2 on one second of audio):
     parameters, FLOPs, saved activations, minimal traffic and analytic AI per batch."""
     from generator.models import DATASETS, MODELS
 
     rows = []
     for name, spec in MODELS.items():
-        data = DATASETS["imagenet" if spec.source == "torchvision" else spec.default_dataset]
+        torchvision_classifier = spec.source == "torchvision" and spec.task == "classify"
+        data = DATASETS["imagenet" if torchvision_classifier else spec.default_dataset]
         for batch in MODEL_TABLE_BATCHES:
             result = analyze(name, data.shape, batch, data.classes)
             rows.append({"model": name, "dataset": data.name, "batch": batch, **result.totals()})

@@ -99,6 +99,15 @@ def _nvidia_driver() -> str | None:
     return out.strip().splitlines()[0] if out.strip() else None
 
 
+def _version_of(package: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
 def environment(device: str, repo: Path) -> dict[str, Any]:
     import torch
     import torchvision
@@ -118,6 +127,7 @@ def environment(device: str, repo: Path) -> dict[str, Any]:
         "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
         "torch": torch.__version__,
         "torchvision": torchvision.__version__,
+        "transformers": _version_of("transformers"),  # builds bert_base, gpt2, wav2vec2_base
         "python": platform.python_version(),
         "git": git_state(repo),
     }

@@ -17,10 +17,10 @@ from rich.table import Table
 
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import LM_PHASES, RunConfig, load_experiments, resolve_runs
-from generator.measure.preflight import check_user_models
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
+from generator.measure.preflight import check_user_models
 from generator.measure.provenance import (
     command_line,
     cpu_supports_bf16,

@@ -73,16 +73,21 @@ def _torchvision(name: str) -> Builder:
     return build
 
 
+def _image(shape: tuple[int, ...]) -> tuple[int, int, int]:
+    channels, height, width = shape  # image datasets only (checked by check_input)
+    return (channels, height, width)
+
+
 def _simple_mlp(classes: int, shape: tuple[int, ...]) -> Any:
     from generator.models.seed import SimpleMLP
 
-    return SimpleMLP(shape, classes)
+    return SimpleMLP(_image(shape), classes)
 
 
 def _simple_cnn(classes: int, shape: tuple[int, ...]) -> Any:
     from generator.models.seed import SimpleCNN
 
-    return SimpleCNN(shape, classes)
+    return SimpleCNN(_image(shape), classes)
 
 
 def _vit_tiny_32(classes: int, shape: tuple[int, ...]) -> Any:
@@ -194,7 +199,7 @@ def model_spec(name: str, key: str = "model") -> ModelSpec:
     if is_user_model(name):
         return user_spec(name)
     if name not in MODELS:
-        what, _, valid = unknown_name("model", name, dict(MODELS)).partition("; valid: ")
+        what, _, valid = unknown_name("model", name, MODELS).partition("; valid: ")
         raise UserError(what, key=key, fix=f"use one of: {valid}; or your own as module:callable")
     return MODELS[name]
 

@@ -5,6 +5,7 @@ No torch here: the report and the config loader need only names and shapes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,14 +53,14 @@ DATASETS: dict[str, Dataset] = {
 }
 
 
-def unknown_name(what: str, name: str, table: dict[str, object]) -> str:
+def unknown_name(what: str, name: str, table: Mapping[str, object]) -> str:
     """The one wording for a name not in the registry, with the valid ones."""
     return f"unknown {what} {name!r}; valid: {', '.join(sorted(table))}"
 
 
 def dataset(name: str, key: str = "dataset") -> Dataset:
     if name not in DATASETS:
-        what, _, valid = unknown_name("dataset", name, dict(DATASETS)).partition("; valid: ")
+        what, _, valid = unknown_name("dataset", name, DATASETS).partition("; valid: ")
         raise UserError(what, key=key, fix=f"use one of: {valid}")
     return DATASETS[name]
 

@@ -55,7 +55,8 @@ def resolve(name: str, key: str = "model") -> Callable[..., Any]:
             key=key,
             fix=f"name a class or function of {module_name} that returns a torch nn.Module",
         )
-    return target
+    callable_target: Callable[..., Any] = target
+    return callable_target
 
 
 def _takes_num_classes(target: Callable[..., Any]) -> bool:
