@@ -76,9 +76,14 @@ def test_every_committed_run_has_its_trace_and_layers() -> None:
         forward = layers.filter(pl.col("phase") == "forward")["time_s"].sum()
         if "-cuda-" in folder.name:
             # A GPU layer's time is kernel time, which the CPU-side range does not bound: the
-            # forward phase's kernels are the denominator, and every one belongs to a layer.
+            # forward phase's kernels are the denominator. Nearly every one belongs to a layer;
+            # the exceptions are copies launched by 0-FLOP functions (a ViT's class-token
+            # torch.cat), which the walk records as free, not as layers: under 1% here.
             kernels = analyze_trace(folder / "trace.json.gz").by_phase
             phase = kernels.filter(pl.col("phase") == "forward")["time_s"].sum()
-            assert forward == pytest.approx(phase, rel=1e-6), folder.name
+            assert 0.99 * phase <= forward <= phase * (1 + 1e-6), folder.name
             continue
-        assert 0.5 * forward_range < forward <= forward_range, folder.name
+        # The ops sit inside the range; what is left is Python and dispatch between them,
+        # which in a sub-millisecond step (SimpleMLP at batch 64: 0.96 ms range, 0.44 ms in
+        # ops) is more than half of it.
+        assert 0.4 * forward_range < forward <= forward_range, folder.name

@@ -91,7 +91,7 @@ GROUP = "[[groups]]" + TINY.split("[[groups]]")[1]
         ),
         (
             GROUP.replace('["simple_mlp", "simple_cnn"]', '["vit_b_16"]'),
-            "key 'groups[0].models': model 'vit_b_16' accepts only 3x224x224 input, dataset 'mnist' is 1x28x28",
+            "key 'groups[0].models[0]': model 'vit_b_16' accepts only 3x224x224 input, not 1x28x28",
         ),
         (
             GROUP + GROUP,

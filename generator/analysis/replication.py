@@ -33,11 +33,11 @@ def derive_value(
     devices: dict[str, Device],
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
-    measured: dict[tuple[str, str, int, str], list[tuple[str, float]]] | None = None,
+    measured: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] | None = None,
 ) -> tuple[float | None, str]:
     """The derived quantity in base units, and where it comes from (None when unavailable)."""
     if derive.kind == "measured":
-        key = (derive.model, derive.dataset, derive.batch, derive.quantity)
+        key = (derive.model, derive.dataset, derive.batch, derive.quantity, derive.device)
         found = sorted((measured or {}).get(key, []), key=lambda item: item[1])
         if not found:
             return None, "no ok run of this configuration in measurements/runs/"
@@ -126,7 +126,7 @@ def replicate(
     devices: dict[str, Device],
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
-    measured: dict[tuple[str, str, int, str], list[tuple[str, float]]] | None = None,
+    measured: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] | None = None,
 ) -> list[Replication]:
     """measured: (model, dataset, batch, phase) -> [(run id, median step s)] of ok runs."""
     out = []

@@ -228,12 +228,24 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
             quantity=quantity,
         )
     if kind == "measured":
-        need(6, "measured:<model>:<dataset>:<batch>:<phase>:step_time")
+        need(7, "measured:<model>:<dataset>:<batch>:<phase>:step_time:<cpu|cuda>")
         model, data, batch = configuration(parts[1], parts[2], parts[3])
-        phase, quantity = parts[4], parts[5]
+        phase, quantity, kind_of_device = parts[4], parts[5], parts[6]
         if phase not in ("train_step", "inference") or quantity != "step_time":
             fail(f"{phase}:{quantity} is not train_step|inference:step_time", "derive")
-        return Derive("measured", "time", model=model, dataset=data, batch=batch, quantity=phase)
+        if kind_of_device not in ("cpu", "cuda"):
+            fail(f"device {kind_of_device!r} is not cpu or cuda", "derive")
+        # the device kind is part of the configuration: a GPU run never stands in for a
+        # published CPU time
+        return Derive(
+            "measured",
+            "time",
+            device=kind_of_device,
+            model=model,
+            dataset=data,
+            batch=batch,
+            quantity=phase,
+        )
     if kind == "imported":
         need(3, "imported:<folder>:<quantity>")
         if parts[2] not in IMPORTED_QUANTITIES:
