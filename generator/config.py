@@ -25,14 +25,22 @@ from pydantic import (
 )
 
 from generator.errors import UserError
-from generator.models import DATASETS, MODELS, check_input, model_spec, parse_shape, unknown_name
+from generator.models import (
+    DATASETS,
+    LM_PHASES,
+    MODELS,
+    check_input,
+    check_phase,
+    model_spec,
+    parse_shape,
+    unknown_name,
+)
 from generator.models.user import is_user_model
 from generator.records.versioned import upgrade
 
 SCHEMA_VERSION = 1
 
-Phase = Literal["train_step", "inference", "prefill", "decode"]
-LM_PHASES = ("prefill", "decode")  # causal language models only
+Phase = Literal["train_step", "inference", "prefill", "decode"]  # the last two: LM_PHASES
 Precision = Literal["fp32", "tf32", "bf16-amp", "fp16-amp"]
 Device = Literal["cpu", "cuda"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam"]
@@ -101,7 +109,7 @@ class Group(_Strict):
             if what == "model" and is_user_model(name):
                 continue  # imported when the runs are planned (the report needs no torch)
             if name not in table:
-                known = unknown_name(what, name, dict(table))
+                known = unknown_name(what, name, table)
                 raise ValueError(
                     f"[{index}] {known}" + ("; or your own as module:callable" * (what == "model"))
                 )
@@ -155,6 +163,11 @@ class RunConfig:
         """Same config on the same kind of device → same hash (what resume compares)."""
         payload = json.dumps({**self.as_dict(), "device_name": device_name}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
+    def lm_phase(self) -> str | None:
+        """prefill or decode (a causal language model's inference), else None."""
+        return self.phase if self.phase in LM_PHASES else None
 
     def run_id(self, device_name: str) -> str:
         model = self.model.replace(":", ".")  # your own module:callable, as a folder name
@@ -222,13 +235,11 @@ def _check_combinations(experiments: ExperimentsFile, path: Path) -> None:
         for at, name in enumerate(group.models):
             key = f"groups[{index}].models[{at}]"
             spec = model_spec(name, key)
-            if any(p in LM_PHASES for p in group.phases) and not spec.causal_lm:
-                raise UserError(
-                    f"phases prefill and decode need a causal language model; {name!r} is not one",
-                    file=path,
-                    key=f"groups[{index}].phases",
-                    fix="use them with gpt2, in a group of their own",
-                )
+            for phase in group.phases:
+                try:
+                    check_phase(spec, phase, f"groups[{index}].phases")
+                except UserError as error:
+                    raise UserError(error.what, file=path, key=error.key, fix=error.fix) from None
             readable = [d for d in group.datasets if spec.reads(DATASETS[d])]
             if not readable:
                 raise UserError(
@@ -239,6 +250,13 @@ def _check_combinations(experiments: ExperimentsFile, path: Path) -> None:
                     fix=f"add its dataset, e.g. {spec.default_dataset!r}, to the group's datasets",
                 )
             for data in readable:
+                if DATASETS[data].kind == "tokens" and _vocab(group, name, DATASETS[data]) is None:
+                    raise UserError(
+                        f"model {name!r} reads token ids but its group gives no vocab",
+                        file=path,
+                        key=f"groups[{index}].vocab",
+                        fix="add vocab = <the number of token ids it embeds> to the group",
+                    )
                 shape = _sample_shape(group, DATASETS[data], index, path)
                 try:
                     check_input(spec, DATASETS[data], shape, key)
@@ -305,12 +323,6 @@ def resolve_runs(
             dataset = DATASETS[data]
             if not model_spec(model).reads(dataset):
                 continue  # each model takes the group's datasets of its own kind
-            if dataset.kind == "tokens" and _vocab(group, model, dataset) is None:
-                raise UserError(
-                    f"model {model!r} reads token ids but its group gives no vocab",
-                    key=f"groups.{group.id}.vocab",
-                    fix="add vocab = <the number of token ids it embeds> to the group",
-                )
             runs.append(
                 RunConfig(
                     group=group.id,

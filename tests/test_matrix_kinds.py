@@ -53,7 +53,7 @@ def test_decode_needs_a_causal_language_model(tmp_path: Path) -> None:
         tmp_path,
         'models = ["bert_base"]\ndatasets = ["tokens"]\nbatch_sizes = [1]\nphases = ["decode"]\n',
     )
-    with pytest.raises(UserError, match="need a causal language model") as error:
+    with pytest.raises(UserError, match="needs a causal language model") as error:
         load_experiments(path)
     assert error.value.key == "groups[0].phases"
 

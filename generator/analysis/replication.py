@@ -128,7 +128,8 @@ def replicate(
     imported: dict[str, Totals],
     measured: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] | None = None,
 ) -> list[Replication]:
-    """measured: (model, dataset, batch, phase) -> [(run id, median step s)] of ok runs."""
+    """measured: (model, dataset, batch, phase, device kind) -> [(run id, median step s)] of
+    ok runs."""
     out = []
     for row in rows:
         base, source = derive_value(row.derive, devices, analytic, imported, measured)

@@ -153,16 +153,10 @@ def _complexity_input(args: argparse.Namespace) -> tuple[tuple[int, ...], int, i
 
 
 def cmd_complexity(args: argparse.Namespace) -> int:
-    phase = args.phase or ("inference" if args.inference else "train_step")
-    if phase in ("prefill", "decode"):
-        from generator.models import model_spec
+    from generator.models import LM_PHASES, check_phase, model_spec
 
-        if not model_spec(args.model, key="MODEL").causal_lm:
-            raise UserError(
-                f"--phase {phase} needs a causal language model; {args.model} is not one",
-                key="--phase",
-                fix="use gpt2, or --phase train_step / inference",
-            )
+    phase = args.phase or ("inference" if args.inference else "train_step")
+    check_phase(model_spec(args.model, key="MODEL"), phase, "--phase")
     shape, classes, vocab = _complexity_input(args)
     _require_torch("complexity")
     from generator.complexity import analyze
@@ -179,7 +173,7 @@ def cmd_complexity(args: argparse.Namespace) -> int:
         precision=args.precision,
         training=training,
         vocab=vocab,
-        lm_phase=phase if phase in ("prefill", "decode") else None,
+        lm_phase=phase if phase in LM_PHASES else None,
     )
     counter = None
     if not args.no_flop_counter and training:

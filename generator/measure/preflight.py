@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.config import LM_PHASES, RunConfig
+from generator.config import RunConfig
 from generator.errors import UserError
 from generator.models.user import is_user_model
 
@@ -30,7 +30,7 @@ def check_user_models(runs: list[RunConfig], config_path: Path) -> None:
                 run.classes,
                 training=training,
                 vocab=run.vocab,
-                lm_phase=run.phase if run.phase in LM_PHASES else None,
+                lm_phase=run.lm_phase,
             )
         except UserError as error:
             raise UserError(error.what, file=config_path, key=key, fix=error.fix) from None

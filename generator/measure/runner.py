@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from generator.analysis.layer_join import LAYERS_COLUMNS
-from generator.config import LM_PHASES, RunConfig, load_experiments, resolve_runs
+from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
@@ -181,7 +181,7 @@ def measure_one(
         precision=config.precision,
         training=config.phase == "train_step",
         vocab=config.vocab,
-        lm_phase=config.phase if config.phase in LM_PHASES else None,
+        lm_phase=config.lm_phase,
     )
     layers = complexity_dict(complexity, None)["layers"]
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))

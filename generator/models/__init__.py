@@ -23,8 +23,11 @@ from generator.models.inputs import (
 )
 from generator.models.user import build_user_model, is_user_model
 
+LM_PHASES = ("prefill", "decode")  # a causal language model's inference phases
+
 __all__ = [
     "DATASETS",
+    "LM_PHASES",
     "MODELS",
     "Dataset",
     "ModelSpec",
@@ -216,6 +219,10 @@ def check_input(spec: ModelSpec, data: Dataset, shape: tuple[int, ...], key: str
             key=key,
             fix=f"use dataset {spec.default_dataset!r} (or another {spec.input_kind} dataset)",
         )
+    _check_fixed_input(spec, shape, key)
+
+
+def _check_fixed_input(spec: ModelSpec, shape: tuple[int, ...], key: str) -> None:
     if spec.fixed_input is not None and shape != spec.fixed_input:
         raise UserError(
             f"model {spec.name!r} accepts only {shape_text(spec.fixed_input)} input, "
@@ -226,17 +233,22 @@ def check_input(spec: ModelSpec, data: Dataset, shape: tuple[int, ...], key: str
         )
 
 
+def check_phase(spec: ModelSpec, phase: str, key: str) -> None:
+    """prefill and decode need a causal language model (a KV cache)."""
+    if phase in LM_PHASES and not spec.causal_lm:
+        raise UserError(
+            f"phase {phase} needs a causal language model; {spec.name!r} is not one",
+            key=key,
+            fix="use prefill and decode with gpt2 (in a group of their own), or train_step / "
+            "inference",
+        )
+
+
 def build_model(name: str, classes: int, shape: tuple[int, ...], key: str = "model") -> Any:
     """An untrained torch module; `shape` is one sample's: (C, H, W) of an image, (S,)
     token ids or (samples,) of audio."""
     if is_user_model(name):
         return build_user_model(name, classes, key)
     spec = model_spec(name, key)
-    if spec.fixed_input is not None and shape != spec.fixed_input:
-        raise UserError(
-            f"{name} accepts only {shape_text(spec.fixed_input)} input, not {shape_text(shape)}",
-            key=key,
-            fix="use the imagenet dataset shape for this model, or a model sized for small inputs "
-            "(vit_tiny_32)",
-        )
+    _check_fixed_input(spec, shape, key)
     return _BUILDERS[name](classes, shape)
