@@ -8,7 +8,7 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import device_scale, model_scale
+from generator.charts.scales import device_legend, device_scale, model_scale
 
 
 def sweep_chart(
@@ -47,7 +47,7 @@ def sweep_chart(
             "series:N",
             title="device",
             scale=device_scale(series),
-            legend=alt.Legend(orient="bottom"),
+            legend=device_legend(series, "device"),
         )
         tooltip.insert(0, alt.Tooltip("series:N", title="device"))
     points = (

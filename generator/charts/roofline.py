@@ -13,6 +13,7 @@ from generator.analysis.roofline import PEAK_FOR_PRECISION, Totals
 from generator.catalog import Device
 from generator.charts.scales import (
     ceiling_rows,
+    device_legend,
     device_scale,
     log_y,
     roof_polyline,
@@ -161,9 +162,7 @@ def modelled_roofline_chart(
     )
     devices = {str(p.get("device")) for p in points} | set(roofs)
     several = len(devices) > 1
-    by_device = alt.Color(
-        "device:N", scale=device_scale(devices), legend=alt.Legend(orient="bottom", title=None)
-    )
+    by_device = alt.Color("device:N", scale=device_scale(devices), legend=device_legend(devices))
     layers = []
     if roofs:
         rows = []
@@ -284,7 +283,7 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     color = alt.Color(
         "device:N",
         scale=device_scale(devices),
-        legend=alt.Legend(orient="bottom", values=sorted(devices), columns=3, labelLimit=260),
+        legend=device_legend(devices),
     )
     lines = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]

@@ -33,6 +33,12 @@ def device_scale(names: set[str]) -> alt.Scale:
     return alt.Scale(domain=catalog + sorted(names - set(catalog)), scheme="tableau20")
 
 
+def device_legend(names: set[str], title: str | None = None) -> alt.Legend:
+    """The devices a chart shows, not device_scale's whole domain (the catalog's twenty
+    GPUs would fill, and clip, a two-device chart's legend)."""
+    return alt.Legend(orient="bottom", title=title, values=sorted(names), columns=3, labelLimit=260)
+
+
 def model_scale() -> alt.Scale:
     """One colour per registry model on every page."""
     from generator.models import MODELS
