@@ -1,6 +1,7 @@
 """Golden tests: the generated Markdown of every page kind, built from a fixed small set of
-measurements (tests/data/golden/measurements: one imported export, two runs of group A, the
-CPU ceilings, the complexity tables and six literature rows).
+measurements (tests/data/golden/measurements: one imported export, 38 real runs of groups
+A to H (see tests/data/golden/PROVENANCE.md), the CPU and H100 ceilings, the complexity
+tables and six literature rows).
 
 Chart specs are taken out of the Markdown and compared as dicts, not as text or images.
 After an intended change, regenerate the expected files and review their diff:
