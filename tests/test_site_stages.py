@@ -8,6 +8,8 @@ import ast
 import os
 import shutil
 from dataclasses import replace
+
+import polars as pl
 from pathlib import Path
 
 import pytest
@@ -46,10 +48,12 @@ def report(analysed: Analysed) -> Report:
 def test_load_reads_every_record_once(loaded: Loaded) -> None:
     assert [item.name for item, _ in loaded.imported] == ["l4-resnet18-train-step-b64"]
     assert loaded.imported[0][1].kernels.height == 98
-    assert loaded.runs.height == 2 and set(loaded.runs["group"]) == {"A"}
+    groups = {"A", "B", "C", "D", "F", "H", "H-cpu"}
+    assert loaded.runs.height == 38 and set(loaded.runs["group"]) == groups
     assert set(loaded.step_times) == set(loaded.runs["run_id"])
-    assert all(len(times) == 20 for times in loaded.step_times.values())
-    assert [c.device_name for c in loaded.ceilings] == ["AMD EPYC (2 threads)"]
+    assert {len(times) for times in loaded.step_times.values()} == {10, 20}
+    names = [c.device_name for c in loaded.ceilings]
+    assert names == ["AMD EPYC (2 threads)", "NVIDIA H100 80GB HBM3"]
     assert len(loaded.literature) == 6
     assert loaded.complexity.meta is not None and "models.csv" in loaded.complexity.frames
     assert loaded.profiled == []  # no run of the set was profiled with --ncu
@@ -64,7 +68,7 @@ def test_analyse_is_pure_and_computes_each_result_once(analysed: Analysed) -> No
     (view,) = analysed.views
     assert view.slug == "l4-resnet18-train-step-b64" and view.chart == {}
     assert view.step.kernels == 98 and view.match.device is not None
-    assert set(analysed.verdicts) == {"A"}
+    assert set(analysed.verdicts) == {"A", "B", "C", "D", "F", "H", "H-cpu"}
     assert analysed.verdicts["A"].outcome in {"supported", "not supported", "inconclusive"}
     assert len(analysed.replications) == 6
     kinds = {p["kind"] for p in analysed.overview.points}
@@ -75,7 +79,13 @@ def test_analyse_is_pure_and_computes_each_result_once(analysed: Analysed) -> No
 def test_check_turns_step_times_into_timing_findings(analysed: Analysed) -> None:
     steady = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01]
     noisy = [1.0, 1.6, 0.7, 1.4, 0.8, 1.5, 0.9, 1.3]
-    loaded = replace(analysed.loaded, step_times={"steady": steady, "noisy": noisy})
+    loaded = replace(
+        analysed.loaded,
+        steps={
+            "steady": pl.DataFrame({"step_s": steady}),
+            "noisy": pl.DataFrame({"step_s": noisy}),
+        },
+    )
     checked = check(replace(analysed, loaded=loaded))
     assert isinstance(checked, Checked)
     assert checked.run_findings["steady"] == ()
@@ -196,7 +206,7 @@ def test_the_about_page_counts_the_inputs(report: Report) -> None:
     page = about_page(report)
     assert page.path == "measurements/about.md" and page.title == "About this report"
     assert (
-        "<code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>2 ok</td>"
+        "<code>measurements/runs/</code></td><td>runs measured with nox -s measure</td><td>38 ok</td>"
         in page.markdown
     )
     assert (

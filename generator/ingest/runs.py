@@ -13,6 +13,7 @@ from generator.records.run import RUN_FILE, RunRecord, read_run
 
 RUN_COLUMNS: dict[str, Any] = {
     "run_id": pl.String,
+    "workload": pl.String,  # the configuration without its group (records.run.NOT_WORKLOAD)
     "group": pl.String,
     "model": pl.String,
     "dataset": pl.String,

@@ -31,6 +31,45 @@ def bootstrap_median_ci(
     return quantile(medians, 0.025), quantile(medians, 0.975)
 
 
+def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int]:
+    """0-based ranks (low, high) of the order statistics that bound the median with at least
+    `confidence`: the distribution-free interval, from Binomial(n, 1/2) (the number of samples
+    below the true median). Exact up to n = 2000, the normal approximation above; below
+    n = 6 no pair reaches 95 % and the interval is the whole range."""
+    if n < 1:
+        raise ValueError("no samples")
+    alpha = (1 - confidence) / 2
+    if n > 2000:
+        low = max(0, math.floor(n / 2 - 0.5 - _z(confidence) * math.sqrt(n) / 2))
+        return low, n - 1 - low
+    total, below, low = 2**n, 0, 0
+    # grow the tail while P(Bin(n, 1/2) <= low) stays within alpha
+    while low < n // 2 and (below + math.comb(n, low)) / total <= alpha:
+        below += math.comb(n, low)
+        low += 1
+    low = max(low - 1, 0) if below else 0
+    return low, n - 1 - low
+
+
+def _z(confidence: float) -> float:
+    return statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+
+
+def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Distribution-free confidence interval of the median: two order statistics, chosen
+    from the binomial distribution (no resampling, so it is exact and costs one sort)."""
+    ordered = sorted(values)
+    low, high = median_ci_ranks(len(ordered), confidence)
+    return ordered[low], ordered[high]
+
+
+def relative_half_width(values: Sequence[float]) -> float:
+    """The median's 95 % interval as a share of the median: its larger half."""
+    median = statistics.median(values)
+    low, high = median_ci(values)
+    return max(median - low, high - median) / median if median else math.inf
+
+
 def linear_trend(values: Sequence[float]) -> tuple[float, float]:
     """Least-squares slope of time against iteration index (seconds per iteration) and its
     t statistic (slope / standard error; inf for a perfect line, 0 below 3 points)."""

@@ -51,6 +51,7 @@ class Report:
     overview: OverviewPoints
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     traces: list[TraceView] = field(default_factory=list)  # imported and run profiler traces
+    steps: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # ok run -> its steps.csv
 
 
 @dataclass(frozen=True)

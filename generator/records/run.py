@@ -7,6 +7,8 @@ Keys this version does not know are kept (written back unchanged, never an error
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +38,14 @@ class RunSettings(_Part):
     phase: str
     precision: str
     device: str
+
+
+# Keys of a run's config that say how or where it was filed and timed, not what was measured:
+# runs differing only in these are one workload (analysis.pooling pools their samples).
+NOT_WORKLOAD = frozenset(
+    {"group", "warmup", "iterations", "repeats", "profile", "ci_target", "max_iterations",
+     "max_seconds", "interleave"}
+)  # fmt: skip
 
 
 class Timing(_Part):
@@ -118,6 +128,14 @@ class RunRecord(RunStart):
     error: RunFailure | None = None
 
     @property
+    def workload(self) -> str:
+        """What was measured, on which device: the same for the same configuration filed in
+        two groups."""
+        config = {k: v for k, v in self.config.model_dump().items() if k not in NOT_WORKLOAD}
+        payload = json.dumps({**config, "device_name": self.device_name}, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
     def commit(self) -> str | None:
         git = self.environment.get("git") or {}
         return git.get("commit") if isinstance(git, dict) else None
@@ -128,6 +146,7 @@ class RunRecord(RunStart):
         ci = (timing.median_ci95_s if timing else None) or (None, None)
         return {
             "run_id": self.run_id,
+            "workload": self.workload,
             "group": self.config.group,
             "model": self.config.model,
             "dataset": self.config.dataset,

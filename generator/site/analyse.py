@@ -13,6 +13,7 @@ import polars as pl
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.export_analysis import ExportAnalysis, analyze_export
 from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, replicate
 from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
@@ -27,6 +28,7 @@ from generator.site.load import Loaded, LoadedTrace, ProfiledRun
 @dataclass(frozen=True)
 class Analysed:
     loaded: Loaded
+    runs: pl.DataFrame  # loaded.runs, each ok run's timing pooled with its workload's (pooling)
     views: list[MeasurementView]  # one per ncu export, imported ones first; no chart yet
     replications: list[Replication]
     workloads: list[Workload]
@@ -36,6 +38,7 @@ class Analysed:
 
 
 def analyse(loaded: Loaded) -> Analysed:
+    runs = pool_runs(loaded.runs, loaded.step_times)
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     views = [
         _imported_view(item, export, analytic.get((item.name,))) for item, export in loaded.imported
@@ -46,22 +49,23 @@ def analyse(loaded: Loaded) -> Analysed:
         {d.id: d for d in loaded.catalog},
         _rows_by(loaded.complexity.frames.get("literature.csv"), ("model", "dataset", "batch")),
         {view.slug: view.step for view in views},
-        _measured_steps(loaded.runs),
+        _measured_steps(runs),
     )
     datasets = {item.name: item.source.dataset or "" for item, _ in loaded.imported} | {
-        f"run-{r['run_id']}": r["dataset"] for r in loaded.runs.to_dicts()
+        f"run-{r['run_id']}": r["dataset"] for r in runs.to_dicts()
     }
     counted = {view.slug: view.step.flops for view in views}
     traces = [_trace_view(item, counted) for item in loaded.traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
     return Analysed(
         loaded=loaded,
+        runs=runs,
         views=views,
         replications=replications,
-        workloads=workloads(views, loaded.runs, loaded.ceilings, datasets)
+        workloads=workloads(views, runs, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
-        verdicts=group_verdicts(loaded.experiments, loaded.runs),
-        overview=overview_points(loaded.runs, views, loaded.ceilings, imported_traces),
+        verdicts=group_verdicts(loaded.experiments, runs),
+        overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
     )
 

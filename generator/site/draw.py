@@ -22,7 +22,8 @@ def draw(checked: Checked) -> Report:
     return Report(
         catalog=loaded.catalog,
         imported=[item for item, _ in loaded.imported],
-        runs=loaded.runs,
+        runs=analysed.runs,
+        steps=loaded.steps,
         experiments=loaded.experiments,
         ceilings=loaded.ceilings,
         complexity=loaded.complexity,

@@ -62,7 +62,7 @@ class Loaded:
     imported: list[tuple[Imported, NcuExport]]
     runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA, one row per run folder
     profiled: list[ProfiledRun]
-    step_times: dict[str, list[float]]  # ok run -> its timed iterations' step times
+    steps: dict[str, pl.DataFrame]  # ok run -> its steps.csv (every timed iteration)
     experiments: ExperimentsFile | None
     ceilings: list[MeasuredCeilings]
     complexity: ComplexityTables
@@ -71,6 +71,11 @@ class Loaded:
     citation: dict[str, Any]
     benchmarks: BenchmarkResults | None
     traces: list[LoadedTrace]
+
+    @property
+    def step_times(self) -> dict[str, list[float]]:
+        """ok run -> its timed iterations' step times."""
+        return {run: [float(t) for t in f["step_s"]] for run, f in self.steps.items()}
 
 
 def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
@@ -99,7 +104,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
         runs=runs,
         profiled=_profiled_runs(measurements, records, cache_dir),
-        step_times={run_id: _step_times(measurements / "runs" / run_id) for run_id in ok},
+        steps={run_id: _steps(measurements / "runs" / run_id) for run_id in ok},
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(measurements),
         complexity=read_tables(measurements / "complexity"),
@@ -175,7 +180,7 @@ def _profiled_runs(
     return found
 
 
-def _step_times(folder: Path) -> list[float]:
+def _steps(folder: Path) -> pl.DataFrame:
     steps = folder / "steps.csv"
     if not steps.is_file():
         raise UserError(
@@ -183,5 +188,4 @@ def _step_times(folder: Path) -> list[float]:
             file=folder,
             fix="measure it again (`nox -s measure -- --force`) or delete the folder",
         )
-    times = pl.read_csv(steps, columns=["step_s"])["step_s"].drop_nulls().to_list()
-    return [float(t) for t in times]
+    return pl.read_csv(steps).filter(pl.col("step_s").is_not_null())

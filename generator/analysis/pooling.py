@@ -1,0 +1,84 @@
+"""One result per workload: runs of the same configuration on the same device, measured in
+different groups, pooled into one set of samples.
+
+A workload is a run's configuration without what only says how or where it was filed
+(group, warm-up, iteration counts, stopping rule, profiling): ResNet-18 b64 training in
+groups A, C and D is one workload. Every run's row then carries its workload's pooled
+median, interval and sample count in the columns the report reads (`median_s`, `ci_low_s`,
+`ci_high_s`, `iterations`, `throughput`, `modelled_attained`), so the same configuration
+shows the same numbers wherever it appears; the run's own figures stay beside them
+(`run_median_s`, ...). All intervals are recomputed from the samples with one method
+(`measure.stats.median_ci`), whatever a run.json recorded."""
+
+from __future__ import annotations
+
+import statistics
+
+import polars as pl
+
+from generator.measure.stats import median_ci
+
+# The run's own figures, kept under these names when the pooled ones take their place.
+OWN = {
+    "median_s": "run_median_s",
+    "ci_low_s": "run_ci_low_s",
+    "ci_high_s": "run_ci_high_s",
+    "iterations": "run_iterations",
+}
+POOLED_COLUMNS = {
+    **{own: pl.Float64 for own in OWN.values()},
+    "run_iterations": pl.Int64,
+    "pooled_runs": pl.Int64,  # how many ok runs share the workload (1: not pooled)
+    "pooled_groups": pl.String,  # their groups, comma-separated, in order
+    "spread_low_s": pl.Float64,  # the lowest and highest of the pooled runs' own medians
+    "spread_high_s": pl.Float64,
+}
+
+
+def pool_runs(runs: pl.DataFrame, step_times: dict[str, list[float]]) -> pl.DataFrame:
+    """`runs` (ingest.runs.RUN_SCHEMA) with each ok run's timing replaced by its workload's
+    pooled timing; failed runs and runs without samples keep theirs."""
+    ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(step_times)))
+    pooled: dict[str, dict[str, object]] = {}
+    for _, part in ok.group_by("workload", maintain_order=True):
+        ids = sorted(part["run_id"].to_list())
+        samples = [t for run_id in ids for t in step_times[run_id]]
+        if len(samples) < 2:
+            continue
+        median = statistics.median(samples)
+        low, high = median_ci(samples)
+        medians = [statistics.median(step_times[run_id]) for run_id in ids]
+        groups = sorted(set(part["group"].to_list()))
+        for run_id in ids:
+            pooled[run_id] = {
+                "median_s": median,
+                "ci_low_s": low,
+                "ci_high_s": high,
+                "iterations": len(samples),
+                "pooled_runs": len(ids),
+                "pooled_groups": ", ".join(groups),
+                "spread_low_s": min(medians),
+                "spread_high_s": max(medians),
+            }
+    rows = []
+    for row in runs.to_dicts():
+        own = {new: row[old] for old, new in OWN.items()}
+        update = pooled.get(row["run_id"])
+        if update is not None:
+            median = float(update["median_s"])  # type: ignore[arg-type]
+            row = row | update
+            row["throughput"] = row["batch"] / median
+            if row["modelled_flops"] is not None:
+                row["modelled_attained"] = row["modelled_flops"] / median
+        rows.append(row | own | ({} if update else _unpooled(row)))
+    schema = runs.schema | pl.Schema(POOLED_COLUMNS)
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _unpooled(row: dict[str, object]) -> dict[str, object]:
+    return {
+        "pooled_runs": 1 if row["status"] == "ok" else 0,
+        "pooled_groups": row["group"],
+        "spread_low_s": row["median_s"],
+        "spread_high_s": row["median_s"],
+    }
