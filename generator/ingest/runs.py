@@ -30,6 +30,13 @@ RUN_COLUMNS: dict[str, Any] = {
     "cv": pl.Float64,
     "iterations": pl.Int64,
     "throughput": pl.Float64,
+    "params": pl.Float64,  # analytic (complexity totals)
+    "forward_flops": pl.Float64,
+    "backward_flops": pl.Float64,
+    "forward_s": pl.Float64,  # the run's median time of each part of the step (steps.csv)
+    "loss_s": pl.Float64,
+    "backward_s": pl.Float64,
+    "optimizer_step_s": pl.Float64,
     "modelled_flops": pl.Float64,
     "modelled_bytes": pl.Float64,
     "modelled_attained": pl.Float64,

@@ -48,6 +48,10 @@ NOT_WORKLOAD = frozenset(
 )  # fmt: skip
 
 
+# The parts of a step that steps.csv times apart (`<phase>_s` columns), in step order.
+PHASES = ("forward", "loss", "backward", "optimizer_step")
+
+
 class Timing(_Part):
     """Step-time statistics (`measure.stats.summarize_times`)."""
 
@@ -162,6 +166,10 @@ class RunRecord(RunStart):
             "cv": timing.cv if timing else None,
             "iterations": timing.n if timing else None,
             "throughput": timing.throughput_samples_per_s if timing else None,
+            "params": _number(self.complexity, "params"),
+            "forward_flops": _number(self.complexity, "forward_flops"),
+            "backward_flops": _number(self.complexity, "backward_flops"),
+            **{f"{p}_s": _number(self.phase_median_s, p) for p in PHASES},
             "modelled_flops": point.flops if point else None,
             "modelled_bytes": point.bytes if point else None,
             "modelled_attained": point.attained_flops_per_s if point else None,
@@ -170,6 +178,11 @@ class RunRecord(RunStart):
             "commit": self.commit,
             "error": f"{error.type}: {error.message}" if error else None,
         }
+
+
+def _number(values: dict[str, Any] | None, key: str) -> float | None:
+    value = (values or {}).get(key)
+    return float(value) if isinstance(value, int | float) else None
 
 
 def read_run(folder: Path) -> RunRecord | None:
