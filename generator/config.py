@@ -45,6 +45,9 @@ Precision = Literal["fp32", "tf32", "bf16-amp", "fp16-amp"]
 Device = Literal["cpu", "cuda"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam"]
 
+# Settings of the stopping rule (RunConfig.config_hash leaves them out).
+STOPPING_RULE = ("ci_target", "max_iterations", "max_seconds", "interleave")
+
 # Precisions that only mean something on a GPU: TF32 is a tensor-core mode, and fp16
 # autocast on a CPU measures an emulation nobody trains with.
 CUDA_ONLY_PRECISIONS = ("tf32", "fp16-amp")
@@ -56,8 +59,14 @@ class _Strict(BaseModel):
 
 class Settings(_Strict):
     warmup: int = Field(default=3, ge=0)
-    iterations: int = Field(default=10, ge=2)
-    repeats: int = Field(default=1, ge=1)
+    iterations: int = Field(default=10, ge=2)  # timed steps per round
+    repeats: int = Field(default=1, ge=1)  # the fewest rounds
+    # The stopping rule (measure.rounds): more rounds until the median's 95 % interval is
+    # within ±ci_target of it (0: exactly `repeats` rounds), or a cap is reached.
+    ci_target: float = Field(default=0.02, ge=0, lt=1)
+    max_iterations: int = Field(default=400, ge=2)
+    max_seconds: float = Field(default=120.0, gt=0)  # timed seconds per configuration
+    interleave: bool = True  # a group's configurations take turns, round by round
     seed: int = 0
     optimizer: Optimizer = "sgd-momentum"
     learning_rate: float = Field(default=0.01, gt=0)
@@ -99,6 +108,10 @@ class Group(_Strict):
     warmup: int | None = Field(default=None, ge=0)
     iterations: int | None = Field(default=None, ge=2)
     repeats: int | None = Field(default=None, ge=1)
+    ci_target: float | None = Field(default=None, ge=0, lt=1)
+    max_iterations: int | None = Field(default=None, ge=2)
+    max_seconds: float | None = Field(default=None, gt=0)
+    interleave: bool | None = None
     expect: Expectation | None = None
 
     @field_validator("models", "datasets")
@@ -151,6 +164,10 @@ class RunConfig:
     learning_rate: float
     profile: bool
     vocab: int | None = None  # token inputs: ids are drawn below it
+    ci_target: float = 0.02
+    max_iterations: int = 400
+    max_seconds: float = 120.0
+    interleave: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -160,8 +177,11 @@ class RunConfig:
         return data
 
     def config_hash(self, device_name: str) -> str:
-        """Same config on the same kind of device → same hash (what resume compares)."""
-        payload = json.dumps({**self.as_dict(), "device_name": device_name}, sort_keys=True)
+        """Same config on the same kind of device → same hash (what resume compares). The
+        stopping rule is left out: it sets how precise a result is, not what was measured,
+        and runs measured before it existed keep their ids."""
+        config = {k: v for k, v in self.as_dict().items() if k not in STOPPING_RULE}
+        payload = json.dumps({**config, "device_name": device_name}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     @property
@@ -294,6 +314,14 @@ def _vocab(group: Group, model: str, data: Any) -> int | None:
     return MODELS[model].vocab if model in MODELS else None
 
 
+def _stopping_rule(group: Group, defaults: Settings) -> dict[str, Any]:
+    """The group's own stopping-rule settings, else the defaults'."""
+    return {
+        key: getattr(group, key) if getattr(group, key) is not None else getattr(defaults, key)
+        for key in STOPPING_RULE
+    }
+
+
 def resolve_runs(
     experiments: ExperimentsFile, group_ids: list[str] | None = None
 ) -> list[RunConfig]:
@@ -339,6 +367,7 @@ def resolve_runs(
                     if group.iterations is not None
                     else defaults.iterations,
                     repeats=group.repeats if group.repeats is not None else defaults.repeats,
+                    **_stopping_rule(group, defaults),
                     seed=defaults.seed,
                     optimizer=defaults.optimizer,
                     learning_rate=defaults.learning_rate,

@@ -159,9 +159,15 @@ def test_timing_findings() -> None:
     noisy = [0.10, 0.13, 0.09, 0.12, 0.08, 0.11, 0.10, 0.14, 0.09, 0.10]
     assert [f.id for f in timing_findings(noisy)] == ["noisy-timing"]
     cv = statistics.stdev(noisy) / statistics.fmean(noisy)
-    assert timing_findings(noisy)[0].evidence.startswith(
-        f"coefficient of variation {100 * cv:.3g} % over 10 iterations (above 5 %)"
+    # 10 samples: the interval runs from the 2nd to the 9th smallest (97.9 %), 90 to 130 ms
+    evidence = timing_findings(noisy, "time")[0].evidence
+    assert evidence == (
+        "the median step time's 95 % interval is ±30 % (90 ms to 130 ms; above ±3 %) over 10 "
+        f"iterations with a CV of {100 * cv:.3g} %; it stopped there because it reached "
+        "`max_seconds` first"
     )
+    # the same spread over many samples pins the median: precise, so no finding
+    assert timing_findings(noisy * 40) == []
     rising = [0.100 + 0.002 * i + (0.0005 if i % 2 else 0) for i in range(20)]
     drift = [f for f in timing_findings(rising) if f.id == "timing-drift"]
     assert drift and drift[0].evidence.startswith(

@@ -29,6 +29,7 @@ schema_version = 1
 [defaults]
 warmup = 1
 iterations = 4
+ci_target = 0     # exactly one round of 4 steps: these tests check the records, not the rule
 profile = true
 
 [[groups]]
@@ -160,7 +161,8 @@ def test_stats_consistent_with_samples() -> None:
     low, high = stats["median_ci95_s"]
     assert min(values) <= low <= stats["median_s"] <= high <= max(values)
     assert stats["throughput_samples_per_s"] == pytest.approx(32 / 0.012)
-    assert summarize_times(values, batch=32) == stats  # seeded bootstrap: reproducible
+    assert (low, high) == (min(values), max(values))  # 5 samples: the whole range (93.75 %)
+    assert summarize_times(values, batch=32) == stats  # no resampling: reproducible
     assert quantile([1, 2, 3, 4], 0.5) == 2.5
     assert summarize_times([1.0, 2.0, 3.0, 4.0], 1)["trend_s_per_iteration"] == pytest.approx(1.0)
 
@@ -197,6 +199,12 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     for key in ("torch", "torchvision", "python", "cpu_model", "cpu_cores", "git", "cuda"):
         assert key in data["environment"]
     assert data["command"].startswith("python -m generator measure --config ")
+    assert (data["timing"]["rounds"], data["timing"]["stopped_by"]) == (1, "rounds")
+    assert data["timing"]["ci_method"] == "order statistics (binomial)"
+    conditions = data["conditions"]
+    assert "cpu_governor" in conditions and conditions["cpu_count"] >= 1
+    assert [r["round"] for r in conditions["rounds"]] == [0]
+    assert conditions["rounds"][0]["load_1m"] >= 0
     steps = pl.read_csv(train / "steps.csv")
     assert steps.height == 4
     phases = ["forward_s", "loss_s", "backward_s", "optimizer_step_s"]
@@ -240,6 +248,25 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     assert {p.name: (p / "run.json").stat().st_mtime_ns for p in runs} == before
     assert run_tiny(tmp_path, "--force", "--group", "T") == 0
     assert {p.name: (p / "run.json").stat().st_mtime_ns for p in runs} != before
+
+
+@pytest.mark.usefixtures("small_ceilings")
+def test_rounds_stop_on_the_interval_or_a_cap(tmp_path: Path) -> None:
+    text = TINY.replace("ci_target = 0 ", "ci_target = 0.5\nmax_iterations = 12\nrepeats = 2 ")
+    path = write(tmp_path, text)
+    assert main(["measure", "--config", str(path), "--measurements", str(tmp_path / "m")]) == 0
+    for folder in (tmp_path / "m" / "runs").iterdir():
+        data = read_run(folder)
+        assert data is not None and data["status"] == "ok"
+        timing = data["timing"]
+        steps = pl.read_csv(folder / "steps.csv")
+        assert timing["stopped_by"] in {"ci", "iterations"} and timing["rounds"] >= 2
+        assert steps["repeat"].unique().sort().to_list() == list(range(timing["rounds"]))
+        assert steps.height == timing["n"] <= 12
+        low, high = timing["median_ci95_s"]
+        half = max(timing["median_s"] - low, high - timing["median_s"]) / timing["median_s"]
+        assert (half <= 0.5) == (timing["stopped_by"] == "ci")
+        assert len(data["conditions"]["rounds"]) == timing["rounds"]
 
 
 @pytest.mark.usefixtures("small_ceilings")

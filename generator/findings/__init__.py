@@ -18,7 +18,7 @@ from generator.findings.export_checks import (
 )
 from generator.findings.finding import FINDING_IDS, Finding, findings_json
 from generator.findings.flop_checks import flops_mismatch
-from generator.findings.timing import timing_findings
+from generator.findings.timing import throttle_findings, timing_findings
 
 __all__ = [
     "FINDING_IDS",
@@ -31,5 +31,6 @@ __all__ = [
     "incomplete_step",
     "missing_metric",
     "tensor_work_uncounted",
+    "throttle_findings",
     "timing_findings",
 ]

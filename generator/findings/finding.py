@@ -16,6 +16,7 @@ FINDING_IDS = (
     "tensor-padding",
     "noisy-timing",
     "timing-drift",
+    "throttled",
     "implausible-clock",
     "missing-metric",
     "missing-shapes",
@@ -28,7 +29,8 @@ COUNTED_TO_ANALYTIC_MIN = 0.6  # counted training FLOPs below 60 % of the analyt
 ROOF_TOLERANCE = 1.05  # datasheet peaks are at boost clock; allow 5 % before calling it wrong
 CLOCK_TOLERANCE = 1.10
 TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
-NOISY_CV = 0.05
+NOISY_CI = 0.03  # the median's 95 % interval wider than ±3 % of it: too imprecise to compare
+THROTTLE_CLOCK_DROP = 0.10  # a GPU round's SM clock 10 % below the run's highest
 MIN_ITERATIONS = 5
 DRIFT_T = 3.0  # |slope / standard error|
 UNCOUNTED_WARNING_SHARE = 0.05  # uncounted kernel time above 5 % of the trace: a warning

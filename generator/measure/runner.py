@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +13,14 @@ import polars as pl
 import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
+from generator.measure.conditions import Conditions
+from generator.measure.outcome import Outcome, print_summary
 from generator.measure.preflight import check_user_models
 from generator.measure.provenance import (
     command_line,
@@ -29,6 +30,7 @@ from generator.measure.provenance import (
     environment,
     utc_now,
 )
+from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
 from generator.measure.stats import summarize_times
 from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
@@ -78,16 +80,6 @@ def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict
         .agg(pl.col("time_s").sum())
     )
     return layer_rows(by_layer_phase, layers).to_dicts()
-
-
-@dataclass
-class Outcome:
-    run_id: str
-    status: str  # ok, failed, skipped (already measured), unavailable (no such device here)
-    detail: str = ""
-    median_s: float | None = None
-    cv: float | None = None
-    throughput: float | None = None
 
 
 def device_available(device: str) -> bool:
@@ -152,16 +144,21 @@ def measure_one(
     config: RunConfig,
     folder: Path,
     ncu: NcuSettings | None,
-    progress: Any,
+    state: Measuring,
+    conditions_header: dict[str, Any],
 ) -> Measured:
-    """Measure into `folder` (a staging folder) and return run.json's measured part."""
+    """Profile (when asked) into `folder` (a staging folder), write the run's files, and
+    return run.json's measured part."""
     from generator.complexity import analyze
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
-    from generator.measure.timed_step import measure
 
     trace_path = folder / TRACE_FILE
-    result = measure(config, progress, trace_path if config.profile else None)
-    timing = summarize_times([row["step_s"] for row in result.rows], config.batch, config.seed)
+    result = profile_and_release(state, trace_path if config.profile else None)
+    timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | {
+        "rounds": state.rounds,
+        "stopped_by": state.stopped_by,
+        "ci_target": config.ci_target,
+    }
     phases = {
         name.removesuffix("_s"): summarize_times([row[name] for row in result.rows], config.batch)[
             "median_s"
@@ -207,6 +204,7 @@ def measure_one(
             arithmetic_intensity=totals["arithmetic_intensity"],
         ),
         files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
+        conditions={**conditions_header, "rounds": state.conditions},
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
     )
 
@@ -234,11 +232,7 @@ def execute(
         console.print("asking ncu which metrics this GPU has…")
         metrics = ncu_mode.metrics_for_this_gpu(executable)
         ncu = NcuSettings(executable, metrics, ncu_timeout_s)
-    runs_dir = measurements / "runs"
-    command = command_line(argv)
-    environments: dict[str, dict[str, Any]] = {}
-    outcomes: list[Outcome] = []
-    ceilings_done: dict[str, str] = {}
+    session = Session(measurements, force, ncu, command_line(argv), console)
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -247,104 +241,136 @@ def execute(
     )
     with Progress(*columns, console=console, transient=False) as bar:
         overall = bar.add_task("runs", total=len(runs))
-        for config in runs:
-            outcome = _one(
-                config, runs_dir, measurements, force, ncu, command, environments,
-                ceilings_done, bar, console,
-            )  # fmt: skip
-            outcomes.append(outcome)
-            bar.advance(overall)
+        for batch in batches(runs):
+            todo = []
+            for config in batch:
+                if (outcome := session.skip(config)) is not None:
+                    session.outcomes.append(outcome)
+                    bar.advance(overall)
+                else:
+                    todo.append(config)
+            if todo:
+                session.measure_batch(todo, bar, overall)
+    order = {config.run_id(device_name(config.device)): i for i, config in enumerate(runs)}
+    outcomes = sorted(session.outcomes, key=lambda o: order.get(o.run_id, len(order)))
     print_summary(outcomes, console)
     return outcomes
 
 
-def _one(
-    config: RunConfig,
-    runs_dir: Path,
-    measurements: Path,
-    force: bool,
-    ncu: NcuSettings | None,
-    command: str,
-    environments: dict[str, dict[str, Any]],
-    ceilings_done: dict[str, str],
-    bar: Progress,
-    console: Console,
-) -> Outcome:
-    if not device_available(config.device):
-        return Outcome(
-            f"{config.group}/{config.model}/b{config.batch}/{config.device}",
-            "unavailable",
-            "no CUDA device here",
+def batches(runs: list[RunConfig]) -> list[list[RunConfig]]:
+    """The runs that take turns: one group on one device, in file order (a CPU and a GPU
+    configuration gain nothing from alternating: they do not share the drift)."""
+    keyed: dict[tuple[str, str], list[RunConfig]] = {}
+    for run in runs:
+        keyed.setdefault((run.group, run.device), []).append(run)
+    return list(keyed.values())
+
+
+@dataclass
+class Session:
+    """What one `measure` call shares across its runs: ceilings and environments measured
+    once per device, and the outcomes so far."""
+
+    measurements: Path
+    force: bool
+    ncu: NcuSettings | None
+    command: str
+    console: Console
+    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ceilings: dict[str, str] = field(default_factory=dict)
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.measurements / "runs"
+
+    def skip(self, config: RunConfig) -> Outcome | None:
+        """The outcome of a run this call does not measure: no such device, or measured."""
+        if not device_available(config.device):
+            return Outcome(
+                f"{config.group}/{config.model}/b{config.batch}/{config.device}",
+                "unavailable",
+                "no CUDA device here",
+            )
+        name = device_name(config.device)
+        run_id = config.run_id(name)
+        existing = read_run(self.runs_dir / run_id)
+        if (
+            existing
+            and existing.status == "ok"
+            and existing.config_hash == config.config_hash(name)
+            and existing.timing is not None
+            and not self.force
+        ):
+            timing = existing.timing
+            return Outcome(
+                run_id, "skipped", "already measured",
+                timing.median_s, timing.cv, timing.throughput_samples_per_s,
+            )  # fmt: skip
+        return None
+
+    def measure_batch(self, todo: list[RunConfig], bar: Progress, overall: Any) -> None:
+        """Time `todo` (one group, one device) in interleaved rounds; write each run as soon
+        as it stops."""
+        device = todo[0].device
+        if device not in self.ceilings:
+            self.ceilings[device] = _ceilings(self.measurements, device, self.force, self.console)
+        if device not in self.environments:
+            self.environments[device] = environment(device, Path.cwd())
+        conditions = Conditions.for_device(device)
+        header = conditions.header()
+        started_at = utc_now()
+        tasks = {id(c): bar.add_task(f"  {c.run_id(device_name(device))}", total=c.max_iterations)
+                 for c in todo}  # fmt: skip
+
+        def progress(state: Measuring) -> None:
+            width = state.half_width()
+            note = f"  ±{100 * width:.1f} %" if width is not None else ""
+            run_id = state.config.run_id(device_name(device))
+            bar.update(
+                tasks[id(state.config)], completed=len(state.rows), description=f"  {run_id}{note}"
+            )
+
+        def finish(state: Measuring) -> None:
+            self.outcomes.append(self._write(state, started_at, header))
+            bar.remove_task(tasks[id(state.config)])
+            bar.advance(overall)
+
+        measure_rounds(todo, conditions, finish, progress)
+
+    def _write(self, state: Measuring, started_at: str, header: dict[str, Any]) -> Outcome:
+        config = state.config
+        name = device_name(config.device)
+        run_id = config.run_id(name)
+        start = RunStart(
+            run_id=run_id,
+            config=RunSettings.model_validate(config.as_dict()),
+            config_hash=config.config_hash(name),
+            device_name=name,
+            ceilings=self.ceilings[config.device],
+            started_at=started_at,
+            environment=self.environments[config.device],
+            command=self.command,
         )
-    name = device_name(config.device)
-    run_id = config.run_id(name)
-    config_hash = config.config_hash(name)
-    existing = read_run(runs_dir / run_id)
-    if (
-        existing
-        and existing.status == "ok"
-        and existing.config_hash == config_hash
-        and existing.timing is not None
-        and not force
-    ):
-        timing = existing.timing
-        return Outcome(
-            run_id, "skipped", "already measured",
-            timing.median_s, timing.cv, timing.throughput_samples_per_s,
-        )  # fmt: skip
-    if config.device not in ceilings_done:
-        ceilings_done[config.device] = _ceilings(measurements, config.device, force, console)
-    if config.device not in environments:
-        environments[config.device] = environment(config.device, Path.cwd())
-    task = bar.add_task(f"  {run_id}", total=config.repeats * (config.warmup + config.iterations))
-    start = RunStart(
-        run_id=run_id,
-        config=RunSettings.model_validate(config.as_dict()),
-        config_hash=config_hash,
-        device_name=name,
-        ceilings=ceilings_done[config.device],
-        started_at=utc_now(),
-        environment=environments[config.device],
-        command=command,
-    )
-    try:
-        with staged_run_folder(runs_dir, run_id) as folder:
-            try:
-                measured = measure_one(
-                    config, folder, ncu, lambda done, total: bar.update(task, completed=done)
-                )
-            except Exception as error:  # OOM, unsupported op, a model bug: record, go on
+        with staged_run_folder(self.runs_dir, run_id) as folder:
+            error = state.error
+            if error is None:
+                try:
+                    measured = measure_one(config, folder, self.ncu, state, header)
+                except Exception as raised:  # the profiled step or ncu failed: record, go on
+                    error = raised
+            if error is not None:  # OOM, unsupported op, a model bug: record, go on
                 for leftover in folder.iterdir():
                     leftover.unlink()
                 failure = RunFailure(
                     type=type(error).__name__,
                     message=str(error),
-                    traceback=traceback.format_exc().splitlines()[-12:],
+                    traceback=traceback.format_exception(error)[-12:],
                 )
                 write_run(folder, start.failed(failure, utc_now()))
                 return Outcome(run_id, "failed", f"{type(error).__name__}: {error}")
             write_run(folder, start.succeeded(measured, utc_now()))
-    finally:
-        bar.remove_task(task)
-    timing = measured.timing
-    return Outcome(run_id, "ok", "", timing.median_s, timing.cv, timing.throughput_samples_per_s)
-
-
-def print_summary(outcomes: list[Outcome], console: Console) -> None:
-    table = Table(title="measure: summary")
-    for column in ("run", "status", "median step", "CV", "samples/s", "note"):
-        table.add_column(column)
-    for o in outcomes:
-        table.add_row(
-            o.run_id,
-            o.status,
-            f"{o.median_s * 1e3:.2f} ms" if o.median_s is not None else "",
-            f"{100 * o.cv:.1f} %" if o.cv is not None else "",
-            f"{o.throughput:,.0f}" if o.throughput is not None else "",
-            o.detail[:80],
+        timing = measured.timing
+        return Outcome(
+            run_id, "ok", "", timing.median_s, timing.cv, timing.throughput_samples_per_s
         )
-    console.print(table)
-    counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o.status] = counts.get(o.status, 0) + 1
-    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())))

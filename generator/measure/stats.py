@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections.abc import Sequence
 from typing import Any
-
-BOOTSTRAP_RESAMPLES = 2000
 
 
 def quantile(values: Sequence[float], q: float) -> float:
@@ -18,17 +15,6 @@ def quantile(values: Sequence[float], q: float) -> float:
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def bootstrap_median_ci(
-    values: Sequence[float], seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES
-) -> tuple[float, float]:
-    """Percentile bootstrap 95% interval of the median (seeded: the same data give the
-    same interval)."""
-    rng = random.Random(seed)
-    n = len(values)
-    medians = sorted(statistics.median(rng.choices(values, k=n)) for _ in range(resamples))
-    return quantile(medians, 0.025), quantile(medians, 0.975)
 
 
 def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int]:
@@ -93,15 +79,16 @@ def trend_per_iteration(values: Sequence[float]) -> float:
     return linear_trend(values)[0]
 
 
-def summarize_times(values: Sequence[float], batch: int, seed: int = 0) -> dict[str, Any]:
-    """Median, IQR, mean, std, CV, bootstrap CI of the median, throughput (samples/s)."""
+def summarize_times(values: Sequence[float], batch: int) -> dict[str, Any]:
+    """Median, IQR, mean, std, CV, the median's distribution-free 95 % interval, throughput
+    (samples/s)."""
     if len(values) < 2:
         raise ValueError("need at least two timed iterations for a spread")
     median = statistics.median(values)
     mean = statistics.fmean(values)
     std = statistics.stdev(values)
     q1, q3 = quantile(values, 0.25), quantile(values, 0.75)
-    ci_low, ci_high = bootstrap_median_ci(values, seed)
+    ci_low, ci_high = median_ci(values)
     return {
         "n": len(values),
         "median_s": median,
@@ -114,6 +101,7 @@ def summarize_times(values: Sequence[float], batch: int, seed: int = 0) -> dict[
         "max_s": max(values),
         "cv": std / mean if mean else None,
         "median_ci95_s": [ci_low, ci_high],
+        "ci_method": "order statistics (binomial)",
         "trend_s_per_iteration": trend_per_iteration(values),
         "throughput_samples_per_s": batch / median if median else None,
         "throughput_ci95": [batch / ci_high, batch / ci_low] if ci_low > 0 else None,

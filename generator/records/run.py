@@ -60,6 +60,8 @@ class Timing(_Part):
     cv: float | None = None
     median_ci95_s: tuple[float, float] | None = None
     throughput_samples_per_s: float | None = None
+    rounds: int | None = None  # interleaved rounds (measure.rounds); absent before them
+    stopped_by: str | None = None  # ci, iterations, time or rounds
 
 
 class ModelledPoint(_Part):
@@ -88,6 +90,7 @@ class Measured(_Part):
     modelled_point: ModelledPoint
     files: list[str]
     ncu: dict[str, Any] | None = None  # ncu mode: the commands and the clock/cache control
+    conditions: dict[str, Any] | None = None  # measure.conditions, a sample per round
 
 
 class RunStart(_Part):
@@ -128,6 +131,7 @@ class RunRecord(RunStart):
     modelled_point: ModelledPoint | None = None
     files: list[str] | None = None
     ncu: dict[str, Any] | None = None
+    conditions: dict[str, Any] | None = None
     # failed runs
     error: RunFailure | None = None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.findings import Finding, timing_findings
+from generator.findings import Finding, throttle_findings, timing_findings
 from generator.site.analyse import Analysed
 
 
@@ -16,5 +16,13 @@ class Checked:
 
 
 def check(analysed: Analysed) -> Checked:
-    step_times = analysed.loaded.step_times
-    return Checked(analysed, {run: tuple(timing_findings(t)) for run, t in step_times.items()})
+    loaded = analysed.loaded
+    found = {}
+    for run, times in loaded.step_times.items():
+        record = loaded.records.get(run)
+        timing = record.timing if record is not None else None
+        found[run] = (
+            *timing_findings(times, timing.stopped_by if timing is not None else None),
+            *throttle_findings(record.conditions if record is not None else None),
+        )
+    return Checked(analysed, found)

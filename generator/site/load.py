@@ -63,6 +63,7 @@ class Loaded:
     runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA, one row per run folder
     profiled: list[ProfiledRun]
     steps: dict[str, pl.DataFrame]  # ok run -> its steps.csv (every timed iteration)
+    records: dict[str, RunRecord]  # ok run -> its run.json
     experiments: ExperimentsFile | None
     ceilings: list[MeasuredCeilings]
     complexity: ComplexityTables
@@ -105,6 +106,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         runs=runs,
         profiled=_profiled_runs(measurements, records, cache_dir),
         steps={run_id: _steps(measurements / "runs" / run_id) for run_id in ok},
+        records=records,
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(measurements),
         complexity=read_tables(measurements / "complexity"),

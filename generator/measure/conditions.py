@@ -1,0 +1,183 @@
+"""The conditions a run was timed under, sampled once per round: the CPU's governor and
+frequency where Linux exposes them, the load average, other processes that were busy, and
+on a GPU its clocks, temperature and throttle reasons (NVML, through `nvidia-ml-py`).
+
+What cannot be read is recorded as unreadable (None), never guessed: a VM usually hides its
+governor, and a machine without NVML has no GPU sample."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CPUFREQ = Path("/sys/devices/system/cpu")
+BUSY_PERCENT = 10.0  # another process using more than this share of one core is "busy"
+
+# NVML's clock event ("throttle") reason bits (nvml.h, nvmlClocksEventReasons); the names are
+# what run.json records and what the `throttled` finding reads.
+THROTTLE_BITS = {
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clock_setting",
+    0x200: "board_limit",
+    0x400: "reliability",
+}
+# The reasons that mean the GPU ran slower than it could while the step ran.
+SLOWDOWN = frozenset(
+    {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
+     "hw_power_brake_slowdown"}
+)  # fmt: skip
+
+
+def throttle_names(mask: int) -> list[str]:
+    return [name for bit, name in THROTTLE_BITS.items() if mask & bit]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def cpu_governor(root: Path = CPUFREQ) -> str | None:
+    """The scaling governor of cpu0 (`performance`, `powersave`, …), None where hidden."""
+    return _read(root / "cpu0" / "cpufreq" / "scaling_governor")
+
+
+def cpu_mhz(root: Path = CPUFREQ) -> float | None:
+    """The mean current frequency of the CPUs that expose one (scaling_cur_freq, kHz)."""
+    values = []
+    for path in sorted(root.glob("cpu[0-9]*/cpufreq/scaling_cur_freq")):
+        text = _read(path)
+        if text and text.isdigit():
+            values.append(int(text) / 1000)
+    return round(sum(values) / len(values), 1) if values else None
+
+
+class BusyProcesses:
+    """Other processes' CPU use between `start()` and `stop()` (psutil keeps each process's
+    previous CPU times, so the second reading is the share over the interval)."""
+
+    def __init__(self) -> None:
+        try:
+            import psutil
+        except ImportError:  # the measure extra installs it; a bare environment records None
+            self._psutil: Any = None
+            return
+        self._psutil = psutil
+        self._mine = {os.getpid()}
+
+    def _readings(self) -> list[tuple[int, str, float]]:
+        out = []
+        for process in self._psutil.process_iter(["pid", "name", "cpu_percent"]):
+            info = process.info
+            if info["pid"] in self._mine or info["cpu_percent"] is None:
+                continue
+            out.append((info["pid"], info["name"] or "?", float(info["cpu_percent"])))
+        return out
+
+    def start(self) -> None:
+        if self._psutil is not None:
+            self._mine |= {c.pid for c in self._psutil.Process().children(recursive=True)}
+            self._readings()
+
+    def stop(self) -> list[dict[str, Any]] | None:
+        if self._psutil is None:
+            return None
+        busy = sorted((r for r in self._readings() if r[2] > BUSY_PERCENT), key=lambda r: -r[2])
+        return [
+            {"pid": pid, "name": name, "cpu_percent": round(percent, 1)}
+            for pid, name, percent in busy[:5]
+        ]
+
+
+@dataclass
+class GpuProbe:
+    """NVML readings of one GPU; `nvml` is the pynvml module (a test passes a fake)."""
+
+    nvml: Any
+    index: int = 0
+    handle: Any = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.nvml.nvmlInit()
+        self.handle = self.nvml.nvmlDeviceGetHandleByIndex(self.index)
+
+    def _reasons(self) -> int:
+        for name in ("nvmlDeviceGetCurrentClocksEventReasons",
+                     "nvmlDeviceGetCurrentClocksThrottleReasons"):  # fmt: skip
+            read = getattr(self.nvml, name, None)
+            if read is not None:
+                return int(read(self.handle))
+        return 0
+
+    def sample(self) -> dict[str, Any]:
+        nvml, handle = self.nvml, self.handle
+        return {
+            "sm_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM),
+            "memory_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_MEM),
+            "max_sm_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM),
+            "temperature_c": nvml.nvmlDeviceGetTemperature(handle, nvml.NVML_TEMPERATURE_GPU),
+            "power_w": round(nvml.nvmlDeviceGetPowerUsage(handle) / 1000, 1),
+            "throttle_reasons": throttle_names(self._reasons()),
+        }
+
+
+def gpu_probe(device: str, index: int = 0) -> tuple[GpuProbe | None, str | None]:
+    """An NVML probe of the GPU that runs the steps, or None and why not."""
+    if device != "cuda":
+        return None, None
+    try:
+        import pynvml
+    except ImportError:
+        return None, "nvidia-ml-py is not installed (pip install -e '.[measure]')"
+    try:
+        return GpuProbe(pynvml, index), None
+    except Exception as error:  # NVML missing from the driver, no permission: record why
+        return None, f"NVML: {error}"
+
+
+@dataclass
+class Conditions:
+    """Samples the machine around each timed round of one device's runs."""
+
+    device: str
+    gpu: GpuProbe | None = None
+    gpu_unreadable: str | None = None
+    busy: BusyProcesses = field(default_factory=BusyProcesses)
+    load: Callable[[], tuple[float, float, float]] = os.getloadavg
+
+    @classmethod
+    def for_device(cls, device: str) -> Conditions:
+        probe, why = gpu_probe(device)
+        return cls(device, probe, why)
+
+    def before_round(self) -> None:
+        self.busy.start()
+
+    def after_round(self) -> dict[str, Any]:
+        sample: dict[str, Any] = {
+            "load_1m": round(self.load()[0], 2),
+            "cpu_mhz": cpu_mhz(),
+            "busy_processes": self.busy.stop(),
+        }
+        if self.gpu is not None:
+            sample["gpu"] = self.gpu.sample()
+        return sample
+
+    def header(self) -> dict[str, Any]:
+        """What does not change within a run: the governor, and why no GPU sample."""
+        header: dict[str, Any] = {"cpu_governor": cpu_governor(), "cpu_count": os.cpu_count()}
+        if self.device == "cuda":
+            header["gpu_samples"] = self.gpu_unreadable or "nvml"
+        return header
