@@ -74,21 +74,29 @@ class Settings(_Strict):
 
 
 class Expectation(_Strict):
-    """A checkable form of the hypothesis: a trend of a metric over the swept variable, or
-    the ratio of the metric between two of its values (`ratio = [numerator, denominator]`)
-    lying `between` two bounds."""
+    """A checkable form of the hypothesis: a trend of a metric over the swept variable
+    (`saturates`: throughput stops gaining 10 % per doubling of the batch inside the sweep,
+    analysis.saturation), the ratio of the metric between two of its values (`ratio =
+    [numerator, denominator]`) lying `between` two bounds, or every run's modelled FLOP/s as
+    a fraction of its device's measured fp32 GEMM ceiling lying within `of_ceiling`."""
 
     metric: Literal["throughput", "step_time", "modelled_flops_per_s", "modelled_ai"]
-    trend: Literal["increases", "decreases"] | None = None
+    trend: Literal["increases", "decreases", "saturates"] | None = None
     ratio: list[str] | None = Field(default=None, min_length=2, max_length=2)
     between: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    of_ceiling: list[float] | None = Field(default=None, min_length=2, max_length=2)
 
     @model_validator(mode="after")
     def _one_claim(self) -> Expectation:
-        if (self.trend is None) == (self.ratio is None):
-            raise ValueError("give either trend or ratio (with between), not both or neither")
+        claims = [self.trend, self.ratio, self.of_ceiling]
+        if sum(claim is not None for claim in claims) != 1:
+            raise ValueError("give either trend or ratio (with between) or of_ceiling, exactly one")
         if self.ratio is not None and self.between is None:
             raise ValueError("a ratio needs between = [low, high]")
+        if self.trend == "saturates" and self.metric != "throughput":
+            raise ValueError('trend = "saturates" is judged on metric = "throughput"')
+        if self.of_ceiling is not None and self.metric != "modelled_flops_per_s":
+            raise ValueError('of_ceiling is judged on metric = "modelled_flops_per_s"')
         return self
 
 

@@ -33,6 +33,8 @@ PAGES = {  # page kind -> generated file (relative to docs/)
     "hardware": "hardware.md",
     "complexity": "measurements/complexity.md",
     "experiment": "measurements/experiments/A.md",
+    "saturation": "measurements/saturation.md",
+    "step-parts": "measurements/step-parts.md",
     "kernels": "measurements/l4-resnet18-train-step-b64.md",
     "device-choice": "measurements/device-choice.md",
     "replication": "measurements/replication.md",
@@ -88,7 +90,10 @@ def test_golden_pages_have_charts_and_data_links(
     generated: dict[str, tuple[str, dict[str, Any]]],
 ) -> None:
     """A guard that the golden set exercises what it pins: charts and downloads."""
-    for kind in ("overview", "hardware", "complexity", "experiment", "kernels", "device-choice"):
+    for kind in (
+        "overview", "hardware", "complexity", "experiment", "kernels", "device-choice",
+        "saturation", "step-parts",
+    ):  # fmt: skip
         text, specs = generated[kind]
         assert specs, f"{kind}: no chart"
         assert "Chart files: [SVG]" in text and ".pdf)" in text

@@ -8,12 +8,13 @@ the swept variable, or a ratio between two of its values. It is "inconclusive" w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.saturation import MIN_BATCHES, series_outcomes
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
 
@@ -114,6 +115,13 @@ def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str)
     return Verdict(outcome, f"{label} {observed} from {span}, intervals apart")
 
 
+def within(low: float, high: float, bounds: tuple[float, float]) -> str:
+    """An interval against expected bounds: inside, outside, or straddling one (open)."""
+    if bounds[0] <= low and high <= bounds[1]:
+        return "supported"
+    return "not supported" if high < bounds[0] or low > bounds[1] else "inconclusive"
+
+
 def ratio_verdict(
     rows: list[dict[str, Any]],
     key: str,
@@ -147,12 +155,7 @@ def ratio_verdict(
             f"{number(ratio, 3)} [{number(low, 3)}, {number(high, 3)}]"
             + (f" at {where}" if where else "")
         )
-        if between[0] <= low and high <= between[1]:
-            outcomes.append("supported")
-        elif high < between[0] or low > between[1]:
-            outcomes.append("not supported")
-        else:
-            outcomes.append("inconclusive")
+        outcomes.append(within(low, high, between))
     if not outcomes:
         return Verdict(
             "inconclusive", f"no pair of runs with {key_name(key)} {numerator} and {denominator}"
@@ -271,12 +274,65 @@ def _device_ratio(
     return combine(parts, prefix=False)
 
 
-def _group_verdict(group: Group, rows: list[dict[str, Any]]) -> Verdict:
+def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
+    """`trend = "saturates"`, on each series of the group (model, dataset, phase and
+    precision on one device) with at least MIN_BATCHES batch sizes: supported where a
+    saturation point is found, not supported where throughput still rises by 10 % per
+    doubling at the largest batch, inconclusive where the intervals cannot decide."""
+    found = series_outcomes(rows)
+    if not found:
+        return Verdict("inconclusive", f"no series of the group has {MIN_BATCHES}+ batch sizes")
+    return combine([(where, Verdict(o, reason)) for where, o, reason in found], prefix=False)
+
+
+def ceiling_verdict(
+    rows: list[dict[str, Any]], gemm: Mapping[str, float], bounds: tuple[float, float]
+) -> Verdict:
+    """`of_ceiling`: every run's modelled FLOP/s (with its interval) over its device's
+    measured fp32 GEMM ceiling lies within the bounds. A claim about every run: one run
+    outside refutes it, and any run whose interval straddles a bound leaves it open."""
+    outcomes, parts = [], []
+    for row in rows:
+        interval = metric_interval(row, "modelled_flops_per_s")
+        ceiling = gemm.get(str(row[DEVICE]))
+        if interval is None or not ceiling:
+            continue
+        value, low, high = (v / ceiling for v in interval)
+        parts.append(
+            f"{row['model']} {row['phase']} b{row['batch']} on {row[DEVICE]}: "
+            f"{percent(100 * value)} [{percent(100 * low)}, {percent(100 * high)}]"
+        )
+        outcomes.append(within(low, high, bounds))
+    if not outcomes:
+        return Verdict(
+            "inconclusive", "no run with modelled FLOP/s on a device with a measured ceiling"
+        )
+    outcome = (
+        "not supported" if "not supported" in outcomes
+        else "inconclusive" if "inconclusive" in outcomes else "supported"
+    )  # fmt: skip
+    expected = f"between {percent(100 * bounds[0])} and {percent(100 * bounds[1])}"
+    return Verdict(
+        outcome,
+        "modelled FLOP/s as a share of the measured fp32 GEMM ceiling: "
+        + "; ".join(parts)
+        + f" (expected {expected} for every run)",
+    )
+
+
+def _group_verdict(
+    group: Group, rows: list[dict[str, Any]], gemm: Mapping[str, float] | None = None
+) -> Verdict:
     expect = group.expect
     if expect is None:
         return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
     if not rows:
         return Verdict("inconclusive", "no run of this group has been measured on this machine")
+    if expect.trend == "saturates":
+        return saturation_verdict(rows)
+    if expect.of_ceiling is not None:
+        low, high = expect.of_ceiling
+        return ceiling_verdict(rows, gemm or {}, (low, high))
     if expect.trend is not None:
         trend = expect.trend
         if swept(rows) == [DEVICE]:  # only the device varies: the trend is across devices
@@ -325,12 +381,19 @@ def group_rows(
     return ordered, keys, key
 
 
-def group_verdict(group: Group, runs: pl.DataFrame) -> Verdict:
+def group_verdict(
+    group: Group, runs: pl.DataFrame, gemm: Mapping[str, float] | None = None
+) -> Verdict:
+    """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`)."""
     ordered, _, _ = group_rows(group, runs)
-    return _group_verdict(group, ordered)
+    return _group_verdict(group, ordered, gemm)
 
 
-def group_verdicts(experiments: ExperimentsFile | None, runs: pl.DataFrame) -> dict[str, Verdict]:
+def group_verdicts(
+    experiments: ExperimentsFile | None,
+    runs: pl.DataFrame,
+    gemm: Mapping[str, float] | None = None,
+) -> dict[str, Verdict]:
     """Every group's verdict, computed once for the group pages and the overview."""
     groups = experiments.groups if experiments is not None else []
-    return {group.id: group_verdict(group, runs) for group in groups}
+    return {group.id: group_verdict(group, runs, gemm) for group in groups}

@@ -17,6 +17,8 @@ from generator.pages import (
     performance,
     replication,
     runs,
+    saturation,
+    step_parts,
     trace_profile,
 )
 from generator.pages.page import Generated, HandWritten
@@ -27,6 +29,8 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     hardware.PAGE,
     complexity.PAGE,
     experiment.PAGE,
+    saturation.PAGE,
+    step_parts.PAGE,
     runs.PAGE,
     measurement.INDEX,
     measurement.PAGE,

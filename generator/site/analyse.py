@@ -18,7 +18,7 @@ from generator.analysis.replication import Replication, replicate
 from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
-from generator.catalog import lookup_device
+from generator.catalog import device_label, lookup_device
 from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.records.import_source import Imported
@@ -64,10 +64,19 @@ def analyse(loaded: Loaded) -> Analysed:
         replications=replications,
         workloads=workloads(views, runs, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
-        verdicts=group_verdicts(loaded.experiments, runs),
+        verdicts=group_verdicts(loaded.experiments, runs, _gemm_ceilings(loaded)),
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
     )
+
+
+def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:
+    """Each measured device's fp32 GEMM rate, by the label its runs carry (`of_ceiling`)."""
+    return {
+        device_label(c.device_name): gemm
+        for c in loaded.ceilings
+        if (gemm := c.gemm_flops_per_s.get("fp32"))
+    }
 
 
 def _trace_view(item: LoadedTrace, counted: dict[str, float | None]) -> TraceView:

@@ -1,0 +1,117 @@
+"""Throughput against batch size per model, and each series' saturation point (seed 003
+plotted it; seed 002 claims diminishing returns): analysis.saturation's rule, drawn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.saturation import (
+    GAIN_PER_DOUBLING,
+    MIN_BATCHES,
+    PHASE_NAMES,
+    Series,
+    describe,
+    rate,
+    signed_percent,
+    throughput_series,
+)
+from generator.pages.page import Generated, Page
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import ChartBook, front_matter_title, render
+
+PATH = f"{GENERATED_DIR}/saturation.md"
+_STATUS = {"saturates": "saturates", "rising": "still rising", "undetermined": "undetermined"}
+
+
+def _variant(series: Series) -> str:
+    return f"{PHASE_NAMES.get(series.phase, series.phase)} ({series.dataset}, {series.precision})"
+
+
+def _chart_rows(found: list[Series]) -> list[dict[str, Any]]:
+    return [
+        {"series": s.name, "model": s.model, "variant": _variant(s), "batch": p.batch,
+         "throughput": p.throughput, "low": p.low, "high": p.high,
+         "saturation": p.batch == s.point}
+        for s in found
+        for p in s.points
+    ]  # fmt: skip
+
+
+def points_frame(found: list[Series]) -> pl.DataFrame:
+    """One row per point, with the step that leaves it (the download)."""
+    rows = []
+    for s in found:
+        for i, p in enumerate(s.points):
+            step = s.steps[i] if i < len(s.steps) else None
+            rows.append(
+                {"device": s.device, "model": s.model, "dataset": s.dataset, "phase": s.phase,
+                 "precision": s.precision, "batch": p.batch, "workload": p.workload,
+                 "throughput": p.throughput, "throughput_low": p.low, "throughput_high": p.high,
+                 "next_batch": step.larger if step else None,
+                 "gain_per_doubling": step.gain if step else None,
+                 "gain_low": step.gain_low if step else None,
+                 "gain_high": step.gain_high if step else None,
+                 "step_call": step.call if step else None,
+                 "series_status": s.status, "saturation_batch": s.point,
+                 "saturation_earliest": s.earliest}
+            )  # fmt: skip
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _table(found: list[Series]) -> list[list[str]]:
+    rows = []
+    for s in found:
+        for i, p in enumerate(s.points):
+            step = s.steps[i] if i < len(s.steps) else None
+            gain = (
+                f"{signed_percent(step.gain)} [{signed_percent(step.gain_low)}, "
+                f"{signed_percent(step.gain_high)}]: {step.call}"
+                if step
+                else ""
+            )
+            mark = " ◯" if p.batch == s.point else ""
+            rows.append(
+                [s.device, s.name, f"{p.batch}{mark}",
+                 f"{rate(p.throughput)} [{rate(p.low)}, {rate(p.high)}]", gain,
+                 _STATUS[s.status] if i == 0 else ""]
+            )  # fmt: skip
+    return rows
+
+
+def saturation_page(runs: pl.DataFrame) -> Page:
+    from generator.charts.analyses import saturation_chart  # altair: import on use
+
+    found = throughput_series(runs)
+    book = ChartBook(PATH)
+    devices = []
+    for device in dict.fromkeys(s.device for s in found):
+        mine = [s for s in found if s.device == device]
+        slug = "".join(c if c.isalnum() else "-" for c in device.lower()).strip("-")
+        chart = book.embed(
+            saturation_chart(_chart_rows(mine), f"Throughput against batch on {device}"),
+            f"saturation-{slug}",
+        )
+        devices.append({"name": device, "chart": chart, "sentences": [describe(s) for s in mine]})
+    counts = {status: sum(s.status == status for s in found) for status in _STATUS}
+    markdown = render(
+        "saturation.md.j2",
+        title=front_matter_title("Throughput against batch"),
+        threshold=signed_percent(GAIN_PER_DOUBLING),
+        min_batches=MIN_BATCHES,
+        devices=devices,
+        counts=counts,
+        series=len(found),
+        rows=_table(found),
+    )
+    return Page(
+        PATH,
+        "Throughput against batch",
+        markdown,
+        book.specs,
+        {"throughput-by-batch": points_frame(found)},
+    )
+
+
+PAGE = Generated("Experiments", lambda report: [saturation_page(report.runs)])

@@ -1,0 +1,149 @@
+"""Throughput saturation (analysis.saturation), the `saturates` and `of_ceiling` verdicts,
+and the training step's parts (analysis.phases), on small frames with known answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+from generator.analysis.phases import describe as describe_parts
+from generator.analysis.phases import training_parts
+from generator.analysis.saturation import Point, describe, judge_step, series_of
+from generator.analysis.verdicts import ceiling_verdict, saturation_verdict
+from tests.test_verdicts import run
+
+
+def sweep(*points: tuple[int, float, float]) -> list[dict[str, Any]]:
+    """Rows of a batch sweep from (batch, throughput, relative half-width of its interval):
+    the step-time interval that gives that throughput interval."""
+    rows = []
+    for batch, throughput, half in points:
+        median = batch / throughput
+        rows.append(
+            run(batch, median, median * (1 - half), median * (1 + half), workload=f"w{batch}")
+        )
+    return rows
+
+
+def test_a_step_is_judged_per_doubling_on_the_intervals() -> None:
+    a = Point(32, 100.0, 99.0, 101.0, "a")
+    rises = judge_step(a, Point(64, 120.0, 118.0, 122.0, "b"))
+    assert rises.call == "rises" and rises.gain == pytest.approx(0.2)
+    assert rises.gain_low == pytest.approx(118 / 101 - 1)
+    assert judge_step(a, Point(64, 103.0, 102.0, 104.0, "b")).call == "flat"
+    assert judge_step(a, Point(64, 110.0, 105.0, 115.0, "b")).call == "undecided"
+    # four doublings at +8 % each: flat, though the whole step gains 36 %
+    quadruple = judge_step(a, Point(512, 136.0, 135.5, 136.5, "b"))
+    assert quadruple.doublings == 4 and quadruple.call == "flat"
+    assert quadruple.gain == pytest.approx(1.36**0.25 - 1)
+
+
+def test_a_sweep_that_saturates() -> None:
+    series = series_of(sweep((32, 100, 0.01), (64, 150, 0.01), (128, 200, 0.01),
+                             (256, 205, 0.01), (512, 200, 0.01)))  # fmt: skip
+    assert series is not None
+    assert [s.call for s in series.steps] == ["rises", "rises", "flat", "flat"]
+    assert (series.status, series.point, series.earliest) == ("saturates", 128, 128)
+    assert describe(series) == (
+        "resnet18 training (cifar10, fp32) on AMD EPYC saturates at batch 128: "
+        "200 samples/s [198, 202]; doubling to 256 gains +2.5 % [+0.47 %, +4.6 %]."
+    )
+    assert saturation_verdict(
+        sweep((32, 100, 0.01), (64, 150, 0.01), (128, 152, 0.01))
+    ).outcome == ("supported")
+
+
+def test_a_sweep_that_keeps_rising() -> None:
+    rows = sweep((32, 100, 0.01), (128, 200, 0.01), (1024, 800, 0.01))
+    series = series_of(rows)
+    assert series is not None and series.status == "rising" and series.point is None
+    assert "keeps rising to batch 1024: going to 1024 gains +58.7 % per doubling" in describe(
+        series
+    )
+    verdict = saturation_verdict(rows)
+    assert verdict.outcome == "not supported"
+
+
+def test_an_undecidable_sweep() -> None:
+    rows = sweep((32, 100, 0.01), (64, 150, 0.01), (128, 165, 0.05))
+    series = series_of(rows)
+    assert series is not None and [s.call for s in series.steps] == ["rises", "undecided"]
+    assert series.status == "undetermined" and series.point is None
+    assert saturation_verdict(rows).outcome == "inconclusive"
+    assert "straddles +10 % per doubling" in saturation_verdict(rows).reason
+
+
+def test_an_undecided_step_before_flat_ones_bounds_the_point() -> None:
+    series = series_of(sweep((32, 100, 0.01), (64, 150, 0.01), (128, 165, 0.05),
+                             (256, 166, 0.01), (512, 167, 0.01)))  # fmt: skip
+    assert series is not None
+    assert (series.status, series.point, series.earliest) == ("saturates", 128, 64)
+    assert "saturates by batch 128 (from batch 64 on at the earliest" in describe(series)
+
+
+def test_too_few_batches_and_flat_from_the_start() -> None:
+    assert series_of(sweep((32, 100, 0.01), (64, 150, 0.01))) is None
+    assert saturation_verdict(sweep((32, 100, 0.01), (64, 150, 0.01))).outcome == "inconclusive"
+    flat = series_of(sweep((32, 100, 0.01), (64, 101, 0.01), (128, 100, 0.01)))
+    assert flat is not None and (flat.status, flat.point) == ("saturates", 32)
+    assert "saturates at batch 32, the smallest measured, or below" in describe(flat)
+
+
+def test_devices_that_disagree_are_mixed() -> None:
+    cpu = sweep((32, 100, 0.01), (64, 150, 0.01), (128, 152, 0.01))
+    gpu = [{**r, "device_label": "NVIDIA H100 SXM"} for r in sweep(
+        (32, 1000, 0.01), (64, 2000, 0.01), (128, 4000, 0.01))]  # fmt: skip
+    verdict = saturation_verdict(cpu + gpu)
+    assert verdict.outcome == "mixed"
+    assert "supported on AMD EPYC, not supported on NVIDIA H100 SXM" in verdict.reason
+
+
+def test_ceiling_verdict() -> None:
+    rows = [run(64, 1.0, 0.99, 1.01), run(1024, 1.0, 0.99, 1.01)]  # 64 and 1024 GFLOP/s
+    assert ceiling_verdict(rows, {"AMD EPYC": 1e13}, (0.0, 0.2)).outcome == "supported"
+    refuted = ceiling_verdict(rows, {"AMD EPYC": 1e12}, (0.0, 0.01))
+    assert refuted.outcome == "not supported"
+    assert "resnet18 train_step b1024 on AMD EPYC: 102 % [101 %, 103 %]" in refuted.reason
+    assert ceiling_verdict(rows, {"AMD EPYC": 5.12e12}, (0.0, 0.2)).outcome == "inconclusive"
+    assert ceiling_verdict(rows, {}, (0.0, 0.01)).outcome == "inconclusive"
+
+
+def test_phase_times_and_the_backward_forward_ratio() -> None:
+    runs = pl.DataFrame(
+        [
+            run(64, 0.4, 0.39, 0.41, workload="w", status="ok", run_id="a",
+                forward_flops=1e9, backward_flops=2e9),
+            run(64, 0.4, 0.39, 0.41, workload="w", status="ok", run_id="b",
+                forward_flops=1e9, backward_flops=2e9),
+            run(64, 0.1, 0.09, 0.11, workload="x", status="ok", run_id="c", phase="inference"),
+        ]
+    )  # fmt: skip
+
+    def steps(forward: list[float]) -> pl.DataFrame:
+        n = len(forward)
+        return pl.DataFrame(
+            {"forward_s": forward, "loss_s": [0.001] * n,
+             "backward_s": [3 * f for f in forward], "optimizer_step_s": [0.01] * n,
+             "step_s": [4 * f + 0.011 for f in forward]}
+        )  # fmt: skip
+
+    frames = {"a": steps([0.10 + 0.001 * i for i in range(10)]),
+              "b": steps([0.10 + 0.001 * i for i in range(10, 20)]),
+              "c": steps([0.1] * 5)}  # fmt: skip
+    (item,) = training_parts(runs, frames)  # the inference run has no parts to compare
+    assert item.run_ids == ("a", "b") and item.samples == 20
+    forward = item.part("forward")
+    assert forward is not None and forward.median_s == pytest.approx(0.1095)
+    assert (forward.low_s, forward.high_s) == pytest.approx((0.105, 0.114))  # ranks 5 and 14
+    assert item.time_ratio is not None
+    assert item.time_ratio.value == pytest.approx(3.0)
+    assert item.time_ratio.low == pytest.approx(3 * 0.105 / 0.114)
+    assert item.time_ratio.high == pytest.approx(3 * 0.114 / 0.105)
+    assert item.flop_ratio == 2.0
+    assert describe_parts(item) == (
+        "On AMD EPYC, backward takes 3× [2.76, 3.26] the forward time for resnet18 at batch 64 "
+        "(cifar10, fp32), against an analytic FLOP ratio of 2: the backward pass runs at "
+        "66.7 % [61.4 %, 72.4 %] of the forward's FLOP rate."
+    )
