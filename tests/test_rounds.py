@@ -5,6 +5,9 @@ per round (measure.conditions) on fake sysfs trees and a fake NVML."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -226,9 +229,12 @@ def test_throttle_bits_are_nvmls() -> None:
 def test_conditions_record_load_and_busy_processes() -> None:
     machine = Conditions("cpu", load=lambda: (1.234, 0.0, 0.0))
     machine.before_round()
-    sum(i * i for i in range(200_000))
+    # another tenant: a detached busy loop (not our child), started within the round
+    busy = "import time\nend = time.time() + 4\nwhile time.time() < end: pass"
+    subprocess.run(["bash", "-c", f"{sys.executable} -c '{busy}' >/dev/null 2>&1 &"], check=True)
+    time.sleep(1.5)
     sample = machine.after_round()
     assert sample["load_1m"] == 1.23
-    assert isinstance(sample["busy_processes"], list)  # psutil is installed with the tests
+    assert any(p["cpu_percent"] > 30 for p in sample["busy_processes"]), sample
     assert machine.header()["cpu_count"] and "gpu_samples" not in machine.header()
     assert Conditions.for_device("cpu").gpu is None

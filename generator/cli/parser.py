@@ -226,10 +226,13 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     measure = commands.add_parser(
         "measure",
         help="run the experiments of measurements/experiments.toml on this machine",
-        description="Run every configured experiment (or --group) on this machine: warmup, "
-        "then per-iteration phase times (forward, loss, backward, optimizer step), their "
-        "median, IQR, CV and bootstrap CI, the profiler's op table, the analytic "
-        "complexity and full provenance, into measurements/runs/<run-id>/. Runs already "
+        description="Run every configured experiment (or --group) on this machine. A group's "
+        "configurations take turns in rounds (warm-up, then timed steps with forward, loss, "
+        "backward and optimizer step apart) until each median's 95 % interval is within "
+        "±ci_target (default 2 %), or max_iterations or max_seconds stops it; each round "
+        "records the machine's load, CPU frequency and, on a GPU, its clocks and throttle "
+        "reasons. Then one profiled step, the analytic complexity and full provenance go into "
+        "measurements/runs/<run-id>/. Runs already "
         "measured with the same configuration on the same device are skipped (resume). "
         "Failures are recorded and the rest go on; exit status 1 if any failed.",
     )

@@ -8,6 +8,7 @@ governor, and a machine without NVML has no GPU sample."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,36 +66,47 @@ def cpu_mhz(root: Path = CPUFREQ) -> float | None:
 
 
 class BusyProcesses:
-    """Other processes' CPU use between `start()` and `stop()` (psutil keeps each process's
-    previous CPU times, so the second reading is the share over the interval)."""
+    """Other processes' CPU use between `start()` and `stop()`: each process's CPU seconds
+    over the interval (a process started within it counts from zero), as a share of one
+    core. Short-lived processes (a test run, a compiler) are caught as long as they are
+    alive at `stop()`."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._before: dict[int, float] = {}
+        self._started = 0.0
         try:
             import psutil
         except ImportError:  # the measure extra installs it; a bare environment records None
             self._psutil: Any = None
             return
         self._psutil = psutil
-        self._mine = {os.getpid()}
 
-    def _readings(self) -> list[tuple[int, str, float]]:
-        out = []
-        for process in self._psutil.process_iter(["pid", "name", "cpu_percent"]):
+    def _cpu_seconds(self) -> dict[int, tuple[str, float]]:
+        mine = {os.getpid(), *(c.pid for c in self._psutil.Process().children(recursive=True))}
+        out = {}
+        for process in self._psutil.process_iter(["pid", "name", "cpu_times"]):
             info = process.info
-            if info["pid"] in self._mine or info["cpu_percent"] is None:
+            times = info["cpu_times"]
+            if info["pid"] in mine or times is None:
                 continue
-            out.append((info["pid"], info["name"] or "?", float(info["cpu_percent"])))
+            out[info["pid"]] = (info["name"] or "?", times.user + times.system)
         return out
 
     def start(self) -> None:
         if self._psutil is not None:
-            self._mine |= {c.pid for c in self._psutil.Process().children(recursive=True)}
-            self._readings()
+            self._before = {pid: used for pid, (_, used) in self._cpu_seconds().items()}
+            self._started = self._clock()
 
     def stop(self) -> list[dict[str, Any]] | None:
         if self._psutil is None:
             return None
-        busy = sorted((r for r in self._readings() if r[2] > BUSY_PERCENT), key=lambda r: -r[2])
+        elapsed = max(self._clock() - self._started, 1e-9)
+        shares = [
+            (pid, name, 100 * (used - self._before.get(pid, 0.0)) / elapsed)
+            for pid, (name, used) in self._cpu_seconds().items()
+        ]
+        busy = sorted((s for s in shares if s[2] > BUSY_PERCENT), key=lambda s: -s[2])
         return [
             {"pid": pid, "name": name, "cpu_percent": round(percent, 1)}
             for pid, name, percent in busy[:5]

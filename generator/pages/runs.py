@@ -15,12 +15,23 @@ from generator.pages.render import render
 from generator.records.ceilings import MeasuredCeilings
 
 
-def _ci(row: dict[str, Any]) -> str:
-    if row["median_s"] is None:
+def _ci(row: dict[str, Any], prefix: str = "") -> str:
+    """A median with its interval; `prefix` "run_" for the run's own figures."""
+    median, low, high = (row.get(f"{prefix}{k}") for k in ("median_s", "ci_low_s", "ci_high_s"))
+    if median is None:
         return "n/a"
-    if row["ci_low_s"] is None:
-        return seconds(row["median_s"])
-    return f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]"
+    if low is None or high is None:
+        return seconds(median)
+    return f"{seconds(median)} [{seconds(low)}, {seconds(high)}]"
+
+
+def _median_cell(row: dict[str, Any]) -> str:
+    """The run's own median; when its configuration was measured in other groups too, the
+    pooled result that every page shows for it (analysis.pooling)."""
+    own = _ci(row, "run_")
+    if (row.get("pooled_runs") or 0) > 1:
+        return f"{own}; pooled over {row['pooled_runs']} runs ({row['pooled_groups']}): {_ci(row)}"
+    return own
 
 
 def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
@@ -32,9 +43,9 @@ def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
         row["precision"],
         row["device_label"],
         row["status"],
-        _ci(row),
+        _median_cell(row),
         percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
-        number(row["throughput"]),
+        number(row["batch"] / row["run_median_s"]) if row.get("run_median_s") else "n/a",
         si(row["modelled_attained"], "FLOP/s") + " (modelled)"
         if row["modelled_attained"] is not None
         else "n/a",
