@@ -30,21 +30,22 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         scale=alt.Scale(type="log", base=2),
         axis=alt.Axis(values=sorted({r["batch"] for r in rows}), format="d"),
     )
+    y_title = "throughput (samples/s, 95 % CI)"
     y = alt.Y(
         "throughput:Q",
-        title="throughput (samples/s, 95 % CI)",
+        title=y_title,
         scale=alt.Scale(type="log"),
         axis=alt.Axis(format="~s"),
     )
     colour = alt.Color(
         "model:N",
         scale=model_scale(),
-        legend=alt.Legend(orient="bottom", title="model", values=models, columns=4, labelLimit=220),
+        legend=alt.Legend(orient="bottom", title="model", values=models, columns=3, labelLimit=220),
     )
     shape = alt.Shape(
         "variant:N",
         legend=alt.Legend(
-            orient="bottom", title="phase (input, precision)", columns=2, labelLimit=320
+            orient="bottom", title="phase (input, precision)", columns=1, labelLimit=320
         )
         if len(variants) > 1
         else None,
@@ -59,7 +60,7 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     base = alt.Chart(data)
     line = base.mark_line(opacity=0.45).encode(x=x, y=y, color=colour, detail="series:N")
     bars = base.mark_errorbar(ticks=True).encode(
-        x=x, y=alt.Y("low:Q", title=None), y2="high:Q", color=colour, detail="series:N"
+        x=x, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour, detail="series:N"
     )
     points = base.mark_point(filled=True, size=60).encode(
         x=x, y=y, color=colour, shape=shape, tooltip=tooltip
@@ -94,7 +95,10 @@ def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
                 "median_s:Q",
                 stack="zero",
                 title="median time per part of the step (s)",
-                axis=alt.Axis(format="~s"),
+                # SI labels, and a plain 0 (not "0m") at the origin
+                axis=alt.Axis(
+                    format="~s", tickCount=8, labelExpr="datum.value == 0 ? '0' : datum.label"
+                ),
             ),
             color=alt.Color(
                 "part:N",
