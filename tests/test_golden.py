@@ -33,6 +33,8 @@ PAGES = {  # page kind -> generated file (relative to docs/)
     "hardware": "hardware.md",
     "complexity": "measurements/complexity.md",
     "experiment": "measurements/experiments/A.md",
+    "latency-correlation": "measurements/latency-correlation.md",
+    "speedups": "measurements/speedups.md",
     "saturation": "measurements/saturation.md",
     "step-parts": "measurements/step-parts.md",
     "kernels": "measurements/l4-resnet18-train-step-b64.md",
@@ -92,7 +94,7 @@ def test_golden_pages_have_charts_and_data_links(
     """A guard that the golden set exercises what it pins: charts and downloads."""
     for kind in (
         "overview", "hardware", "complexity", "experiment", "kernels", "device-choice",
-        "saturation", "step-parts",
+        "saturation", "step-parts", "latency-correlation", "speedups",
     ):  # fmt: skip
         text, specs = generated[kind]
         assert specs, f"{kind}: no chart"

@@ -1,0 +1,115 @@
+"""Latency against analytic FLOPs and parameters (seed 003's Spearman matrix): per set of
+runs on one device, phase, precision and batch, the points, ρ with its bootstrap interval, a
+log-log chart and a sentence of what the interval supports."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, MIN_POINTS, RESAMPLES, SEED, Interval
+from generator.analysis.latency_correlation import (
+    QUANTITIES,
+    LatencySet,
+    latency_sets,
+    points_frame,
+    rho_frame,
+    seed_reported,
+    sentence,
+    set_title,
+)
+from generator.formatting import number, seconds, si
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import ChartBook, front_matter_title, render
+
+PATH = f"{GENERATED_DIR}/latency-correlation.md"
+TITLE = "Latency against FLOPs and parameters"
+
+
+def _slug(found: LatencySet) -> str:
+    text = f"{found.device_label}-{found.phase}-{found.precision}-b{found.batch}"
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def rho_cell(value: Interval | None) -> str:
+    """'0.89 [0.61, 0.98]'; without an interval, why."""
+    if value is None:
+        return "n/a"
+    if value.resamples == 0:
+        return f"{value.value:.2f} (too few models for an interval)"
+    if value.used == 0 or math.isnan(value.low):
+        return f"{value.value:.2f} (no usable resample)"
+    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}]"
+
+
+def _used(found: LatencySet) -> str:
+    used = {f"{v.used} / {v.resamples}" for v in found.rho.values() if v and v.resamples}
+    return ", ".join(sorted(used)) or f"no interval (under {MIN_INTERVAL_POINTS} models)"
+
+
+def _summary(sets: list[LatencySet]) -> list[list[str]]:
+    return [
+        [set_title(s), str(s.points.height), rho_cell(s.rho["modelled_flops"]),
+         rho_cell(s.rho["params"]), _used(s),
+         number(reported) if (reported := seed_reported(s, "modelled_flops")) else ""]
+        for s in sets
+    ]  # fmt: skip
+
+
+def _point_rows(found: LatencySet) -> list[list[str]]:
+    return [
+        [row["label"], row["dataset"],
+         f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
+         si(row["modelled_flops"], "FLOP"), si(row["params"], "")]
+        for row in found.points.to_dicts()
+    ]  # fmt: skip
+
+
+def _chart_rows(found: LatencySet) -> list[dict[str, Any]]:
+    columns = ("label", "model", "median_s", "ci_low_s", "ci_high_s", "modelled_flops", "params")
+    return [{c: row[c] for c in columns} for row in found.points.to_dicts()]
+
+
+def latency_page(sets: list[LatencySet]) -> Page:
+    from generator.charts.comparisons import latency_scatter  # altair: import on use
+
+    book = ChartBook(PATH)
+    sections = [
+        {
+            "title": set_title(s),
+            "sentences": [sentence(s, quantity) for quantity in QUANTITIES],
+            "rows": _point_rows(s),
+            "chart": book.embed(
+                latency_scatter(_chart_rows(s), f"{set_title(s)}: latency against work"),
+                f"latency-{_slug(s)}",
+            ),
+        }
+        for s in sets
+    ]
+    markdown = render(
+        "latency_correlation.md.j2",
+        title_yaml=front_matter_title(TITLE),
+        title=TITLE,
+        summary=_summary(sets),
+        sections=sections,
+        resamples=RESAMPLES,
+        seed=SEED,
+        min_points=MIN_POINTS,
+        min_interval=MIN_INTERVAL_POINTS,
+    )
+    return Page(
+        PATH,
+        TITLE,
+        markdown,
+        book.specs,
+        {"latency-points": points_frame(sets), "spearman": rho_frame(sets)},
+    )
+
+
+def _render(report: Report) -> list[Page]:
+    return [latency_page(latency_sets(report.runs))]
+
+
+PAGE = Generated("Measurements", _render)
