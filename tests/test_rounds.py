@@ -51,45 +51,50 @@ def config(model: str = "steady", **changes: Any) -> RunConfig:
 
 
 class QuietMachine(Conditions):
-    def __init__(self) -> None:
+    """No sampling; records which workload each timed round belonged to."""
+
+    def __init__(self, turns: list[str], last: dict[str, str]) -> None:
         super().__init__("cpu", load=lambda: (0.5, 0.5, 0.5))
-        self.rounds = 0
+        self.turns, self.last = turns, last
+
+    def before_round(self) -> None:
+        pass
 
     def after_round(self) -> dict[str, Any]:
-        self.rounds += 1
+        self.turns.append(self.last["workload"])
         return {"load_1m": 0.5}
+
+
+SCRIPT: dict[str, Any] = {}
 
 
 @pytest.fixture
 def scripted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Workloads whose steps take scripted times: "steady" always 10 ms, "noisy" alternates
-    5 and 15 ms, "broken" fails in its second round. Returns the order of timed rounds."""
+    """Workloads whose steps take scripted times: "steady" always 10 ms, "noisy" cycles
+    through 5 to 15 ms, "broken" fails once two rounds have been timed. Returns the order of
+    timed rounds."""
     turns: list[str] = []
+    last: dict[str, str] = {}
     noisy = itertools.cycle([0.005, 0.015, 0.010, 0.006, 0.014])
-    calls: dict[str, int] = {}
-
-    def build(cfg: RunConfig) -> str:
-        return cfg.model
 
     def run(workload: str, count: int) -> list[dict[str, float]]:
-        calls[workload] = calls.get(workload, 0) + 1
-        timed = calls[workload] % 2 == 0  # every round: one warm-up call, then the timed one
-        if timed:
-            turns.append(workload)
-        if workload == "broken" and len(turns) > 2:
+        last["workload"] = workload
+        if workload == "broken" and len(turns) >= 2:
             raise RuntimeError("planted: out of memory")
         times = [0.010] * count if workload != "noisy" else [next(noisy) for _ in range(count)]
         return [{"forward_s": t, "step_s": t} for t in times]
 
-    monkeypatch.setattr(rounds, "build_workload", build)
+    monkeypatch.setattr(rounds, "build_workload", lambda cfg: cfg.model)
     monkeypatch.setattr(rounds, "run_iterations", run)
     monkeypatch.setattr(rounds, "apply_precision", lambda precision, device: {})
+    SCRIPT.update(turns=turns, last=last)
     return turns
 
 
 def _measure(configs: list[RunConfig]) -> dict[str, Measuring]:
     finished: dict[str, Measuring] = {}
-    measure_rounds(configs, QuietMachine(), lambda s: finished.setdefault(s.config.model, s))
+    machine = QuietMachine(SCRIPT["turns"], SCRIPT["last"])
+    measure_rounds(configs, machine, lambda s: finished.setdefault(s.config.model, s))
     return finished
 
 
@@ -109,6 +114,12 @@ def test_without_interleaving_one_configuration_runs_to_its_end_first(
     _measure([config("noisy", max_iterations=15, interleave=False),
               config("steady", interleave=False)])  # fmt: skip
     assert scripted == ["noisy", "noisy", "noisy", "steady"]
+
+
+def test_a_slow_configuration_gets_short_rounds(scripted: list[str]) -> None:
+    # 10 ms steps, max_seconds 0.5: a round ends once it has timed 0.05 s (a tenth)
+    done = _measure([config("steady", iterations=20, max_seconds=0.5, ci_target=0, repeats=2)])
+    assert [row["repeat"] for row in done["steady"].rows] == [0] * 5 + [1] * 5
 
 
 def test_time_cap_and_fixed_rounds(scripted: list[str]) -> None:

@@ -8,10 +8,9 @@ import ast
 import os
 import shutil
 from dataclasses import replace
-
-import polars as pl
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from generator.errors import UserError

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from generator.analysis.observations import observations
 from generator.analysis.verdicts import (
     metric_interval,
-    observations,
     ratio_verdict,
     swept,
     trend_verdict,
@@ -81,7 +81,8 @@ def test_observations_say_what_moved() -> None:
         "32 to 256."
     )
     assert sentences[-1] == (
-        "1 of 2 runs have a CV above 5 % (up to 12 %): compare them by their intervals."
+        "1 of 2 results have a 95 % interval wider than ±3 % (up to ±5 %): compare them by "
+        "their intervals."
     )
 
 

@@ -24,10 +24,6 @@ SET_KEYS = ("device_label", "phase", "precision", "batch")
 QUANTITIES = {"modelled_flops": "analytic FLOPs", "params": "parameters"}
 POINT_COLUMNS = (*SET_KEYS, "model", "dataset", "label", "median_s", "ci_low_s", "ci_high_s",
                  "modelled_flops", "params", "workload")  # fmt: skip
-# Seed 003 (A. I. Madani, Deep Learning Hardware Profiling and Roofline Analysis, 2026), as
-# quoted by group H-cpu's hypothesis: Spearman 0.89 between CPU batch-1 inference latency and
-# FLOPs. Keyed (device kind, phase, batch, quantity).
-SEED_REPORTED = {("cpu", "inference", 1, "modelled_flops"): 0.89}
 PHASE_TIME = {
     "inference": "inference latency",
     "prefill": "prefill latency",
@@ -98,11 +94,6 @@ def latency_sets(
     return sorted(found, key=lambda s: (s.device_label, s.phase, s.precision, s.batch))
 
 
-def seed_reported(found: LatencySet, quantity: str) -> float | None:
-    """Seed 003's ρ for this kind of set, where it published one."""
-    return SEED_REPORTED.get((found.device, found.phase, found.batch, quantity))
-
-
 def set_title(found: LatencySet) -> str:
     """'AMD EPYC (2 threads): inference, fp32, batch 1'."""
     return f"{found.device_label}: {found.phase}, {found.precision}, batch {found.batch}"
@@ -126,9 +117,7 @@ def sentence(found: LatencySet, quantity: str) -> str:
     have = found.points.filter(pl.col(quantity).is_not_null())
     models, points = have["model"].n_unique(), have.height
     counted = f"{models} models" if models == points else f"{points} workloads of {models} models"
-    over = f"over {counted} ({value.used} of {value.resamples} resamples usable"
-    reported = seed_reported(found, quantity)
-    over += f"; seed 003 reported {reported:.2f})" if reported is not None else ")"
+    over = f"over {counted} ({value.used} of {value.resamples} resamples usable)"
     if value.resamples == 0:
         return (
             f"{where}: Spearman ρ = {value.value:.2f} against {name} over {counted}, too few for "
@@ -166,13 +155,12 @@ def rho_frame(sets: list[LatencySet]) -> pl.DataFrame:
                  "ci_low": value.low if value else None,
                  "ci_high": value.high if value else None,
                  "resamples_used": value.used if value else 0,
-                 "resamples": value.resamples if value else 0,
-                 "seed_003_reported": seed_reported(found, quantity)}
+                 "resamples": value.resamples if value else 0}
             )  # fmt: skip
     schema = {
         "device_label": pl.String, "phase": pl.String, "precision": pl.String,
         "batch": pl.Int64, "against": pl.String, "models": pl.Int64, "rho": pl.Float64,
         "ci_low": pl.Float64, "ci_high": pl.Float64, "resamples_used": pl.Int64,
-        "resamples": pl.Int64, "seed_003_reported": pl.Float64,
+        "resamples": pl.Int64,
     }  # fmt: skip
     return pl.DataFrame(rows, schema=schema)

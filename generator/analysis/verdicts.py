@@ -181,55 +181,6 @@ def _with_metric(
     return pairs
 
 
-def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | None) -> list[str]:
-    """Sentences with the group's numbers: how the swept variable moves each metric."""
-    ordered = _ordered(rows, key)
-    sentences = []
-    if key == "batch":
-        first, last = ordered[0], ordered[-1]
-        for metric, verb in (
-            ("throughput", "Throughput"),
-            ("modelled_ai", "Modelled AI"),
-            ("modelled_flops_per_s", "Modelled FLOP/s"),
-        ):
-            a, b = metric_interval(first, metric), metric_interval(last, metric)
-            if a is None or b is None:
-                continue
-            move = "rises" if b[0] > a[0] else "falls"
-            change = percent(100 * (b[0] / a[0] - 1)) if a[0] else "n/a"
-            sentences.append(
-                f"{verb} {move} from {_fmt(metric, a[0])} to {_fmt(metric, b[0])} ({change}) as "
-                f"the batch goes from {first['batch']} to {last['batch']}."
-            )
-    else:
-        timed = _with_metric(ordered, "step_time")
-        if timed:
-            fastest = min(timed, key=lambda item: item[1][0])
-            slowest = max(timed, key=lambda item: item[1][0])
-            sentences.append(
-                f"Fastest step: {fastest[0][key]} ({si(fastest[1][0], 's')}); slowest: "
-                f"{slowest[0][key]} ({si(slowest[1][0], 's')})."
-            )
-        rated = _with_metric(ordered, "modelled_flops_per_s")
-        if rated:
-            best = max(rated, key=lambda item: item[1][0])
-            share = (
-                f", {percent(100 * best[1][0] / gemm_ceiling)} of the measured GEMM ceiling"
-                if gemm_ceiling
-                else ""
-            )
-            sentences.append(
-                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1][0], 'FLOP/s')}{share})."
-            )
-    noisy = [row for row in rows if row.get("cv") is not None and row["cv"] > 0.05]
-    if noisy:
-        sentences.append(
-            f"{len(noisy)} of {len(rows)} runs have a CV above 5 % (up to "
-            f"{percent(100 * max(row['cv'] for row in noisy))}): compare them by their intervals."
-        )
-    return sentences
-
-
 def combine(parts: list[tuple[str, Verdict]], prefix: bool = True) -> Verdict:
     """One verdict from one per device (or device pair): theirs when they agree, else mixed,
     saying which device supports what. `prefix`: put the device before reasons that do not

@@ -32,6 +32,9 @@ from generator.measure.step import (
 )
 
 REWARM_STEPS = 1  # untimed steps at the start of every round after the first
+# A round ends early once its timed steps take max_seconds / ROUNDS_IN_TIME, so that a slow
+# configuration still gets that many turns before its time cap, not one long round.
+ROUNDS_IN_TIME = 10
 
 
 @dataclass
@@ -101,8 +104,11 @@ def one_round(state: Measuring, conditions: Conditions) -> None:
         apply_precision(config.precision, config.device)  # the last configuration's switches
         run_iterations(workload, config.warmup if state.rounds == 0 else REWARM_STEPS)
         count = max(1, min(config.iterations, config.max_iterations - len(state.rows)))
+        budget = config.max_seconds / ROUNDS_IN_TIME
         conditions.before_round()
-        rows = run_iterations(workload, count)
+        rows: list[dict[str, float]] = []
+        while len(rows) < count and sum(row["step_s"] for row in rows) < budget:
+            rows += run_iterations(workload, 1)
         sample = conditions.after_round()
     except Exception as error:
         _set_aside(state, error)

@@ -7,6 +7,7 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup, escape
 
+from generator.analysis.observations import observations
 from generator.analysis.verdicts import (
     DEVICE,
     Verdict,
@@ -14,7 +15,6 @@ from generator.analysis.verdicts import (
     group_rows,
     key_name,
     metric_interval,
-    observations,
     sweep_key,
     swept,
 )

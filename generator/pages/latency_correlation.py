@@ -15,11 +15,10 @@ from generator.analysis.latency_correlation import (
     latency_sets,
     points_frame,
     rho_frame,
-    seed_reported,
     sentence,
     set_title,
 )
-from generator.formatting import number, seconds, si
+from generator.formatting import seconds, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -52,8 +51,7 @@ def _used(found: LatencySet) -> str:
 def _summary(sets: list[LatencySet]) -> list[list[str]]:
     return [
         [set_title(s), str(s.points.height), rho_cell(s.rho["modelled_flops"]),
-         rho_cell(s.rho["params"]), _used(s),
-         number(reported) if (reported := seed_reported(s, "modelled_flops")) else ""]
+         rho_cell(s.rho["params"]), _used(s)]
         for s in sets
     ]  # fmt: skip
 

@@ -1,0 +1,67 @@
+"""Sentences with an experiment group's numbers: how the swept variable moves each metric,
+and which results are too imprecise to compare."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.analysis.verdicts import _fmt, _ordered, _with_metric, metric_interval
+from generator.findings.finding import NOISY_CI
+from generator.formatting import percent, si
+
+
+def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | None) -> list[str]:
+    """Sentences with the group's numbers: how the swept variable moves each metric."""
+    ordered = _ordered(rows, key)
+    sentences = []
+    if key == "batch":
+        first, last = ordered[0], ordered[-1]
+        for metric, verb in (
+            ("throughput", "Throughput"),
+            ("modelled_ai", "Modelled AI"),
+            ("modelled_flops_per_s", "Modelled FLOP/s"),
+        ):
+            a, b = metric_interval(first, metric), metric_interval(last, metric)
+            if a is None or b is None:
+                continue
+            move = "rises" if b[0] > a[0] else "falls"
+            change = percent(100 * (b[0] / a[0] - 1)) if a[0] else "n/a"
+            sentences.append(
+                f"{verb} {move} from {_fmt(metric, a[0])} to {_fmt(metric, b[0])} ({change}) as "
+                f"the batch goes from {first['batch']} to {last['batch']}."
+            )
+    else:
+        timed = _with_metric(ordered, "step_time")
+        if timed:
+            fastest = min(timed, key=lambda item: item[1][0])
+            slowest = max(timed, key=lambda item: item[1][0])
+            sentences.append(
+                f"Fastest step: {fastest[0][key]} ({si(fastest[1][0], 's')}); slowest: "
+                f"{slowest[0][key]} ({si(slowest[1][0], 's')})."
+            )
+        rated = _with_metric(ordered, "modelled_flops_per_s")
+        if rated:
+            best = max(rated, key=lambda item: item[1][0])
+            share = (
+                f", {percent(100 * best[1][0] / gemm_ceiling)} of the measured GEMM ceiling"
+                if gemm_ceiling
+                else ""
+            )
+            sentences.append(
+                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1][0], 'FLOP/s')}{share})."
+            )
+    noisy = [(row, w) for row in rows if (w := _half_width(row)) is not None and w > NOISY_CI]
+    if noisy:
+        sentences.append(
+            f"{len(noisy)} of {len(rows)} results have a 95 % interval wider than ±"
+            f"{percent(100 * NOISY_CI)} (up to ±{percent(100 * max(w for _, w in noisy))}): "
+            "compare them by their intervals."
+        )
+    return sentences
+
+
+def _half_width(row: dict[str, Any]) -> float | None:
+    median, low, high = row.get("median_s"), row.get("ci_low_s"), row.get("ci_high_s")
+    if not median or low is None or high is None:
+        return None
+    return float(max(median - low, high - median) / median)
