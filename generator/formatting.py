@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _SMALL = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
@@ -43,3 +44,8 @@ def short_name(name: str | None, limit: int = 60) -> str:
     if not name:
         return "(unnamed)"
     return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def slug(text: str) -> str:
+    """Lower case, every run of other characters one hyphen: an id for a URL or a chart."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")

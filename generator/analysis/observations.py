@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.analysis.verdicts import _fmt, _ordered, _with_metric, metric_interval
+from generator.analysis.verdicts import fmt_metric, metric_interval, ordered_along, with_metric
 from generator.findings.finding import NOISY_CI
 from generator.formatting import percent, si
 
 
 def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | None) -> list[str]:
     """Sentences with the group's numbers: how the swept variable moves each metric."""
-    ordered = _ordered(rows, key)
+    ordered = ordered_along(rows, key)
     sentences = []
     if key == "batch":
         first, last = ordered[0], ordered[-1]
@@ -27,11 +27,11 @@ def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | Non
             move = "rises" if b[0] > a[0] else "falls"
             change = percent(100 * (b[0] / a[0] - 1)) if a[0] else "n/a"
             sentences.append(
-                f"{verb} {move} from {_fmt(metric, a[0])} to {_fmt(metric, b[0])} ({change}) as "
+                f"{verb} {move} from {fmt_metric(metric, a[0])} to {fmt_metric(metric, b[0])} ({change}) as "
                 f"the batch goes from {first['batch']} to {last['batch']}."
             )
     else:
-        timed = _with_metric(ordered, "step_time")
+        timed = with_metric(ordered, "step_time")
         if timed:
             fastest = min(timed, key=lambda item: item[1][0])
             slowest = max(timed, key=lambda item: item[1][0])
@@ -39,7 +39,7 @@ def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | Non
                 f"Fastest step: {fastest[0][key]} ({si(fastest[1][0], 's')}); slowest: "
                 f"{slowest[0][key]} ({si(slowest[1][0], 's')})."
             )
-        rated = _with_metric(ordered, "modelled_flops_per_s")
+        rated = with_metric(ordered, "modelled_flops_per_s")
         if rated:
             best = max(rated, key=lambda item: item[1][0])
             share = (

@@ -13,9 +13,11 @@ shows the same numbers wherever it appears; the run's own figures stay beside th
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 
 import polars as pl
 
+from generator.analysis.per_workload import workload_samples
 from generator.measure.stats import median_ci
 
 # The run's own figures, kept under these names when the pooled ones take their place.
@@ -35,28 +37,26 @@ POOLED_COLUMNS = {
 }
 
 
-def pool_runs(runs: pl.DataFrame, step_times: dict[str, list[float]]) -> pl.DataFrame:
+def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     """`runs` (ingest.runs.RUN_SCHEMA) with each ok run's timing replaced by its workload's
     pooled timing; failed runs and runs without samples keep theirs."""
-    ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(step_times)))
+    ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(steps)))
     pooled: dict[str, dict[str, object]] = {}
-    for _, part in ok.group_by("workload", maintain_order=True):
-        ids = sorted(part["run_id"].to_list())
-        samples = [t for run_id in ids for t in step_times[run_id]]
+    for workload, samples in workload_samples(ok, steps).items():
         if len(samples) < 2:
             continue
-        median = statistics.median(samples)
+        part = ok.filter(pl.col("workload") == workload)
+        ids = sorted(part["run_id"].to_list())
         low, high = median_ci(samples)
-        medians = [statistics.median(step_times[run_id]) for run_id in ids]
-        groups = sorted(set(part["group"].to_list()))
+        medians = [statistics.median(steps[run_id]["step_s"].drop_nulls()) for run_id in ids]
         for run_id in ids:
             pooled[run_id] = {
-                "median_s": median,
+                "median_s": statistics.median(samples),
                 "ci_low_s": low,
                 "ci_high_s": high,
                 "iterations": len(samples),
                 "pooled_runs": len(ids),
-                "pooled_groups": ", ".join(groups),
+                "pooled_groups": ", ".join(sorted(set(part["group"].to_list()))),
                 "spread_low_s": min(medians),
                 "spread_high_s": max(medians),
             }

@@ -82,11 +82,11 @@ def by_device(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return parts
 
 
-def _ordered(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+def ordered_along(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: row[key] if key == "batch" else str(row[key]))
 
 
-def _fmt(metric: str, value: float) -> str:
+def fmt_metric(metric: str, value: float) -> str:
     unit = _LABELS[metric][1]
     if metric == "throughput":
         return f"{number(value)} samples/s"
@@ -96,7 +96,7 @@ def _fmt(metric: str, value: float) -> str:
 
 
 def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str) -> Verdict:
-    ordered = _ordered(rows, key)
+    ordered = ordered_along(rows, key)
     first, last = ordered[0], ordered[-1]
     a, b = metric_interval(first, metric), metric_interval(last, metric)
     label = _LABELS[metric][0]
@@ -104,9 +104,7 @@ def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str)
         return Verdict("inconclusive", f"{label} has no confidence interval for every run")
     overlap = a[1] <= b[2] and b[1] <= a[2]
     name = key_name(key)
-    span = (
-        f"{name} {first[key]} ({_fmt(metric, a[0])}) to {name} {last[key]} ({_fmt(metric, b[0])})"
-    )
+    span = f"{name} {first[key]} ({fmt_metric(metric, a[0])}) to {name} {last[key]} ({fmt_metric(metric, b[0])})"
     if overlap:
         return Verdict("inconclusive", f"the 95 % intervals of {label} overlap from {span}")
     rises = b[0] > a[0]
@@ -170,7 +168,7 @@ def ratio_verdict(
     )
 
 
-def _with_metric(
+def with_metric(
     rows: list[dict[str, Any]], metric: str
 ) -> list[tuple[dict[str, Any], tuple[float, float, float]]]:
     pairs = []

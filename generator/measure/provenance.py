@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import shlex
 import socket
 import subprocess
@@ -12,6 +11,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from generator.formatting import slug
 
 
 def utc_now() -> str:
@@ -41,10 +42,6 @@ def cpu_flags() -> set[str]:
 def cpu_supports_bf16() -> bool:
     """Native bf16 arithmetic (AVX512-BF16 or AMX); without it autocast emulates."""
     return bool(cpu_flags() & {"avx512_bf16", "amx_bf16"})
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def device_name(device: str) -> str:

@@ -5,7 +5,6 @@ log-log chart and a sentence of what the interval supports."""
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, MIN_POINTS, RESAMPLES, SEED, Interval
@@ -18,7 +17,7 @@ from generator.analysis.latency_correlation import (
     sentence,
     set_title,
 )
-from generator.formatting import seconds, si
+from generator.formatting import seconds, si, slug
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -28,8 +27,7 @@ TITLE = "Latency against FLOPs and parameters"
 
 
 def _slug(found: LatencySet) -> str:
-    text = f"{found.device_label}-{found.phase}-{found.precision}-b{found.batch}"
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug(f"{found.device_label}-{found.phase}-{found.precision}-b{found.batch}")
 
 
 def rho_cell(value: Interval | None) -> str:

@@ -4,7 +4,6 @@ of medians with its bootstrap interval, a sentence of the range and a log-axis c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from generator.analysis.bootstrap import RESAMPLES, SEED
@@ -18,17 +17,13 @@ from generator.analysis.speedups import (
     summary,
     times,
 )
-from generator.formatting import seconds
+from generator.formatting import seconds, slug
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
 
 PATH = f"{GENERATED_DIR}/speedups.md"
 TITLE = "Speedups"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def table_title(table: SpeedupTable) -> str:
@@ -63,7 +58,7 @@ def _chart(table: SpeedupTable, book: ChartBook) -> Any:
         for r in table.rows
     ]  # fmt: skip
     axis = f"speedup of {table.faster} over {table.slower} (×, log scale)"
-    chart_id = f"speedup-{_slug(table_title(table))}"
+    chart_id = f"speedup-{slug(table_title(table))}"
     return book.embed(speedup_chart(rows, table_title(table), axis), chart_id)
 
 

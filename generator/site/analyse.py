@@ -38,7 +38,7 @@ class Analysed:
 
 
 def analyse(loaded: Loaded) -> Analysed:
-    runs = pool_runs(loaded.runs, loaded.step_times)
+    runs = pool_runs(loaded.runs, loaded.steps)
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     views = [
         _imported_view(item, export, analytic.get((item.name,))) for item, export in loaded.imported
