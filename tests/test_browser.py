@@ -21,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.site
 
 CHROMIUM = os.environ.get("RA_CHROMIUM", "/usr/bin/chromium")
+VIEWPORT = {"width": 1400, "height": 900}  # the reader's screen the layout is judged on
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -77,7 +78,7 @@ class PageWatch:
         self.base = base
         self.errors: list[str] = []
         self.external: list[str] = []
-        self.page = browser.new_page()
+        self.page = browser.new_page(viewport=VIEWPORT)
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.route("**/*", self._route)
@@ -120,6 +121,36 @@ class PageWatch:
         return result
 
 
+    def overflowing_tables(self) -> list[str]:
+        """Visible tables wider than their container: columns behind a scroll bar."""
+        result: list[str] = self.page.eval_on_selector_all(
+            "article table",
+            "els => els.filter(t => t.offsetParent !== null).flatMap(t => {"
+            " const box = t.parentElement; const article = t.closest('article');"
+            " const wide = box.scrollWidth > box.clientWidth + 1"
+            "   || t.getBoundingClientRect().right > article.getBoundingClientRect().right + 1;"
+            " return wide ? [(t.querySelector('th') || t).textContent.trim().slice(0, 40)] : [];"
+            "})",
+        )
+        return result
+
+    def clipped_charts(self) -> list[str]:
+        """Charts whose drawing is wider than their box (a clipped title or legend), or
+        whose legend labels Vega shortened with an ellipsis."""
+        result: list[str] = self.page.eval_on_selector_all(
+            "div.ra-chart[data-rendered='ok']",
+            "els => els.flatMap(e => {"
+            " const svg = e.querySelector('svg'); if (!svg) return [];"
+            " const box = e.getBoundingClientRect(); const drawn = svg.getBoundingClientRect();"
+            " const cut = [...svg.querySelectorAll('.role-legend text, .role-title text')]"
+            "   .filter(t => t.textContent.endsWith('…')).map(t => t.textContent);"
+            " if (drawn.right > box.right + 1) cut.push('wider than its box');"
+            " return cut.map(c => e.dataset.spec + ': ' + c);"
+            "})",
+        )
+        return result
+
+
 def site_pages(site: Path) -> list[str]:
     return sorted(
         "/"
@@ -137,15 +168,38 @@ def test_every_page_loads_offline_without_errors_and_charts_have_marks(
     assert "/measurements/l4-resnet18-train-step-b64/" in pages
     watch = PageWatch(browser, server)
     charts = 0
+    overflowing: dict[str, list[str]] = {}
+    clipped: dict[str, list[str]] = {}
     for path in pages:
         watch.open(path)
         for state, marks in watch.chart_marks():
             charts += 1
             assert state == "ok", f"{path}: chart did not render"
             assert marks > 0, f"{path}: chart has no marks"
+        if found := watch.overflowing_tables():
+            overflowing[path] = found
+        if found := watch.clipped_charts():
+            clipped[path] = found
+    assert overflowing == {}, "tables wider than the page at 1400 px"
+    assert clipped == {}, "charts clipped at 1400 px"
     assert watch.errors == []
     assert watch.external == []
     assert charts >= 2  # the L4 and BERT pages have points to draw
+
+
+def test_landing_page_leads_with_results_and_a_figure(browser: Any, server: str) -> None:
+    watch = PageWatch(browser, server)
+    watch.open("/")
+    headings = watch.page.locator("article h2").all_inner_texts()
+    assert headings[0].startswith("What was found"), headings
+    found = watch.page.locator("article h2 + ul li").all_inner_texts()
+    assert 3 <= len(found) <= 5, found
+    assert any("[" in sentence for sentence in found)  # results carry their intervals
+    charts = watch.chart_marks()
+    assert charts and all(state == "ok" and marks > 0 for state, marks in charts)
+    figure_top = watch.page.locator("div.ra-chart").first.bounding_box()
+    assert figure_top is not None and figure_top["y"] < 4 * VIEWPORT["height"]
+    assert watch.errors == []
 
 
 def test_navigation_link_and_palette_toggle(browser: Any, server: str) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from generator.errors import UserError
 from generator.ingest.runs import load_runs
-from generator.pages.cite import bibtex
-from generator.records.citation import load_citation
+from generator.pages.cite import bibtex, run_bibtex, run_key
+from generator.records.citation import load_citation, report_commit
 from tests.helpers import REPO
 
 
@@ -20,9 +21,40 @@ def test_bibtex_from_the_citation_file() -> None:
         "  author = {Roofline Atlas contributors},\n"
         "  version = {0.1.0},\n"
         "  year = {2026},\n"
+        "  date = {2026-11-22},\n"
         "  note = {License: MIT},\n"
         "}"
     )
+
+
+def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:
+    data = {
+        **load_citation(REPO / "CITATION.cff"),
+        "repository-code": "https://example.org/roofline-atlas",
+        "report-commit": "0123abcd",
+    }
+    entry = bibtex(data)
+    assert "  url = {https://example.org/roofline-atlas},\n" in entry
+    assert "  note = {commit 0123abcd; License: MIT},\n" in entry
+
+
+def test_every_run_has_a_bibtex_entry_with_its_own_commit_and_date() -> None:
+    row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row |= {"device_label": "a device", "pooled_runs": 1}
+    entry = run_bibtex({"title": "Roofline Atlas: x", "version": "0.1.0"}, row)
+    assert entry.startswith("@misc{" + run_key(row["run_id"]) + ",\n")
+    assert f"at commit {row['commit']}" in entry
+    assert f"date = {{{row['finished_at'][:10]}}}" in entry
+    assert run_key("A-resnet18-cifar10-b32-train_step-fp32-cpu-182cb488") == (
+        "roofline_atlas_a_resnet18_cifar10_b32_train_step_fp32_cpu_182cb488"
+    )
+
+
+def test_report_commit_only_for_a_checkouts_top_level(tmp_path: Path) -> None:
+    assert report_commit(tmp_path) is None  # not a git checkout
+    assert report_commit(REPO / "tests") is None  # inside one, but not its top level
+    commit = report_commit(REPO)
+    assert commit is None or len(commit.removesuffix("+changes")) == 40
 
 
 def test_bad_citation_file(tmp_path: Path) -> None:
@@ -37,5 +69,6 @@ def test_cite_page_lists_every_run(repo_site: Path) -> None:
     html = (repo_site / "measurements" / "cite" / "index.html").read_text(encoding="utf-8")
     assert "@software{roofline_atlas_2026," in html
     runs = load_runs(REPO / "measurements")
-    for row in runs.to_dicts():
-        assert f"Roofline Atlas, run {row['run_id']} (commit {row['commit'][:12]})" in html
+    for row in runs.filter(pl.col("status") == "ok").to_dicts():
+        assert run_key(row["run_id"]) in html
+        assert f"at commit {row['commit']}" in html

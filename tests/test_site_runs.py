@@ -18,6 +18,7 @@ from generator.errors import UserError
 from generator.ingest.runs import load_runs
 from generator.measure import runner
 from generator.measure.ceilings import measure_ceilings
+from generator.pages.run_text import run_label
 from tests.conftest import build_report
 from tests.helpers import REPO
 
@@ -48,10 +49,13 @@ def test_every_committed_run_is_on_the_runs_page(repo_site: Path) -> None:
         if p.is_dir() and not p.name.startswith(".")
     )
     assert runs, "measurements/runs/ holds the committed CPU results"
-    for run_id in runs:
-        assert f"<td>{run_id}</td>" in html
     frame = load_runs(REPO / "measurements")
     assert frame.height == len(runs)
+    for row in frame.to_dicts():
+        # a short label, linked to the run's own page, which names the run id
+        assert f'<a href="{row["run_id"]}/">{run_label(row)}</a>' in html
+        page = repo_site / "measurements" / "runs" / row["run_id"] / "index.html"
+        assert f"Run <code>{row['run_id']}</code>" in page.read_text(encoding="utf-8")
     assert frame.filter(pl.col("status") == "ok")["cv"].null_count() == 0  # CV for every run
     assert "Measured ceilings" in html
 
@@ -88,7 +92,9 @@ def test_runs_page_from_a_real_measure_run(tmp_path: Path, monkeypatch: pytest.M
     html = (site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
     assert "Tiny &lt;group&gt; &amp; co" in html
     assert "RuntimeError: &lt;b&gt;oom&lt;/b&gt;" in html
-    assert html.count("(modelled)") == 1
+    assert html.count("<strong>failed</strong>") == 1  # its row says so instead of a time
+    run_page = site / "measurements" / "runs" / failed.name / "index.html"
+    assert "RuntimeError: &lt;b&gt;oom&lt;/b&gt;" in run_page.read_text(encoding="utf-8")
     assert not (site / "measurements" / "complexity").exists()  # no tables: no page
 
 

@@ -38,4 +38,4 @@ def about_page(report: Report) -> Page:
     return Page(f"{GENERATED_DIR}/about.md", "About this report", markdown)
 
 
-PAGE = Generated(None, lambda report: [about_page(report)])
+PAGE = Generated("Project", lambda report: [about_page(report)])

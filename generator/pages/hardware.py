@@ -13,6 +13,21 @@ from generator.records.ceilings import MeasuredCeilings
 
 # A measured GEMM precision (ceilings file) -> the catalog peak it is compared with. On a
 # GPU the reduced precisions run on tensor cores; a CPU is never in the catalog.
+# The hardware table's main columns: the precisions a training step runs in. The rest
+# (FP64, FP16 without tensor cores, INT8) sit in a table folded under it, so that no column
+# hides behind a scroll bar at 1400 px.
+MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
+PEAK_LABELS = {
+    "fp64": "FP64",
+    "fp64_tensor": "FP64 tensor",
+    "fp32": "FP32",
+    "fp16": "FP16",
+    "tf32_tensor": "TF32 tensor",
+    "fp16_tensor": "FP16 tensor",
+    "bf16_tensor": "BF16 tensor",
+    "fp8_tensor": "FP8 tensor",
+    "int8_tensor": "INT8 tensor (TOPS)",
+}
 GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
 
 
@@ -55,6 +70,7 @@ def hardware_page(
     devices: tuple[Device, ...], ceilings: list[MeasuredCeilings] | None = None
 ) -> Page:
     from generator.charts import multi_device_roofline  # altair: import on use
+    from generator.charts.precision import precision_chart
 
     def cell(device: Device, key: str) -> str:
         value = device.peak(key)
@@ -67,7 +83,8 @@ def hardware_page(
             "name": d.name,
             "id": d.id,
             "cc": d.compute_capability or "–",
-            "peaks": [cell(d, k) for k in PEAK_KEYS],
+            "main": [cell(d, k) for k in MAIN_PEAKS],
+            "other": [cell(d, k) for k in PEAK_KEYS if k not in MAIN_PEAKS],
             "bandwidth": f"{d.bandwidth_bytes_per_s / 1e9:.4g}"
             + (" †" if "memory_bandwidth_gbs" in d.derived else ""),
             "memory": f"{d.memory_bytes / 1e9:.4g}",
@@ -83,7 +100,11 @@ def hardware_page(
     markdown = render(
         "hardware.md.j2",
         devices=rows,
-        peak_keys=PEAK_KEYS,
+        main_labels=[PEAK_LABELS[k] for k in MAIN_PEAKS],
+        other_labels=[PEAK_LABELS[k] for k in PEAK_KEYS if k not in MAIN_PEAKS],
+        precision_chart=charts.embed(
+            precision_chart(catalog, "Dense peak per precision, datasheet"), "peak-per-precision"
+        ),
         fp32_chart=charts.embed(
             multi_device_roofline(catalog, "fp32", "FP32 (CUDA cores), datasheet"), "roofline-fp32"
         ),

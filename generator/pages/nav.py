@@ -25,7 +25,7 @@ def site_nav(
             items = [{entry.title: entry.path}] if entry.path in hand_written else []
             section = None
         else:
-            items = [{html_title(page.title): page.path} for page in pages]
+            items = [{html_title(page.title): page.path} for page in pages if page.in_nav]
             section = entry.section
         if section is None:
             current = None

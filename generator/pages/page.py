@@ -64,6 +64,7 @@ class Page:
     markdown: str
     charts: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # chart id -> spec
     tables: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # download name -> frame
+    in_nav: bool = True  # False: reached by links only (one page per run would flood the nav)
 
 
 @dataclass(frozen=True)

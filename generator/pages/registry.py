@@ -12,6 +12,7 @@ from generator.pages import (
     experiment,
     findings,
     hardware,
+    landing,
     latency_correlation,
     measurement,
     overview,
@@ -26,7 +27,7 @@ from generator.pages import (
 from generator.pages.page import Generated, HandWritten
 
 REGISTRY: tuple[Generated | HandWritten, ...] = (
-    HandWritten("Roofline Atlas", "index.md"),
+    landing.PAGE,
     overview.PAGE,
     hardware.PAGE,
     complexity.PAGE,
@@ -45,7 +46,7 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     findings.PAGE,
     HandWritten("Methodology", "methodology.md"),
     HandWritten("Explore", "explore.ipynb"),
-    performance.PAGE,
     cite.PAGE,
+    performance.PAGE,
     about.PAGE,
 )

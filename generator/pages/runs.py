@@ -1,4 +1,5 @@
-"""The "Measured runs" page: one table per experiment group, failures, ceilings."""
+"""The "Measured runs" page: one compact table per experiment group (a short label linked to
+each run's own page, then the results), failures, ceilings; and the per-run pages."""
 
 from __future__ import annotations
 
@@ -8,49 +9,35 @@ import polars as pl
 
 from generator.config import ExperimentsFile
 from generator.findings import Finding
-from generator.formatting import number, percent, seconds, si
+from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
+from generator.pages.run_pages import run_pages
+from generator.pages.run_text import half_width, interval, run_label
 from generator.records.ceilings import MeasuredCeilings
 
-
-def _ci(row: dict[str, Any], prefix: str = "") -> str:
-    """A median with its interval; `prefix` "run_" for the run's own figures."""
-    median, low, high = (row.get(f"{prefix}{k}") for k in ("median_s", "ci_low_s", "ci_high_s"))
-    if median is None:
-        return "n/a"
-    if low is None or high is None:
-        return seconds(median)
-    return f"{seconds(median)} [{seconds(low)}, {seconds(high)}]"
+ORDER = ["model", "dataset", "phase", "precision", "device", "device_label", "batch"]
 
 
-def _median_cell(row: dict[str, Any]) -> str:
-    """The run's own median; when its configuration was measured in other groups too, the
-    pooled result that every page shows for it (analysis.pooling)."""
-    own = _ci(row, "run_")
-    if (row.get("pooled_runs") or 0) > 1:
-        return f"{own}; pooled over {row['pooled_runs']} runs ({row['pooled_groups']}): {_ci(row)}"
-    return own
+def _also_in(row: dict[str, Any]) -> str:
+    """The other groups whose runs of this configuration every other page pools with it."""
+    if (row.get("pooled_runs") or 0) < 2:
+        return ""
+    return ", ".join(g for g in str(row["pooled_groups"]).split(", ") if g != row["group"])
 
 
 def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
+    ok = row["status"] == "ok"
     return [
-        row["run_id"],
-        row["model"],
-        str(row["batch"]),
-        row["phase"],
-        row["precision"],
-        row["device_label"],
-        row["status"],
-        _median_cell(row),
-        percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
-        number(row["batch"] / row["run_median_s"]) if row.get("run_median_s") else "n/a",
-        si(row["modelled_attained"], "FLOP/s") + " (modelled)"
-        if row["modelled_attained"] is not None
-        else "n/a",
+        f"[{run_label(row)}](runs/{row['run_id']}.md)",
+        interval(row, "run_") if ok else f"**{row['status']}**",
+        half_width(row, "run_") if ok else "",
+        number(row["batch"] / row["run_median_s"]) if ok and row.get("run_median_s") else "n/a",
+        si(row["modelled_attained"], "FLOP/s") if row["modelled_attained"] is not None else "n/a",
         number(row["modelled_ai"]),
-        ", ".join(sorted({f.id for f in findings})) or "none",
+        _also_in(row),
+        ", ".join(sorted({f.id for f in findings})),
     ]
 
 
@@ -64,6 +51,27 @@ def _ceiling_cells(measured: MeasuredCeilings) -> list[str]:
     ]
 
 
+def _group(
+    group_id: str,
+    experiments: ExperimentsFile | None,
+    rows: list[dict[str, Any]],
+    findings: dict[str, tuple[Finding, ...]],
+) -> dict[str, Any]:
+    spec = next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+    return {
+        "id": group_id,
+        "title": spec.title if spec else "(group no longer in experiments.toml)",
+        "devices": ", ".join(spec.devices) if spec else "",
+        "device_names": ", ".join(sorted({str(r["device_label"]) for r in rows})),
+        "rows": [_cells(row, findings.get(row["run_id"], ())) for row in rows],
+        "failures": [
+            {"run_id": row["run_id"], "error": row["error"] or "no error recorded"}
+            for row in rows
+            if row["status"] == "failed"
+        ],
+    }
+
+
 def runs_page(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None,
@@ -71,38 +79,32 @@ def runs_page(
     findings: dict[str, tuple[Finding, ...]] | None = None,
 ) -> Page:
     findings = findings or {}
-    groups = []
     known = [g.id for g in experiments.groups] if experiments else []
     extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
-    for group_id in [*known, *extra]:
-        spec = (
-            next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+    groups = [
+        _group(
+            group_id,
+            experiments,
+            runs.filter(pl.col("group") == group_id).sort(ORDER).to_dicts(),
+            findings,
         )
-        rows = (
-            runs.filter(pl.col("group") == group_id)
-            .sort(["model", "dataset", "phase", "precision", "device", "device_label", "batch"])
-            .to_dicts()
-        )
-        groups.append(
-            {
-                "id": group_id,
-                "title": spec.title if spec else "(group no longer in experiments.toml)",
-                "hypothesis": spec.hypothesis if spec else "n/a",
-                "devices": ", ".join(spec.devices) if spec else "",
-                "rows": [_cells(row, findings.get(row["run_id"], ())) for row in rows],
-                "failures": [
-                    {"run_id": row["run_id"], "error": row["error"] or "no error recorded"}
-                    for row in rows
-                    if row["status"] == "failed"
-                ],
-            }
-        )
+        for group_id in [*known, *extra]
+    ]
     markdown = render("runs.md.j2", groups=groups, ceilings=[_ceiling_cells(c) for c in ceilings])
     return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": runs})
 
 
 def _render(report: Report) -> list[Page]:
-    return [runs_page(report.runs, report.experiments, report.ceilings, report.run_findings)]
+    kernel_slugs = {view.slug for view in report.views}
+    return [
+        runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
+        *run_pages(
+            report.runs.sort("run_id").to_dicts(),
+            report.run_findings,
+            kernel_slugs,
+            report.citation,
+        ),
+    ]
 
 
 PAGE = Generated(None, _render)

@@ -24,7 +24,7 @@ from generator.records.ceilings import (
     load_ceilings,
     read_ceilings,
 )
-from generator.records.citation import read_citation
+from generator.records.citation import read_citation, report_commit
 from generator.records.complexity_tables import ComplexityTables, read_tables
 from generator.records.import_source import Imported, Source, discover, discover_traces
 from generator.records.literature import LiteratureRow, read_literature
@@ -112,7 +112,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         complexity=read_tables(measurements / "complexity"),
         literature=literature,
         references=references,
-        citation=read_citation(repository),
+        citation={**read_citation(repository), "report-commit": report_commit(repository)},
         benchmarks=read_benchmarks(repository),
         traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
     )

@@ -7,7 +7,7 @@ import hashlib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE
+from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE, LANDING_PAGE
 
 VEGA_DIR = Path("assets") / "vega"
 # The whole generator package (analysis, charts, pages, templates), not just this folder.
@@ -37,6 +37,7 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
     generated = {
         docs_dir / GENERATED_DIR,
         docs_dir / HARDWARE_PAGE,
+        docs_dir / LANDING_PAGE,
         docs_dir / VEGA_DIR,
         docs_dir / MATHJAX_DIR,
     }

@@ -1,0 +1,115 @@
+"""The landing page, results first: what was found, on which device and how sure, as
+sentences computed from the data with their intervals; every step on its roof; then the way
+in by question and the commands that rebuild it all."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from generator.analysis.phases import StepParts, training_parts
+from generator.analysis.speedups import device_speedups, summary
+from generator.analysis.verdicts import Verdict
+from generator.config import ExperimentsFile
+from generator.formatting import number
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import LANDING_PAGE
+from generator.pages.render import ChartBook, render
+
+PATH = LANDING_PAGE
+VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive")
+
+
+def verdict_summary(experiments: ExperimentsFile | None, verdicts: dict[str, Verdict]) -> str:
+    """'Of 10 hypotheses with a stated expectation, 5 are supported, ...'; the groups that
+    state none are counted, so no hypothesis disappears silently."""
+    groups = experiments.groups if experiments else []
+    outcomes = Counter(verdicts[g.id].outcome for g in groups if g.id in verdicts)
+    judged = sum(n for outcome, n in outcomes.items() if outcome != "not evaluated")
+    if not judged:
+        return "No experiment group states an expectation the data could test yet."
+    parts = ", ".join(f"{outcomes[o]} {o}" for o in VERDICT_ORDER if outcomes[o])
+    unjudged = outcomes["not evaluated"]
+    rest = (
+        f"; {unjudged} more are reported without a verdict (no `expect`, or no run yet)"
+        if unjudged
+        else ""
+    )
+    return f"Of {judged} hypotheses the data could test, {parts}{rest}."
+
+
+def verdict_rows(
+    experiments: ExperimentsFile | None, verdicts: dict[str, Verdict]
+) -> list[dict[str, str]]:
+    """The judged hypotheses, supported first: group, claim, verdict and its evidence."""
+    groups = experiments.groups if experiments else []
+    judged = [(g, verdicts[g.id]) for g in groups if verdicts[g.id].outcome in VERDICT_ORDER]
+    judged.sort(key=lambda item: VERDICT_ORDER.index(item[1].outcome))
+    return [
+        {"id": g.id, "title": g.title, "outcome": v.outcome, "reason": v.reason} for g, v in judged
+    ]
+
+
+def backward_sentences(parts: list[StepParts], devices: int = 2) -> list[str]:
+    """Backward against forward time over the fp32 training steps of each device (the two
+    with most steps), next to the analytic FLOP ratio everyone assumes (about 2)."""
+    by_device: dict[str, list[StepParts]] = {}
+    for item in parts:
+        if item.time_ratio is not None and item.flop_ratio is not None:
+            if item.precision == "fp32":  # autocast changes the kernels, not the method
+                by_device.setdefault(item.device, []).append(item)
+    ranked = sorted(by_device.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:devices]
+    return [_backward_sentence(device, items) for device, items in ranked]
+
+
+def _backward_sentence(device: str, items: list[StepParts]) -> str:
+    items = sorted(items, key=lambda item: item.time_ratio.value if item.time_ratio else 0.0)
+    low, high = items[0].time_ratio, items[-1].time_ratio
+    assert low is not None and high is not None  # filtered by backward_sentences
+    flops = sorted(item.flop_ratio for item in items if item.flop_ratio is not None)
+    span = (
+        f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
+        f"({items[0].label}) to {number(high.value, 3)}× [{number(high.low, 3)}, "
+        f"{number(high.high, 3)}] ({items[-1].label})"
+        if len(items) > 1
+        else f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
+        f"({items[0].label})"
+    )
+    ratio = (
+        f"{number(flops[0], 3)} to {number(flops[-1], 3)}"
+        if flops[0] != flops[-1]
+        else number(flops[0], 3)
+    )
+    return (
+        f"On {device}, the backward pass takes {span} the forward time over {len(items)} fp32 "
+        f"training step{'s' if len(items) != 1 else ''}, where the analytic FLOP ratio is "
+        f"{ratio}."
+    )
+
+
+def headlines(report: Report) -> list[str]:
+    """Three to five results, each with the device it holds on and its interval."""
+    found = [verdict_summary(report.experiments, report.verdicts)]
+    tables = device_speedups(report.runs, report.steps)
+    if tables:
+        found.append(summary(max(tables, key=lambda t: len(t.rows))))
+    found += backward_sentences(training_parts(report.runs, report.steps))
+    return found[:5]
+
+
+def landing_page(report: Report) -> Page:
+    from generator.charts import overview_roofline  # altair: import on use
+
+    book = ChartBook(PATH)
+    points, roofs = report.overview.points, report.overview.roofs
+    markdown = render(
+        "landing.md.j2",
+        headlines=headlines(report),
+        verdicts=verdict_rows(report.experiments, report.verdicts),
+        chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
+        point_count=len(points),
+        devices=sorted({str(p["device"]) for p in points}),
+    )
+    return Page(PATH, "Roofline Atlas", markdown, book.specs)
+
+
+PAGE = Generated(None, lambda report: [landing_page(report)])
