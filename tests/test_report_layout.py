@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import polars as pl
 import pytest
 
 from generator.analysis.phases import Interval, StepParts
@@ -13,10 +14,11 @@ from generator.analysis.verdicts import Verdict
 from generator.catalog import load_catalog
 from generator.charts.precision import precision_chart, precision_rows
 from generator.config import load_experiments
+from generator.pages.experiment import experiment_page
 from generator.pages.hardware import MAIN_PEAKS, hardware_page
 from generator.pages.landing import backward_sentences, headlines, verdict_summary
 from generator.pages.nav import site_nav
-from generator.pages.page import Report
+from generator.pages.page import Page, Report
 from generator.pages.registry import REGISTRY
 from generator.pages.run_text import half_width, run_label
 from generator.site.analyse import analyse
@@ -149,3 +151,25 @@ def test_every_device_has_a_per_precision_peak_tpus_and_grace_included() -> None
         spec["encoding"]["color"]["scale"]["domain"]
     )
 
+
+
+def test_single_point_groups_get_no_lone_dot_charts_and_empty_groups_say_what_fills_them(
+    report: Report,
+) -> None:
+    assert report.experiments is not None
+    groups = {g.id: g for g in report.experiments.groups}
+
+    def page(group_id: str, runs: pl.DataFrame) -> Page:
+        return experiment_page(
+            groups[group_id], report.experiments, runs, report.ceilings,  # type: ignore[arg-type]
+            report.verdicts[group_id],
+        )  # fmt: skip
+
+    b = page("B", report.runs)
+    assert "Each device has one configuration in this group" in b.markdown
+    assert set(b.charts) == {"roofline-B"}  # the roofline, not four charts of one dot each
+    a = page("A", report.runs)
+    assert "throughput-A" in a.charts and "Each device has one configuration" not in a.markdown
+    empty = page("F", report.runs.filter(pl.col("group") != "F"))
+    assert "`nox -s measure -- --group F` on a machine with a cuda device" in empty.markdown
+    assert "No point can be drawn" not in empty.markdown and not empty.charts

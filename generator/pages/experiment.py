@@ -25,6 +25,7 @@ from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
+from generator.pages.run_text import run_label
 from generator.records.ceilings import MeasuredCeilings
 
 # Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
@@ -132,6 +133,15 @@ def _observations(
     return sentences
 
 
+def _has_a_line(rows: list[dict[str, Any]]) -> bool:
+    """Whether some series (device) has two or more x values: a series of one point each is
+    the results table again, not a chart (issue 18: group B drew four charts of lone dots)."""
+    from generator.charts.scales import worth_drawing  # altair: import on use
+
+    series = {str(row["series"]) for row in rows}
+    return any(worth_drawing([r for r in rows if str(r["series"]) == s], "x") for s in series)
+
+
 def experiment_page(
     group: Group,
     experiments: ExperimentsFile,
@@ -161,7 +171,7 @@ def experiment_page(
         table.append(
             [
                 label(row),
-                row["run_id"],
+                Markup('<a href="../../runs/{}/">{}</a>').format(row["run_id"], run_label(row)),
                 f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
                 percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
                 f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
@@ -181,19 +191,24 @@ def experiment_page(
     from generator.charts import modelled_roofline_chart, sweep_chart  # altair: import on use
 
     swept_label = ", ".join(key_name(k) for k in keys) if keys else "model"
-    throughput_spec = sweep_chart(
-        sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
-    )
     path = f"{GENERATED_DIR}/experiments/{group.id}.md"
     book = ChartBook(path)
-    throughput_chart = book.embed(throughput_spec, f"throughput-{group.id}")
-    metric_charts = [
-        book.embed(
-            sweep_chart(metric_rows[metric], swept_label, key == "batch", f"{group.id}: {unit}"),
-            f"{metric.replace('_', '-')}-{group.id}",
+    throughput_chart, metric_charts = Markup(""), []
+    if _has_a_line(sweep_rows):
+        throughput_spec = sweep_chart(
+            sweep_rows, swept_label, key == "batch", f"{group.id}: throughput with 95 % CI"
         )
-        for metric, unit in SIDE_BY_SIDE.items()
-    ]
+        throughput_chart = book.embed(throughput_spec, f"throughput-{group.id}")
+        metric_charts = [
+            book.embed(
+                sweep_chart(
+                    metric_rows[metric], swept_label, key == "batch", f"{group.id}: {unit}"
+                ),
+                f"{metric.replace('_', '-')}-{group.id}",
+            )
+            for metric, unit in SIDE_BY_SIDE.items()
+            if _has_a_line(metric_rows[metric])
+        ]
     roofline_spec = modelled_roofline_chart(
         [
             {
@@ -207,7 +222,7 @@ def experiment_page(
         _roofs(measured),
         f"{group.id}: modelled roofline points",
     )
-    roofline_chart = book.embed(roofline_spec, f"roofline-{group.id}")
+    roofline_chart = book.embed(roofline_spec, f"roofline-{group.id}") if ordered else Markup("")
     markdown = render(
         "experiment.md.j2",
         group_id=group.id,
@@ -218,6 +233,8 @@ def experiment_page(
         verdict_html=verdict_html(verdict),
         swept_label=swept_label,
         rows=table,
+        single_points=not _has_a_line(sweep_rows),
+        needs=", ".join(group.devices),
         throughput_chart=throughput_chart,
         metric_charts=metric_charts,
         roofline_chart=roofline_chart,
