@@ -1,11 +1,16 @@
-"""Roofline-bound step time of every measured workload on every catalog device:
-max(FLOPs / peak, bytes / bandwidth), beside the time measured where it was measured, and
-cost per step and per epoch where the catalog cites a rental price."""
+"""The fastest a measured workload's step could run on every catalog device, beside the time
+measured where it was measured, and its cost where the catalog cites a rental price.
+
+The floor is max(roofline floor, launch floor): the roofline floor is max(FLOPs / peak,
+bytes / bandwidth); on a GPU, a step launched kernel by kernel from the host (PyTorch eager,
+no CUDA graph) also cannot finish before its kernels have been launched, kernels ×
+LAUNCH_LATENCY_S."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -15,10 +20,29 @@ from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.records.ceilings import MeasuredCeilings
 
+# Host-side time to launch one kernel. PyTorch's Holistic Trace Analysis documents the CPU
+# side of a launch as "usually between 5-20 microseconds"; the floor takes the low end. The
+# profiled steps of the H100 runs here agree (launch_calls_measured: median about 9 µs).
+LAUNCH_LATENCY_US = 5
+LAUNCH_LATENCY_S = LAUNCH_LATENCY_US / 1e6
+LAUNCH_LATENCY_SOURCE = (
+    "https://github.com/facebookresearch/HolisticTraceAnalysis/blob/main/docs/source/"
+    "features/cuda_kernel_launch_stats.rst"
+)
+LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})
 # Training-set sizes, for cost per epoch (steps = ceil(samples / batch)).
 EPOCH_SAMPLES = {"cifar10": 50_000, "cifar100": 50_000, "mnist": 60_000, "imagenet": 1_281_167}
+EPOCH_NAMES = {
+    "cifar10": "CIFAR-10's 50,000 training images",
+    "cifar100": "CIFAR-100's 50,000 training images",
+    "mnist": "MNIST's 60,000 training images",
+    "imagenet": "ImageNet-1k's 1,281,167 training images",
+}
 RUN_PRECISION_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16-amp": "bf16_tensor",
                       "fp16-amp": "fp16_tensor"}  # fmt: skip
+# A run's precision -> the measured GEMM ceiling that is its roof (records.ceilings keys)
+RUN_PRECISION_GEMM = {"fp32": "fp32", "tf32": "tf32", "bf16-amp": "bf16", "fp16-amp": "fp16"}
+COMPUTE, MEMORY, LAUNCH = "compute", "memory", "launch overhead"
 
 
 @dataclass(frozen=True)
@@ -33,12 +57,41 @@ class Workload:
     train: bool
     measured_device: str
     measured_s: float | None
-    measured_bound_s: float | None  # the bound on the device it was measured on
+    measured_bound_s: float | None  # the roofline floor on the device it was measured on
     caveat: str = ""  # error findings that make the counts incomplete
+    kernels: float | None = None  # kernel launches per step, where known
+    kernels_how: str = ""  # where the kernel count comes from, in words
+    measured_on_gpu: bool = False
 
 
 def bound_seconds(flops: float, nbytes: float, peak: float, bandwidth: float) -> float:
     return max(flops / peak, nbytes / bandwidth)
+
+
+def launch_seconds(kernels: float) -> float:
+    """The launch floor: kernels × LAUNCH_LATENCY_S (in µs first: no float noise in 7e-05)."""
+    return kernels * LAUNCH_LATENCY_US / 1e6
+
+
+def floor_seconds(
+    flops: float, nbytes: float, peak: float, bandwidth: float, kernels: float | None
+) -> tuple[float, str]:
+    """max(roofline floor, launch floor) and what sets it: compute, memory or launch
+    overhead (kernels None: no launch floor, as on a CPU)."""
+    terms = [(flops / peak, COMPUTE), (nbytes / bandwidth, MEMORY)]
+    if kernels:
+        terms.append((launch_seconds(kernels), LAUNCH))
+    return max(terms, key=lambda term: term[0])
+
+
+def measured_floor(w: Workload) -> tuple[float | None, str | None]:
+    """The floor on the device that measured the workload, with what sets it."""
+    if w.measured_bound_s is None:
+        return None, None
+    launch = launch_seconds(w.kernels) if w.kernels and w.measured_on_gpu else 0.0
+    if launch > w.measured_bound_s:
+        return launch, LAUNCH
+    return w.measured_bound_s, "roofline"
 
 
 def workloads(
@@ -60,14 +113,13 @@ def workloads(
         peak = device.peak(key) if device else None
         if device and peak:
             bound = bound_seconds(step.flops, step.dram_bytes, peak, device.bandwidth_bytes_per_s)
+        errors = dict.fromkeys(f"finding {f.id}" for f in view.findings if f.severity == "error")
         found.append(
             Workload(
                 view.title, "ncu", step.flops, step.dram_bytes, key, datasets.get(view.slug),
                 view.batch, view.phase == "train_step", device.name if device else "unknown",
-                step.time_s, bound,
-                "; ".join(
-                    dict.fromkeys(f"finding {f.id}" for f in view.findings if f.severity == "error")
-                ),
+                step.time_s, bound, "; ".join(errors), float(step.kernels),
+                "counted: the kernels in the export", True,
             )
         )  # fmt: skip
     roofs = {c.device_name: c for c in ceilings}
@@ -77,7 +129,8 @@ def workloads(
     )  # fmt: skip
     for row in ok.to_dicts():
         measured = roofs.get(row["device_name"])
-        gemm = measured.gemm_flops_per_s.get("fp32") if measured else None
+        ceiling = RUN_PRECISION_GEMM.get(row["precision"], "")
+        gemm = measured.gemm_flops_per_s.get(ceiling) if measured else None
         bound = None
         if measured and gemm and measured.triad_bytes_per_s:
             bound = bound_seconds(
@@ -88,6 +141,7 @@ def workloads(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
                 RUN_PRECISION_PEAK.get(row["precision"], "fp32"), row["dataset"], row["batch"],
                 row["phase"] == "train_step", row["device_name"], row["median_s"], bound,
+                measured_on_gpu=row["device"] == "cuda",
             )
         )  # fmt: skip
     return found
@@ -95,6 +149,13 @@ def workloads(
 
 def _seconds(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def _kernels_per_step(trace: TraceView) -> float | None:
+    analysis = trace.analysis
+    if not analysis.attribution.on_gpu or not analysis.kernels:
+        return None
+    return analysis.kernels / max(1, len(analysis.attribution.steps))
 
 
 def trace_workloads(traces: list[TraceView]) -> list[Workload]:
@@ -115,40 +176,109 @@ def trace_workloads(traces: list[TraceView]) -> list[Workload]:
         uncounted = [
             f for f in trace.analysis.findings if f.id in ("uncounted-ops", "missing-shapes")
         ]
+        kernels = _kernels_per_step(trace)
         found.append(
             Workload(
                 trace.title, "trace", flops, nbytes, key, None, None, trace.phase == "train_step",
                 device.name if device else "unknown", _seconds(total["counted_time_s"]),
-                bound, "; ".join(f"finding {f.id}" for f in uncounted),
+                bound, "; ".join(f"finding {f.id}" for f in uncounted), kernels,
+                "measured: the kernels in the trace's step" if kernels else "",
+                device is not None and device.kind == "gpu",
             )
         )  # fmt: skip
     return found
 
 
+def _layer_estimate(trace: TraceView, train: bool) -> float | None:
+    """At least one kernel per layer and phase that does arithmetic (the run's layers.csv),
+    plus one for the optimizer step of a training step."""
+    layers = trace.layers
+    if layers is None or layers.is_empty() or "flops" not in layers.columns:
+        return None
+    count = layers.filter(pl.col("flops") > 0).height
+    return float(count + (1 if train else 0)) if count else None
+
+
+def with_launch_counts(
+    items: list[Workload], traces: list[TraceView], runs: pl.DataFrame
+) -> list[Workload]:
+    """Each modelled run's kernels per step, from what the data has: the profiled step of a
+    GPU run of the same configuration (same precision if one exists), else of the same model,
+    dataset and phase at another batch (the fewest kernels: launches barely depend on the
+    batch), else an estimate from the run's own layer count (_layer_estimate)."""
+    config = {
+        row["run_id"]: (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"])
+        for row in runs.to_dicts()
+    }
+    gpu: list[tuple[tuple[Any, ...], float, str]] = []
+    by_run = {t.title: t for t in traces if t.kind == "run"}
+    for run_id, trace in sorted(by_run.items()):
+        kernels = _kernels_per_step(trace)
+        if kernels and run_id in config:
+            gpu.append((config[run_id], kernels, run_id))
+    out = []
+    for w in items:
+        key = config.get(w.label)
+        if w.how != "modelled" or w.kernels is not None or key is None:
+            out.append(w)
+            continue
+        same = [g for g in gpu if g[0][:4] == key[:4]]
+        other = [g for g in gpu if (g[0][0], g[0][1], g[0][3]) == (key[0], key[1], key[3])]
+        if same:
+            config_, kernels, run_id = min(same, key=lambda g: (g[0][4] != key[4], g[1], g[2]))
+            how = f"measured: the profiled step of GPU run {run_id}"
+            if config_[4] != key[4]:
+                how += f" ({config_[4]})"
+        elif other:
+            config_, kernels, run_id = min(other, key=lambda g: (g[1], g[2]))
+            how = f"measured: the profiled step of GPU run {run_id} (batch {config_[2]})"
+        else:
+            own = by_run.get(w.label)
+            estimate = _layer_estimate(own, w.train) if own else None
+            if estimate is None:
+                out.append(w)
+                continue
+            kernels = estimate
+            how = "estimate: one kernel per layer and phase with FLOPs (+1 optimizer step)"
+        out.append(replace(w, kernels=kernels, kernels_how=how))
+    return out
+
+
+def launch_calls_measured(traces: list[TraceView]) -> tuple[float, int] | None:
+    """Median host time of a kernel-launch call (µs) over every GPU trace here, and how many
+    calls: the data's own check on LAUNCH_LATENCY_S (times taken under the profiler)."""
+    durations = [
+        duration
+        for trace in traces
+        for name, duration in zip(
+            trace.analysis.trace.launches.name, trace.analysis.trace.launches.dur, strict=True
+        )
+        if name in LAUNCH_CALLS
+    ]
+    return (statistics.median(durations), len(durations)) if durations else None
+
+
 def device_table(items: list[Workload], devices: tuple[Device, ...]) -> pl.DataFrame:
-    """One row per workload and catalog device: the bound, what limits it, and cost."""
+    """One row per workload and catalog device: the floor, what sets it, and cost per 1,000
+    steps and per epoch where the catalog cites a price."""
     rows: list[dict[str, Any]] = []
     for w in items:
+        steps = (
+            math.ceil(EPOCH_SAMPLES[w.dataset] / w.batch)
+            if w.train and w.dataset in EPOCH_SAMPLES and w.batch
+            else None
+        )
         for device in devices:
             peak = device.peak(w.peak_key)
-            bound = (
-                bound_seconds(w.flops, w.bytes, peak, device.bandwidth_bytes_per_s)
+            kernels = w.kernels if device.kind == "gpu" else None
+            floor, limit = (
+                floor_seconds(w.flops, w.bytes, peak, device.bandwidth_bytes_per_s, kernels)
                 if peak
-                else None
+                else (None, None)
             )
-            limit = None
-            if peak and bound is not None:
-                limit = (
-                    "compute"
-                    if w.flops / peak >= w.bytes / device.bandwidth_bytes_per_s
-                    else "memory"
-                )
             price = device.price_usd_per_hour
-            steps = (
-                math.ceil(EPOCH_SAMPLES[w.dataset] / w.batch)
-                if w.train and w.dataset in EPOCH_SAMPLES and w.batch
-                else None
-            )
+            low = floor * price[0] / 3600 if price and floor else None
+            high = floor * price[1] / 3600 if price and floor else None
             rows.append(
                 {
                     "workload": w.label,
@@ -156,19 +286,29 @@ def device_table(items: list[Workload], devices: tuple[Device, ...]) -> pl.DataF
                     "peak": w.peak_key,
                     "device": device.name,
                     "device_id": device.id,
-                    "bound_s": bound,
+                    "bound_s": floor,
+                    "roofline_s": bound_seconds(
+                        w.flops, w.bytes, peak, device.bandwidth_bytes_per_s
+                    ) if peak else None,
+                    "launch_s": launch_seconds(kernels) if kernels and peak else None,
+                    "kernels": kernels,
                     "limited_by": limit,
-                    "cost_low_usd_per_step": bound * price[0] / 3600 if price and bound else None,
-                    "cost_high_usd_per_step": bound * price[1] / 3600 if price and bound else None,
+                    "usd_per_1000_steps_low": low * 1000 if low is not None else None,
+                    "usd_per_1000_steps_high": high * 1000 if high is not None else None,
                     "steps_per_epoch": steps,
+                    "usd_per_epoch_low": low * steps if low is not None and steps else None,
+                    "usd_per_epoch_high": high * steps if high is not None and steps else None,
+                    "epoch": EPOCH_NAMES.get(w.dataset or "") if steps else None,
                 }
-            )
+            )  # fmt: skip
     return pl.DataFrame(
         rows,
         schema={
             "workload": pl.String, "how": pl.String, "peak": pl.String, "device": pl.String,
-            "device_id": pl.String, "bound_s": pl.Float64, "limited_by": pl.String,
-            "cost_low_usd_per_step": pl.Float64, "cost_high_usd_per_step": pl.Float64,
-            "steps_per_epoch": pl.Int64,
+            "device_id": pl.String, "bound_s": pl.Float64, "roofline_s": pl.Float64,
+            "launch_s": pl.Float64, "kernels": pl.Float64, "limited_by": pl.String,
+            "usd_per_1000_steps_low": pl.Float64, "usd_per_1000_steps_high": pl.Float64,
+            "steps_per_epoch": pl.Int64, "usd_per_epoch_low": pl.Float64,
+            "usd_per_epoch_high": pl.Float64, "epoch": pl.String,
         },
     )  # fmt: skip

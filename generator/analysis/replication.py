@@ -1,17 +1,58 @@
 """Published numbers beside this project's derivation of the same quantity, with the stated
-cause of any difference checked against the ratio (published ÷ derived) it implies."""
+cause of any difference checked against the ratio (published ÷ derived) it implies, and every
+published time or rate checked against what the hardware can do at all."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import polars as pl
+
 from generator.analysis.roofline import Totals
 from generator.catalog import Device
+from generator.findings.finding import ROOF_TOLERANCE
+from generator.formatting import number, percent, si
 from generator.records.literature import CAUSES, UNITS, Derive, LiteratureRow
 
 INCOMPLETE_BELOW = 0.9  # published ÷ derived under this: the profile misses work
-DATASHEET_MATCH = 0.02  # within this, a datasheet figure is the catalog's own
+DATASHEET_TOLERANCE = 0.02  # observed ratio within 2 % of the two figures' ratio
+IMPOSSIBLE = "physically impossible"
+# Which catalog device kind a measured row's device kind ("cpu" or "cuda") names.
+DEVICE_KIND = {"cpu": "cpu", "cuda": "gpu"}
+
+
+@dataclass(frozen=True)
+class OtherFigure:
+    """A datasheet figure other than the catalog's for the same device, where it is printed."""
+
+    value: float  # base units: FLOP/s or byte/s
+    label: str  # a few words, shown beside the figure
+    what: str  # the figure in words: where it comes from and why it differs
+    source: str  # URL
+
+
+# (catalog device id, peak key or "bandwidth") -> a figure some reports use instead of the
+# catalog's. The "different datasheet figure" cause is accepted only when published ÷ ours
+# matches the ratio of such a figure (or the report's own figure, from another of its rows)
+# to the catalog's.
+OTHER_FIGURES: dict[tuple[str, str], OtherFigure] = {
+    ("rtx-4080-laptop", "fp32"): OtherFigure(
+        48.7e12,
+        "desktop RTX 4080",
+        "the desktop GeForce RTX 4080's FP32 rate (9728 CUDA cores × 2 FLOP × 2.505 GHz)",
+        "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4080-family/",
+    ),
+    ("rtx-4080-laptop", "bandwidth"): OtherFigure(
+        384e9,
+        "16 Gbps memory",
+        "the RTX 4080 Laptop GPU with 16 Gbps GDDR6 (192 bit × 16 Gbps ÷ 8; laptops ship "
+        "16 or 20 Gbps memory, the catalog takes 18 Gbps)",
+        "https://data-check.eu/en/nvidia-geforce-rtx-4080-laptop-gpu/",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -20,8 +61,8 @@ class Replication:
     derived: float | None  # in the row's printed unit
     source: str  # where the derived number comes from, in words
     ratio: float | None  # published ÷ derived
-    status: str  # consistent, not consistent, unexplained, not derivable
-    explanation: str
+    status: str  # consistent, not consistent, unexplained, not derivable, physically impossible
+    explanation: str  # this row's check: the numbers it rests on (the cause's text is CAUSES')
 
 
 def _catalog_value(device: Device, peak: str) -> float | None:
@@ -93,8 +134,78 @@ def expected_ratio(
     return float(macs / forward) if "forward" in row.derive.quantity else spec.expected
 
 
-def judge(cause: str, ratio: float | None, expected: float | None) -> tuple[str, str]:
-    """Whether the stated cause explains published ÷ derived, and the sentence saying so."""
+def _figure_unit(key: str) -> str:
+    return "B/s" if key == "bandwidth" else "FLOP/s"
+
+
+def _candidates(
+    row: LiteratureRow, key: str, device: Device, rows: Sequence[LiteratureRow]
+) -> list[tuple[float, str]]:
+    """The figures a report may have used for one of a device's peaks: the catalog's, one of
+    OTHER_FIGURES, and the report's own (another of its rows transcribes it)."""
+    ours = _catalog_value(device, key)
+    found = [] if ours is None else [(ours, f"{si(ours, _figure_unit(key))} (catalog)")]
+    other = OTHER_FIGURES.get((device.id, key))
+    if other:
+        found.append((other.value, f"{si(other.value, _figure_unit(key))} ({other.label})"))
+    for own in rows:
+        same = own.derive.kind == "catalog" and own.derive.device == device.id
+        if same and own.derive.peak == key and own.seed == row.seed and own.id != row.id:
+            found.append((own.published_base, f"{si(own.published_base, _figure_unit(key))} "
+                                              f"(this report, row {own.id})"))  # fmt: skip
+    return found
+
+
+def datasheet_expectation(
+    row: LiteratureRow,
+    devices: Mapping[str, Device],
+    rows: Sequence[LiteratureRow],
+    observed: float | None,
+) -> tuple[float | None, str]:
+    """published ÷ ours that "different datasheet figure" predicts: the ratio of the figure
+    the report used to the catalog's, for each figure the row rests on (a ridge on a peak
+    and a bandwidth). Among the combinations of recorded figures, the one closest to the
+    observed ratio is returned with its figures in words; None, with the reason, when no
+    figure other than the catalog's is recorded."""
+    derive = row.derive
+    if derive.kind not in ("catalog", "ridge", "at_peak"):
+        return None, "a datasheet figure explains only a number derived from the catalog"
+    device = devices[derive.device]
+    keys = [derive.peak] + (["bandwidth"] if derive.kind == "ridge" else [])
+    options = [_candidates(row, key, device, rows) for key in keys]
+    if any(not found for found in options) or all(len(found) < 2 for found in options):
+        return None, (
+            f"no other published figure for the {device.name}'s {' or '.join(keys)} is "
+            "recorded (OTHER_FIGURES in generator/analysis/replication.py), so the cause "
+            "cannot be checked"
+        )
+    ours = [found[0][0] for found in options]
+    choices = []
+    for combo in itertools.product(*options):
+        values = [value for value, _ in combo]
+        if values == ours:
+            continue  # the catalog's own figures predict no difference
+        if derive.kind == "ridge":
+            ratio = (values[0] / values[1]) / (ours[0] / ours[1])
+        elif derive.kind == "at_peak":
+            ratio = ours[0] / values[0]  # a time at the peak: the inverse
+        else:
+            ratio = values[0] / ours[0]
+        choices.append((ratio, " ÷ ".join(text for _, text in combo)))
+    target = observed if observed else 1.0
+    ratio, words = min(choices, key=lambda item: abs(item[0] / target - 1))
+    catalog = " ÷ ".join(
+        si(value, _figure_unit(key)) for value, key in zip(ours, keys, strict=True)
+    )
+    return ratio, f"the report's {words} against the catalog's {catalog}"
+
+
+def judge(
+    cause: str, ratio: float | None, expected: float | None, basis: str = ""
+) -> tuple[str, str]:
+    """Whether the stated cause explains published ÷ derived, and the numbers that decide it
+    (the cause's own explanation is CAUSES[cause].explanation, shown once per page).
+    basis: for "other_datasheet", the figures the expected ratio comes from, or why none."""
     spec = CAUSES[cause]
     if ratio is None:
         return "not derivable", "This project cannot derive the quantity (see source)."
@@ -104,21 +215,75 @@ def judge(cause: str, ratio: float | None, expected: float | None) -> tuple[str,
             if not 1e-2 <= ratio <= 1e2
             else ""
         )
-        return "unexplained", f"Published is {ratio:.4g}× ours; no explanation found yet.{scale}"
+        return "unexplained", f"Published is {number(ratio)}× ours; no explanation yet.{scale}"
     if cause == "incomplete_profile":
         holds = ratio < INCOMPLETE_BELOW
-        share = f"Published is {100 * ratio:.3g} % of ours."
-        return ("consistent" if holds else "not consistent"), f"{spec.explanation} {share}"
+        share = (
+            f"Published is {percent(100 * ratio)} of ours; missing work needs under "
+            f"{percent(100 * INCOMPLETE_BELOW)}."
+        )
+        return ("consistent" if holds else "not consistent"), share
     if cause == "other_datasheet":
-        holds = abs(ratio - 1) > DATASHEET_MATCH
+        if expected is None:
+            why = basis or "no other figure is recorded"
+            return "not consistent", f"Published is {number(ratio)}× ours; {why}."
+        holds = abs(ratio / expected - 1) <= DATASHEET_TOLERANCE
         return ("consistent" if holds else "not consistent"), (
-            f"Published is {ratio:.4g}× the catalog figure. {spec.explanation}"
+            f"Expected ×{number(expected)} from {basis}; observed ×{number(ratio)}."
         )
     if expected is None:
-        return "not derivable", f"{spec.explanation} (needs an analytic count)"
+        return "not derivable", "Needs an analytic count."
     holds = abs(ratio / expected - 1) <= spec.tolerance
-    observed = f"Expected ×{expected:.4g}, observed ×{ratio:.4g}."
-    return ("consistent" if holds else "not consistent"), f"{spec.explanation} {observed}"
+    return ("consistent" if holds else "not consistent"), (
+        f"Expected ×{number(expected)}, observed ×{number(ratio)}."
+    )
+
+
+def configuration_flops(runs: pl.DataFrame) -> dict[tuple[str, str, int, str], float]:
+    """Analytic FLOPs of one step of each configuration measured here (model, dataset, batch,
+    phase), from its ok runs: what a published time of that configuration must have done."""
+    found: dict[tuple[str, str, int, str], float] = {}
+    ok = runs.filter((pl.col("status") == "ok") & pl.col("modelled_flops").is_not_null())
+    for row in ok.sort("run_id").to_dicts():
+        key = (row["model"], row["dataset"], row["batch"], row["phase"])
+        found.setdefault(key, float(row["modelled_flops"]))
+    return found
+
+
+def implied_rate(
+    row: LiteratureRow,
+    devices: Mapping[str, Device],
+    flops: Mapping[tuple[str, str, int, str], float],
+) -> tuple[float, float, str] | None:
+    """(FLOP/s a published time implies, the highest peak it could have run at, that peak in
+    words) for a published step time; None when the row is not a time with known FLOPs."""
+    derive = row.derive
+    if row.published_base <= 0:
+        return None
+    if derive.kind == "at_peak":
+        peak = devices[derive.device].peak(derive.peak)
+        if peak is None:
+            return None
+        where = f"the {devices[derive.device].name}'s {derive.peak} peak, {si(peak, 'FLOP/s')}"
+        return derive.flops / row.published_base, peak, where
+    if derive.kind != "measured":
+        return None
+    work = flops.get((derive.model, derive.dataset, derive.batch, derive.quantity))
+    kind = DEVICE_KIND[derive.device]
+    peaks = [
+        (value, key, device)
+        for device in devices.values()
+        if device.kind == kind
+        for key, value in device.peaks_flops_per_s.items()
+    ]
+    if work is None or not peaks:
+        return None
+    peak, key, device = max(peaks, key=lambda item: (item[0], item[1]))
+    where = (
+        f"the highest peak of any {kind.upper()} in the catalog ({device.name}, {key}, "
+        f"{si(peak, 'FLOP/s')})"
+    )
+    return work / row.published_base, peak, where
 
 
 def replicate(
@@ -127,9 +292,11 @@ def replicate(
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
     measured: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] | None = None,
+    flops: Mapping[tuple[str, str, int, str], float] | None = None,
 ) -> list[Replication]:
     """measured: (model, dataset, batch, phase, device kind) -> [(run id, median step s)] of
-    ok runs."""
+    ok runs; flops: (model, dataset, batch, phase) -> analytic FLOPs of one step
+    (configuration_flops(runs)), to test a published time against the hardware's peak."""
     out = []
     for row in rows:
         base, source = derive_value(row.derive, devices, analytic, imported, measured)
@@ -144,7 +311,19 @@ def replicate(
             if row.derive.kind == "analytic"
             else None
         )
-        expected = expected_ratio(row, base, counts)
-        status, explanation = judge(row.cause, ratio, expected)
+        basis = ""
+        if row.cause == "other_datasheet":
+            expected, basis = datasheet_expectation(row, devices, rows, ratio)
+        else:
+            expected = expected_ratio(row, base, counts)
+        status, explanation = judge(row.cause, ratio, expected, basis)
+        rate = implied_rate(row, devices, flops or {})
+        if rate and rate[0] > rate[1] * ROOF_TOLERANCE:
+            implied, _, where = rate
+            status = IMPOSSIBLE
+            explanation = (
+                f"{si(row.published_base, 's')} implies {si(implied, 'FLOP/s')}, above "
+                f"{where}: no such device does this step in that time. {explanation}"
+            )
         out.append(Replication(row, derived, source, ratio, status, explanation))
     return out

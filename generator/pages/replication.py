@@ -1,65 +1,134 @@
-"""The Replication page: seed reports' published numbers beside ours, differences explained."""
+"""The Replication page: seed reports' published numbers beside ours, differences explained.
+
+The method is stated once (how ours is derived, what each cause requires of the ratio, the
+rate test); each seed then gets one compact table. Values are shown in SI units with the
+helpers every other page uses; the download keeps each number as printed."""
 
 from __future__ import annotations
 
 from collections import Counter
 from itertools import groupby
 
-from generator.analysis.replication import Replication
-from generator.formatting import number
+from generator.analysis.replication import (
+    DATASHEET_TOLERANCE,
+    IMPOSSIBLE,
+    INCOMPLETE_BELOW,
+    OTHER_FIGURES,
+    Replication,
+)
+from generator.findings.finding import ROOF_TOLERANCE
+from generator.formatting import number, percent, si
 from generator.pages.data import replication_frame
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import front_matter_title, render
-from generator.records.literature import CAUSES
+from generator.records.literature import CAUSES, UNITS, LiteratureRow
 from generator.records.references import Reference
 
+# dimension -> the SI unit other pages print it in (formatting.si)
+SI_UNIT = {"flop_rate": "FLOP/s", "bandwidth": "B/s", "flops": "FLOP", "bytes": "B", "time": "s"}
+SOURCE_KIND = {
+    "catalog": "datasheet (catalog)",
+    "ridge": "datasheet (catalog)",
+    "at_peak": "datasheet (catalog)",
+    "analytic": "analytic count",
+    "imported": "recomputed export",
+    "measured": "measured here",
+}
 
-def _summary(results: list[Replication]) -> list[tuple[str, int, int]]:
-    """Per cause: rows, and rows where the stated cause holds."""
+
+def si_value(value: float | None, row: LiteratureRow) -> str:
+    """A value of the row's quantity, in base units, as the other pages print it."""
+    if value is None:
+        return "n/a"
+    dimension = UNITS[row.unit][1]
+    if row.unit == "TOPS":
+        return si(value, "OP/s")
+    if dimension in SI_UNIT:
+        return si(value, SI_UNIT[dimension])
+    if dimension == "percent":
+        return percent(value)
+    if dimension == "intensity":
+        return f"{number(value)} FLOP/byte"
+    if dimension == "count":
+        return si(value, "").strip()
+    return number(value)
+
+
+def requirement(cause: str) -> str:
+    """What published ÷ ours must be for the cause to hold."""
+    spec = CAUSES[cause]
+    if cause == "macs_as_flops":
+        return "the model's forward MACs ÷ its FLOPs (0.5 for pure MAC work), ± 2 %"
+    if cause == "macs_x3":
+        return "3 × the model's forward MACs ÷ our step FLOPs, ± 2 %"
+    if cause == "incomplete_profile":
+        return f"under {number(INCOMPLETE_BELOW)}"
+    if cause == "other_datasheet":
+        return (
+            "the report's figure ÷ the catalog's (a recorded other figure, or the report's "
+            f"own from another of its rows), ± {percent(100 * DATASHEET_TOLERANCE)}"
+        )
+    if spec.expected is None:
+        return "nothing is checked"
+    return f"{number(spec.expected, 7)}, ± {percent(100 * spec.tolerance)}"
+
+
+def _method(results: list[Replication]) -> list[tuple[str, str, str, int, int]]:
+    """Per cause used: label, requirement, explanation, rows, rows where it holds."""
     rows = Counter(r.row.cause for r in results)
     holds = Counter(r.row.cause for r in results if r.status == "consistent")
-    return [(CAUSES[c].label, rows[c], holds[c]) for c in CAUSES if rows[c]]
+    return [
+        (CAUSES[c].label, requirement(c), CAUSES[c].explanation, rows[c], holds[c])
+        for c in CAUSES
+        if rows[c]
+    ]
+
+
+def _row(r: Replication) -> dict[str, str]:
+    derived_base = None if r.derived is None else r.derived * UNITS[r.row.unit][0]
+    return {
+        "id": r.row.id,
+        "where": r.row.where,
+        "quantity": r.row.quantity,
+        "configuration": r.row.configuration,
+        "published": si_value(r.row.published_base, r.row),
+        "derived": si_value(derived_base, r.row),
+        "kind": SOURCE_KIND.get(r.row.derive.kind, r.row.derive.kind),
+        "source": r.source,
+        "ratio": "n/a" if r.ratio is None else number(r.ratio),
+        "cause": CAUSES[r.row.cause].label,
+        "status": r.status,
+        "explanation": r.explanation,
+    }
 
 
 def replication_page(results: list[Replication], references: dict[str, Reference]) -> Page:
     seeds = []
     for seed, items in groupby(sorted(results, key=lambda r: r.row.seed), lambda r: r.row.seed):
+        reference = references.get(seed)
         seeds.append(
             {
                 "seed": seed,
-                "title": references[seed].short_title if seed in references else f"seed {seed}",
-                "reference": references[seed].bibliographic if seed in references else "",
-                "url": references[seed].url if seed in references else "",
-                "rows": [
-                    {
-                        "id": r.row.id,
-                        "where": r.row.where,
-                        "quantity": r.row.quantity,
-                        "configuration": r.row.configuration,
-                        "published": f"{number(r.row.published, 6)} {r.row.unit}",
-                        "derived": "n/a"
-                        if r.derived is None
-                        else f"{number(r.derived, 5)} {r.row.unit}",
-                        "ratio": "n/a" if r.ratio is None else f"{r.ratio:.4g}",
-                        "cause": CAUSES[r.row.cause].label,
-                        "status": r.status,
-                        "explanation": r.explanation,
-                        "source": r.source,
-                        "citation": r.row.citation,
-                    }
-                    for r in items
-                ],
+                "title": reference.short_title if reference else f"seed {seed}",
+                "reference": reference.bibliographic if reference else "",
+                "url": reference.url if reference else "",
+                "rows": [_row(r) for r in items],
             }
         )
-    unexplained = [r for r in results if r.status in ("unexplained", "not consistent")]
     markdown = render(
         "replication.md.j2",
         title=front_matter_title("Replication"),
         total=len(results),
-        summary=_summary(results),
+        method=_method(results),
+        roof_tolerance=percent(100 * (ROOF_TOLERANCE - 1)),
+        figures=[
+            (device, key, si(f.value, "B/s" if key == "bandwidth" else "FLOP/s"), f.what, f.source)
+            for (device, key), f in sorted(OTHER_FIGURES.items())
+        ],
+        impossible=[r for r in results if r.status == IMPOSSIBLE],
+        unexplained=[r for r in results if r.status in ("unexplained", "not consistent")],
         seeds=seeds,
-        unexplained=unexplained,
     )
     table = replication_frame(results)
     return Page(

@@ -14,7 +14,7 @@ from generator.analysis.device_choice import Workload, trace_workloads, workload
 from generator.analysis.export_analysis import ExportAnalysis, analyze_export
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.pooling import pool_runs
-from generator.analysis.replication import Replication, replicate
+from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
@@ -50,6 +50,7 @@ def analyse(loaded: Loaded) -> Analysed:
         _rows_by(loaded.complexity.frames.get("literature.csv"), ("model", "dataset", "batch")),
         {view.slug: view.step for view in views},
         _measured_steps(runs),
+        configuration_flops(runs),
     )
     datasets = {item.name: item.source.dataset or "" for item, _ in loaded.imported} | {
         f"run-{r['run_id']}": r["dataset"] for r in runs.to_dicts()
