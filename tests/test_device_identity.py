@@ -19,6 +19,7 @@ from generator.analysis.verdicts import DEVICE, group_rows, group_verdict
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs
 from generator.pages.experiment import experiment_page
+from generator.pages.run_text import short_device
 from generator.pages.runs import runs_page
 from generator.records.ceilings import load_ceilings
 from tests.helpers import REPO
@@ -187,5 +188,6 @@ def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
     markdown = runs_page(runs, experiments, []).markdown
     b = markdown[markdown.index("## B: ") : markdown.index("## F: ")]
-    for label in (CPU_LABEL, A100_LABEL, H100_LABEL):
-        assert b.count(f"<td>{label}</td>") == 1
+    assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b
+    for label in (CPU_LABEL, A100_LABEL, H100_LABEL):  # each run's label names its device
+        assert b.count(f"fp32 {short_device(label)}](runs/") == 1

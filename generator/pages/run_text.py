@@ -12,10 +12,21 @@ from generator.pages.paths import GENERATED_DIR
 RUNS_DIR = f"{GENERATED_DIR}/runs"  # beside runs.md: /measurements/runs/<run id>/
 
 
+def short_device(label: str) -> str:
+    """'NVIDIA H100 SXM' -> 'H100 SXM', 'AMD EPYC (2 threads)' -> 'AMD EPYC': enough to tell
+    two GPUs of one group apart in a label."""
+    name = label.split(" (")[0]
+    for vendor in ("NVIDIA ", "GeForce "):
+        name = name.removeprefix(vendor)
+    return name
+
+
 def run_label(row: dict[str, Any]) -> str:
-    """'resnet18 b128 train_step fp32 cpu': what tells a group's runs apart, short enough
-    for one line of a table cell (the run id carries a hash and wraps over five lines)."""
-    return f"{row['model']} b{row['batch']} {row['phase']} {row['precision']} {row['device']}"
+    """'resnet18 b128 train_step fp32 H100 SXM': what tells a group's runs apart, short
+    enough for one line of a table cell (the run id carries a hash and wraps over five
+    lines). The device is the concrete one: two GPUs are both `cuda` in the config."""
+    device = short_device(str(row.get("device_label") or row["device"]))
+    return f"{row['model']} b{row['batch']} {row['phase']} {row['precision']} {device}"
 
 
 def run_path(run_id: str) -> str:
