@@ -120,7 +120,6 @@ class PageWatch:
         )
         return result
 
-
     def overflowing_tables(self) -> list[str]:
         """Visible tables wider than their container: columns behind a scroll bar."""
         result: list[str] = self.page.eval_on_selector_all(

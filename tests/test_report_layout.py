@@ -152,7 +152,6 @@ def test_every_device_has_a_per_precision_peak_tpus_and_grace_included() -> None
     )
 
 
-
 def test_single_point_groups_get_no_lone_dot_charts_and_empty_groups_say_what_fills_them(
     report: Report,
 ) -> None:

@@ -70,6 +70,12 @@ class Device:
     # On-demand rental price range per device-hour across providers, where one is cited.
     price_usd_per_hour: tuple[float, float] | None = None
     price_source: str = ""
+    # L1 and L2 bandwidths for the hierarchical roofline, only where a public source gives
+    # them (cache_source, the derivation in cache_notes); None draws no roof for the level.
+    l1_bandwidth_bytes_per_s: float | None = None
+    l2_bandwidth_bytes_per_s: float | None = None
+    cache_source: str = ""
+    cache_notes: str = ""
 
     def peak(self, key: str) -> float | None:
         return self.peaks_flops_per_s.get(key)
@@ -80,7 +86,15 @@ def _normalise(name: str) -> str:
     return re.sub(r"[\s_\-]+", " ", name).strip()
 
 
-_OPTIONAL = ("price_usd_per_hour", "price_source")
+_OPTIONAL = (
+    "price_usd_per_hour",
+    "price_source",
+    "l1_bandwidth_gbs",
+    "l2_bandwidth_gbs",
+    "cache_source",
+    "cache_notes",
+)
+_CACHE_KEYS = ("l1_bandwidth_gbs", "l2_bandwidth_gbs")
 
 
 def _price(entry: dict[str, object], path: Path, where: str) -> tuple[float, float] | None:
@@ -111,6 +125,42 @@ def _price(entry: dict[str, object], path: Path, where: str) -> tuple[float, flo
     return (float(price[0]), float(price[1]))
 
 
+def _cache_bandwidths(
+    entry: dict[str, object], path: Path, where: str
+) -> tuple[float | None, float | None]:
+    """(L1, L2) in byte/s, each None where the entry states none; a stated one must be
+    positive and cite its source, since a guessed cache ceiling would misjudge kernels."""
+    values: list[float | None] = []
+    for key in _CACHE_KEYS:
+        value = entry.get(key)
+        if value is not None and (not isinstance(value, int | float) or value <= 0):
+            raise UserError(
+                f"{where}.{key} must be a positive number (GB/s)",
+                file=path,
+                key=f"{where}.{key}",
+            )
+        values.append(None if value is None else float(value) * 1e9)
+    source = entry.get("cache_source")
+    if any(v is not None for v in values) and (
+        not isinstance(source, str) or not source.startswith("http")
+    ):
+        raise UserError(
+            f"{where} has an L1/L2 bandwidth without a cache_source URL",
+            file=path,
+            key=f"{where}.cache_source",
+            fix="cite the page the cache bandwidth was read from in cache_source, "
+            "or leave the bandwidth out",
+        )
+    for key in ("cache_source", "cache_notes"):
+        if key in entry and not isinstance(entry[key], str):
+            raise UserError(
+                f"{where}.{key} has the wrong type ({type(entry[key]).__name__})",
+                file=path,
+                key=f"{where}.{key}",
+            )
+    return values[0], values[1]
+
+
 def _device(entry: dict[str, object], path: Path, index: int) -> Device:
     where = f"device[{index}]"
     for key, kind in _REQUIRED.items():
@@ -128,7 +178,7 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
             f"{where} has unknown key(s): {', '.join(sorted(unknown))}",
             file=path,
             key=f"{where}.{sorted(unknown)[0]}",
-            fix=f"known keys: {', '.join(_REQUIRED)}",
+            fix=f"known keys: {', '.join((*_REQUIRED, *_OPTIONAL))}",
         )
     peaks = entry["peak_tflops"]
     assert isinstance(peaks, dict)
@@ -146,6 +196,7 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
                 file=path,
                 key=f"{where}.peak_tflops.{key}",
             )
+    l1_bandwidth, l2_bandwidth = _cache_bandwidths(entry, path, where)
     return Device(
         id=str(entry["id"]),
         name=str(entry["name"]),
@@ -165,6 +216,10 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
         peaks_flops_per_s={k: float(v) * 1e12 for k, v in peaks.items()},
         price_usd_per_hour=_price(entry, path, where),
         price_source=str(entry.get("price_source", "")),
+        l1_bandwidth_bytes_per_s=l1_bandwidth,
+        l2_bandwidth_bytes_per_s=l2_bandwidth,
+        cache_source=str(entry.get("cache_source", "")),
+        cache_notes=str(entry.get("cache_notes", "")),
     )
 
 

@@ -54,9 +54,9 @@ def backward_sentences(parts: list[StepParts], devices: int = 2) -> list[str]:
     with most steps), next to the analytic FLOP ratio everyone assumes (about 2)."""
     by_device: dict[str, list[StepParts]] = {}
     for item in parts:
-        if item.time_ratio is not None and item.flop_ratio is not None:
-            if item.precision == "fp32":  # autocast changes the kernels, not the method
-                by_device.setdefault(item.device, []).append(item)
+        # fp32 only: autocast changes the kernels, not the method
+        if item.time_ratio is not None and item.flop_ratio is not None and item.precision == "fp32":
+            by_device.setdefault(item.device, []).append(item)
     ranked = sorted(by_device.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:devices]
     return [_backward_sentence(device, items) for device, items in ranked]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from generator.analysis import hierarchy
 from generator.analysis.kernels import family_shares
 from generator.analysis.views import MeasurementView
 from generator.formatting import number, percent, seconds, short_name, si
@@ -200,6 +201,19 @@ def measurement_page(view: MeasurementView) -> Page:
     device_line = f"{device.name} ({view.match.how})" if device else "unknown"
     path = f"{GENERATED_DIR}/{view.slug}.md"
     charts = ChartBook(path)
+    levels = hierarchy.levels(view)  # None: the export has no L1/L2 bytes
+    hierarchy_html = None
+    if levels is not None:
+        from generator.charts.hierarchical import hierarchical_chart  # altair: import on use
+
+        hierarchy_html = {
+            "summary": hierarchy.summary(levels),
+            "rows": hierarchy.step_rows(levels),
+            "chart": charts.embed(
+                hierarchical_chart(levels, f"{view.title}: L1, L2 and DRAM"),
+                f"hierarchical-{view.slug}",
+            ),
+        }
     markdown = render(
         "measurement.md.j2",
         title=view.title,
@@ -220,6 +234,7 @@ def measurement_page(view: MeasurementView) -> Page:
         totals_rows=_totals_rows(view),
         chart_html=charts.embed(view.chart, f"roofline-{view.slug}"),
         chart_caption=_chart_caption(view),
+        hierarchy=hierarchy_html,
         range_rows=_range_rows(view),
         phase_check_rows=_phase_check_rows(view),
         family_rows=_family_rows(view),
