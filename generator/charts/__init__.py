@@ -13,7 +13,7 @@ from generator.charts.roofline import (
     overview_roofline,
     roofline_chart,
 )
-from generator.charts.scales import device_scale, model_scale
+from generator.charts.scales import device_scale, model_scale, worth_drawing
 
 __all__ = [
     "bound_heatmap",
@@ -27,4 +27,5 @@ __all__ = [
     "overview_roofline",
     "roofline_chart",
     "sweep_chart",
+    "worth_drawing",
 ]

@@ -7,15 +7,26 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import model_scale
+from generator.charts.scales import (
+    AXIS_LABEL_PX,
+    HUES,
+    SECONDS_LABEL,
+    bottom_legend,
+    finish,
+    fit_title,
+    label_limit,
+    model_dash_scale,
+    model_scale,
+    si_axis,
+)
 
 PART_ORDER = ["forward", "loss", "backward", "optimizer step"]
-PART_COLOURS = ["#4c78a8", "#bab0ac", "#f58518", "#54a24b"]
+PART_COLOURS = [HUES["blue"], HUES["grey"], HUES["orange"], HUES["bluish green"]]
 
 
 def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
-    """Throughput against batch on log-log axes (base 2 for the batch), one colour per model
-    and one shape per variant (phase, input, precision), 95 % intervals as error bars and
+    """Throughput against batch on log-log axes (base 2 for the batch), one colour and dash
+    per model and one shape per variant (phase, input, precision), 95 % intervals as error bars and
     each series' saturation point ringed.
 
     rows: {"series", "model", "variant", "batch", "throughput", "low", "high", "saturation"}."""
@@ -35,20 +46,14 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         "throughput:Q",
         title=y_title,
         scale=alt.Scale(type="log"),
-        axis=alt.Axis(format="~s"),
+        axis=si_axis(),
     )
-    colour = alt.Color(
-        "model:N",
-        scale=model_scale(),
-        legend=alt.Legend(orient="bottom", title="model", values=models, columns=3, labelLimit=220),
-    )
+    legend = bottom_legend(models, "model")
+    colour = alt.Color("model:N", scale=model_scale(), legend=legend)
+    dash = alt.StrokeDash("model:N", scale=model_dash_scale(), legend=legend)
     shape = alt.Shape(
         "variant:N",
-        legend=alt.Legend(
-            orient="bottom", title="phase (input, precision)", columns=1, labelLimit=320
-        )
-        if len(variants) > 1
-        else None,
+        legend=bottom_legend(variants, "phase (input, precision)") if len(variants) > 1 else None,
     )
     tooltip = [
         alt.Tooltip("series:N"),
@@ -58,7 +63,9 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         alt.Tooltip("high:Q", title="95 % CI high", format=".4~s"),
     ]
     base = alt.Chart(data)
-    line = base.mark_line(opacity=0.45).encode(x=x, y=y, color=colour, detail="series:N")
+    line = base.mark_line(opacity=0.55).encode(
+        x=x, y=y, color=colour, strokeDash=dash, detail="series:N"
+    )
     bars = base.mark_errorbar(ticks=True).encode(
         x=x, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour, detail="series:N"
     )
@@ -71,9 +78,9 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         .encode(x=x, y=y, tooltip=[*tooltip, alt.Tooltip("saturation:N", title="saturates")])
     )
     chart = alt.layer(line, bars, points, ring).properties(
-        title=title, width="container", height=360
+        title=fit_title(title), width="container", height=360
     )
-    return dict(chart.to_dict())
+    return finish(chart)
 
 
 def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
@@ -90,20 +97,23 @@ def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
         .mark_bar()
         .encode(
-            y=alt.Y("label:N", sort=labels, title=None, axis=alt.Axis(labelLimit=300)),
+            y=alt.Y(
+                "label:N",
+                sort=labels,
+                title=None,
+                axis=alt.Axis(labelLimit=label_limit(labels, AXIS_LABEL_PX)),
+            ),
             x=alt.X(
                 "median_s:Q",
                 stack="zero",
                 title="median time per part of the step (s)",
-                # SI labels, and a plain 0 (not "0m") at the origin
-                axis=alt.Axis(
-                    format="~s", tickCount=8, labelExpr="datum.value == 0 ? '0' : datum.label"
-                ),
+                # SI seconds (12ms, not 12m), and a plain 0 at the origin
+                axis=alt.Axis(format="~s", tickCount=8, labelExpr=SECONDS_LABEL),
             ),
             color=alt.Color(
                 "part:N",
                 scale=alt.Scale(domain=PART_ORDER, range=PART_COLOURS),
-                legend=alt.Legend(orient="bottom", title="part of the step"),
+                legend=bottom_legend(PART_ORDER, "part of the step"),
             ),
             order=alt.Order("order:Q"),
             tooltip=[
@@ -114,6 +124,6 @@ def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
                 alt.Tooltip("high_s:Q", title="95 % CI high (s)", format=".4~s"),
             ],
         )
-        .properties(title=title, width="container", height=max(60, 24 * len(labels)))
+        .properties(title=fit_title(title), width="container", height=max(60, 24 * len(labels)))
     )
-    return dict(chart.to_dict())
+    return finish(chart)

@@ -8,32 +8,55 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import device_legend, device_scale, model_scale
+from generator.charts.scales import (
+    AXIS_LABEL_PX,
+    PALETTE,
+    SECONDS_LABEL,
+    bottom_legend,
+    device_dash_scale,
+    device_legend,
+    device_scale,
+    device_shape_scale,
+    finish,
+    fit_title,
+    label_limit,
+    model_scale,
+    si_axis,
+    unit_axis,
+)
 
 
 def sweep_chart(
     rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str
 ) -> dict[str, Any]:
     """A metric against the swept variable, with its 95 % interval as error bars; one
-    coloured series per device when the rows hold several (their optional "series").
+    series per device when the rows hold several (their optional "series"), each in its
+    hue and marker. A line joins the points only along a numeric (batch) axis: between
+    models or configurations there is nothing in between to draw.
 
     rows: {"x": value, "label": str, "value": float, "low": float, "high": float, "unit": str,
     "series": str}."""
     if not rows:
         return {}
     data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    labels = [r["label"] for r in rows]
     x = (
         alt.X(
             "x:Q",
             title=x_title,
             scale=alt.Scale(type="log", base=2),
-            axis=alt.Axis(values=sorted({r["x"] for r in rows})),
+            axis=alt.Axis(values=sorted({r["x"] for r in rows}), format="d"),
         )
         if numeric
-        else alt.X("label:N", title=x_title, sort=[r["label"] for r in rows])
+        else alt.X(
+            "label:N",
+            title=x_title,
+            sort=list(dict.fromkeys(labels)),
+            axis=alt.Axis(labelAngle=-30, labelLimit=label_limit(labels, AXIS_LABEL_PX)),
+        )
     )
     unit = rows[0]["unit"]
-    y = alt.Y("value:Q", title=unit, scale=alt.Scale(zero=False))
+    y = alt.Y("value:Q", title=unit, scale=alt.Scale(zero=False), axis=unit_axis(unit))
     tooltip = [
         alt.Tooltip("label:N", title=x_title),
         alt.Tooltip("value:Q", title=unit, format=".4~s"),
@@ -42,27 +65,36 @@ def sweep_chart(
     ]
     series = {str(r["series"]) for r in rows if r.get("series") is not None}
     by_series: dict[str, Any] = {}
+    marker: dict[str, Any] = {}
+    dash: dict[str, Any] = {}
     if len(series) > 1:  # else one device: no legend to read
+        legend = device_legend(series, "device")
         by_series["color"] = alt.Color(
-            "series:N",
-            title="device",
-            scale=device_scale(series),
-            legend=device_legend(series, "device"),
+            "series:N", title="device", scale=device_scale(series), legend=legend
+        )
+        marker["shape"] = alt.Shape(
+            "series:N", title="device", scale=device_shape_scale(series), legend=legend
+        )
+        dash["strokeDash"] = alt.StrokeDash(
+            "series:N", title="device", scale=device_dash_scale(series), legend=legend
         )
         tooltip.insert(0, alt.Tooltip("series:N", title="device"))
     points = (
         alt.Chart(data)
         .mark_point(filled=True, size=70)
-        .encode(x=x, y=y, tooltip=tooltip, **by_series)
+        .encode(x=x, y=y, tooltip=tooltip, **by_series, **marker)
     )
     bars = (
         alt.Chart(data)
         .mark_errorbar(ticks=True)
         .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q", **by_series)
     )
-    line = alt.Chart(data).mark_line(opacity=0.4).encode(x=x, y=y, **by_series)
-    chart = alt.layer(line, bars, points).properties(title=title, width="container", height=280)
-    return dict(chart.to_dict())
+    layers = [bars, points]
+    if numeric:
+        line = alt.Chart(data).mark_line(opacity=0.5).encode(x=x, y=y, **by_series, **dash)
+        layers.insert(0, line)
+    chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=280)
+    return finish(chart)
 
 
 def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
@@ -72,15 +104,25 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
     if not cells:
         return {}
     base = alt.Chart(alt.Data(values=cells)).encode(  # type: ignore[no-untyped-call]
-        x=alt.X("device:N", title=None, axis=alt.Axis(labelAngle=-40, labelLimit=180)),
-        y=alt.Y("workload:N", title=None, axis=alt.Axis(labelLimit=320)),
+        x=alt.X(
+            "device:N",
+            title=None,
+            axis=alt.Axis(
+                labelAngle=-40, labelLimit=label_limit([c["device"] for c in cells], AXIS_LABEL_PX)
+            ),
+        ),
+        y=alt.Y(
+            "workload:N",
+            title=None,
+            axis=alt.Axis(labelLimit=label_limit([c["workload"] for c in cells], AXIS_LABEL_PX)),
+        ),
     )
     rects = base.mark_rect().encode(
         color=alt.Color(
             "bound_s:Q",
             title="bound (s)",
             scale=alt.Scale(type="log", scheme="viridis"),
-            legend=alt.Legend(format="~s"),
+            legend=alt.Legend(orient="bottom", format="~s", labelExpr=SECONDS_LABEL),
         ),
         tooltip=[
             alt.Tooltip("workload:N"),
@@ -97,12 +139,15 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
         color=alt.condition(alt.datum.bound_s > middle, alt.value("black"), alt.value("white")),
     )
     rows = len({c["workload"] for c in cells})
+    # what each cell's letter stands for, from the cells themselves
+    letters = {str(c["mark"]): str(c["limited_by"]) for c in cells if c.get("limited_by")}
+    key = ", ".join(f"{mark} = {limit}-bound" for mark, limit in sorted(letters.items()))
     chart = alt.layer(rects, marks).properties(
-        title="Roofline-bound step time on every catalog device (c = compute, m = memory)",
+        title=fit_title("Roofline-bound step time on every catalog device", key),
         width="container",
         height=max(200, 18 * rows),
     )
-    return dict(chart.to_dict())
+    return finish(chart)
 
 
 def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) -> dict[str, Any]:
@@ -122,7 +167,7 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
                 f"{field}:Q",
                 title=unit,
                 scale=alt.Scale(type="log", domainMin=floor),
-                axis=alt.Axis(format="~s"),
+                axis=si_axis(),
             ),
             x2=alt.datum(floor),
             color=alt.Color("model:N", legend=None, scale=model_scale()),
@@ -132,9 +177,9 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
                 alt.Tooltip(f"{field}:Q", title=unit, format=".4~s"),
             ],
         )
-        .properties(title=title, width="container", height=22 * len(rows))
+        .properties(title=fit_title(title), width="container", height=22 * len(rows))
     )
-    return dict(chart.to_dict())
+    return finish(chart)
 
 
 def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -151,8 +196,13 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "arithmetic_intensity:Q",
                 title="analytic AI of a training step (FLOP/byte of minimal traffic)",
                 scale=alt.Scale(type="log"),
+                axis=alt.Axis(format="~g"),
             ),
-            color=alt.Color("batch:O", legend=alt.Legend(title="batch", orient="bottom")),
+            color=alt.Color(
+                "batch:O",
+                scale=alt.Scale(range=list(PALETTE)),
+                legend=alt.Legend(title="batch", orient="bottom"),
+            ),
             tooltip=[
                 alt.Tooltip("model:N"),
                 alt.Tooltip("batch:O"),
@@ -160,12 +210,12 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
             ],
         )
         .properties(
-            title="Analytic arithmetic intensity by batch size",
+            title=fit_title("Analytic arithmetic intensity by batch size"),
             width="container",
             height=22 * len({r["model"] for r in rows}),
         )
     )
-    return dict(chart.to_dict())
+    return finish(chart)
 
 
 def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
@@ -177,13 +227,21 @@ def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     if not rows:
         return {}
     measures = list(dict.fromkeys(r["measure"] for r in rows))
+    families = sorted({r["family"] for r in rows})
     chart = (
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
         .mark_bar()
         .encode(
             y=alt.Y("measure:N", sort=measures, title=None),
             x=alt.X("value:Q", stack="normalize", title="share", axis=alt.Axis(format="%")),
-            color=alt.Color("family:N", legend=alt.Legend(orient="bottom", title="layer family")),
+            # stacked segments have no marker: the chart's own families get distinct hues
+            color=alt.Color(
+                "family:N",
+                scale=alt.Scale(
+                    domain=families, range=[PALETTE[i % len(PALETTE)] for i in range(len(families))]
+                ),
+                legend=bottom_legend(families, "layer family"),
+            ),
             order=alt.Order("family:N"),
             tooltip=[
                 alt.Tooltip("measure:N"),
@@ -191,6 +249,6 @@ def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
                 alt.Tooltip("value:Q", format=".4~s"),
             ],
         )
-        .properties(title=title, width="container", height=40 * len(measures))
+        .properties(title=fit_title(title), width="container", height=40 * len(measures))
     )
-    return dict(chart.to_dict())
+    return finish(chart)

@@ -8,7 +8,17 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import model_scale
+from generator.charts.scales import (
+    AXIS_LABEL_PX,
+    GUIDE_COLOUR,
+    bottom_legend,
+    finish,
+    fit_title,
+    label_limit,
+    model_scale,
+    seconds_axis,
+    si_axis,
+)
 
 PANEL_WIDTH = 300  # two panels side by side fit the page's column
 
@@ -17,12 +27,12 @@ def _panel(field: str, title: str) -> alt.LayerChart | alt.FacetChart:
     """Latency against one quantity: points with 95 % error bars and the model's name (the
     data comes from the concatenation above: one copy of the rows, not one per layer)."""
     x = alt.X(f"{field}:Q", title=title, scale=alt.Scale(type="log", nice=False, padding=18),
-              axis=alt.Axis(format="~s", tickCount=5))  # fmt: skip
+              axis=si_axis(tickCount=5))  # fmt: skip
     y = alt.Y(
         "median_s:Q",
         title="median latency (s) with 95 % CI",
         scale=alt.Scale(type="log"),
-        axis=alt.Axis(format="~s"),
+        axis=seconds_axis(),
     )
     tooltip = [
         alt.Tooltip("label:N", title="model"),
@@ -41,7 +51,7 @@ def _panel(field: str, title: str) -> alt.LayerChart | alt.FacetChart:
     )
     names = (
         alt.Chart()
-        .mark_text(align="left", dx=6, dy=-6, fontSize=10)
+        .mark_text(align="left", dx=6, dy=-6, fontSize=10, color=GUIDE_COLOUR)
         .encode(x=x, y=y, text="label:N")
     )
     return (
@@ -63,8 +73,10 @@ def latency_scatter(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     if not panels:
         return {}
     data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
-    chart = alt.hconcat(*panels, data=data).resolve_scale(y="shared").properties(title=title)
-    return dict(chart.to_dict())
+    chart = (
+        alt.hconcat(*panels, data=data).resolve_scale(y="shared").properties(title=fit_title(title))
+    )
+    return finish(chart)
 
 
 def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> dict[str, Any]:
@@ -83,8 +95,14 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
         scale=alt.Scale(type="log", domain=domain, nice=False),
         axis=alt.Axis(format="~g"),
     )
-    y = alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-    colour = alt.Color("phase:N", title="phase", legend=alt.Legend(orient="bottom"))
+    y = alt.Y(
+        "label:N",
+        sort=order,
+        title=None,
+        axis=alt.Axis(labelLimit=label_limit(order, AXIS_LABEL_PX)),
+    )
+    phases = sorted({str(r["phase"]) for r in rows})
+    colour = alt.Color("phase:N", title="phase", legend=bottom_legend(phases, "phase"))
     data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
     bars = (
         alt.Chart()
@@ -112,6 +130,6 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
         .encode(x=alt.X("one:Q"))
     )
     chart = alt.layer(one, bars, points, data=data).properties(
-        title=title, width="container", height=max(120, 20 * len(rows))
+        title=fit_title(title), width="container", height=max(120, 20 * len(rows))
     )
-    return dict(chart.to_dict())
+    return finish(chart)

@@ -1,11 +1,16 @@
-"""Scales, axes and roof lines shared by every chart: one colour per device and per model
-on every page."""
+"""Scales, legends, titles and axes shared by every chart: one colour (and one marker and
+dash) per device, model and kernel family on every page, legends and titles that fit the
+page's column, SI tick labels."""
 
 from __future__ import annotations
 
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import altair as alt
+import polars as pl
 
 from generator import formatting
 from generator.analysis.roofline import PEAK_FOR_PRECISION
@@ -23,27 +28,174 @@ PRECISION_LABELS: dict[str, str] = {
     "tensor_fp8": "FP8 tensor",
 }
 
+# Okabe–Ito, less its sky blue (a lighter twin of its blue, the look-alike pair readers
+# could not tell apart in tableau20) and with grey for its black (invisible on the dark
+# theme): seven hues that colour-blind readers tell apart.
+HUES: dict[str, str] = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "bluish green": "#009E73",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "grey": "#999999",
+}
+PALETTE: tuple[str, ...] = tuple(HUES.values())
+# After every hue is used once, the next seven categories repeat the hues with another
+# marker (points) and dash (lines): never two categories alike in both. Diamonds and
+# up-triangles are left out: they mark modelled and trace points (DESIGN.md).
+SHAPES: tuple[str, ...] = ("circle", "square", "cross", "triangle-down", "triangle-right")
+DASHES: tuple[list[int], ...] = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4])
+GUIDE_COLOUR = "#888"  # roofs, ridge rules and labels: readable on light and dark themes
 
-def device_scale(names: set[str]) -> alt.Scale:
-    """One colour per device on every page: catalog order first, then other devices (CPUs
-    measured here) by name."""
+# Legends and titles are sized for the page's column at 1400 px (about 700 px wide).
+COLUMN_PX = 700
+LEGEND_CHAR_PX = 6.5  # a 10 px legend label, wide glyphs included
+LEGEND_SYMBOL_PX = 30
+AXIS_LABEL_PX = 320  # the widest category labels an axis takes from the plot
+TITLE_CHARS = 64  # a 13 px bold title line that fits the column
+DIRECT_LABELS_MAX = 12  # more labelled points than this overlap: tooltips only
+
+
+def _identity(order: Sequence[str]) -> tuple[alt.Scale, alt.Scale, alt.Scale]:
+    """Colour, marker and dash scales over one stable order: hue by position modulo the
+    palette, marker and dash by the round through it."""
+    rounds = [i // len(PALETTE) for i in range(len(order))]
+    return (
+        alt.Scale(domain=list(order), range=[PALETTE[i % len(PALETTE)] for i in range(len(order))]),
+        alt.Scale(domain=list(order), range=[SHAPES[r % len(SHAPES)] for r in rounds]),
+        alt.Scale(domain=list(order), range=[DASHES[r % len(DASHES)] for r in rounds]),
+    )
+
+
+def device_order(names: Iterable[str]) -> list[str]:
+    """Catalog order first, then other devices (CPUs measured here) by name: the same
+    position, so the same colour, for a device on every page."""
     from generator.catalog import load_catalog
 
     catalog = [d.name for d in load_catalog()]
-    return alt.Scale(domain=catalog + sorted(names - set(catalog)), scheme="tableau20")
+    return catalog + sorted(set(names) - set(catalog))
 
 
-def device_legend(names: set[str], title: str | None = None) -> alt.Legend:
-    """The devices a chart shows, not device_scale's whole domain (the catalog's twenty
-    GPUs would fill, and clip, a two-device chart's legend)."""
-    return alt.Legend(orient="bottom", title=title, values=sorted(names), columns=3, labelLimit=260)
+def model_order() -> list[str]:
+    from generator.models import MODELS
+
+    return list(MODELS)
+
+
+def device_scale(names: set[str]) -> alt.Scale:
+    """One colour per device on every page."""
+    return _identity(device_order(names))[0]
+
+
+def device_shape_scale(names: set[str]) -> alt.Scale:
+    """The marker that tells apart two devices of one hue."""
+    return _identity(device_order(names))[1]
+
+
+def device_dash_scale(names: set[str]) -> alt.Scale:
+    """The dash that tells apart two devices' lines (roofs, sweeps) of one hue."""
+    return _identity(device_order(names))[2]
 
 
 def model_scale() -> alt.Scale:
     """One colour per registry model on every page."""
-    from generator.models import MODELS
+    return _identity(model_order())[0]
 
-    return alt.Scale(domain=list(MODELS), scheme="tableau20")
+
+def model_dash_scale() -> alt.Scale:
+    return _identity(model_order())[2]
+
+
+def category_scales(domain: Sequence[str]) -> tuple[alt.Scale, alt.Scale, alt.Scale]:
+    """Colour, marker and dash for a fixed list of categories (kernel families)."""
+    return _identity(domain)
+
+
+def label_limit(labels: Iterable[str], cap: int = COLUMN_PX - LEGEND_SYMBOL_PX) -> int:
+    """Pixels for the longest label, so Vega never cuts one short with an ellipsis; an
+    axis passes a smaller `cap` (its labels take the plot's width)."""
+    longest = max((len(str(label)) for label in labels), default=10)
+    return min(cap, math.ceil(LEGEND_CHAR_PX * longest) + 12)
+
+
+def legend_columns(labels: Sequence[str], limit: int) -> int:
+    """The most columns (up to 4) whose widest labels fit the page's column; Vega fills
+    a legend's grid row by row and sizes each column by its widest entry."""
+    widths = [min(limit, LEGEND_CHAR_PX * len(str(label))) + LEGEND_SYMBOL_PX for label in labels]
+    for columns in range(min(4, len(widths)), 1, -1):
+        if sum(max(widths[c::columns]) for c in range(columns)) <= COLUMN_PX:
+            return columns
+    return 1
+
+
+def bottom_legend(labels: Iterable[str], title: str | None = None, **extra: Any) -> alt.Legend:
+    """A legend under the chart (a legend on the right takes the plot's width), wrapped
+    into columns that fit, no label shortened."""
+    values = list(dict.fromkeys(str(label) for label in labels))
+    limit = label_limit(values)
+    return alt.Legend(
+        orient="bottom",
+        title=title,
+        values=values,
+        columns=legend_columns(values, limit),
+        labelLimit=limit,
+        **extra,
+    )
+
+
+def device_legend(names: set[str], title: str | None = None) -> alt.Legend:
+    """The devices a chart shows, not the scale's whole domain (the catalog's thirty
+    devices would fill a two-device chart's legend)."""
+    return bottom_legend(sorted(names), title)
+
+
+def fit_title(text: str, subtitle: str | None = None) -> alt.TitleParams:
+    """A title wrapped onto lines that fit the page's column (Vega never wraps one and
+    clips what runs past the chart's width)."""
+    lines = textwrap.wrap(text, TITLE_CHARS) or [text]
+    extra: dict[str, Any] = {}
+    if subtitle:
+        extra["subtitle"] = textwrap.wrap(subtitle, int(TITLE_CHARS * 1.2)) or [subtitle]
+    return alt.TitleParams(
+        text=lines if len(lines) > 1 else lines[0], anchor="start", limit=0, **extra
+    )
+
+
+# Several legends under one chart stack (Vega puts them side by side, past the right edge)
+LEGEND_LAYOUT: dict[str, Any] = {"bottom": {"anchor": "start", "direction": "vertical"}}
+
+
+def finish(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The chart's spec with the shared legend layout (Vega config that Altair's schema
+    does not take as a dict)."""
+    spec: dict[str, Any] = dict(chart.to_dict())
+    spec.setdefault("config", {}).setdefault("legend", {})["layout"] = LEGEND_LAYOUT
+    return spec
+
+
+def si_axis(**extra: Any) -> alt.Axis:
+    """SI tick labels (56G, not 56,000,000,000) for FLOP/s, FLOPs, bytes and samples/s."""
+    return alt.Axis(format="~s", **extra)
+
+
+# 0, 500µs, 12ms, 1.5s; a log axis blanks the labels it skips: they stay blank
+SECONDS_LABEL = "datum.value == 0 ? '0' : datum.label ? datum.label + 's' : ''"
+
+
+def seconds_axis(**extra: Any) -> alt.Axis:
+    """Durations as SI seconds with their unit, so 12m never reads as minutes."""
+    return alt.Axis(format="~s", labelExpr=SECONDS_LABEL, **extra)
+
+
+def unit_axis(unit: str, **extra: Any) -> alt.Axis:
+    """The axis for a metric named by its unit: seconds, intensity (plain numbers, 0.1 is
+    not 100m) or an SI quantity."""
+    if "(s)" in unit or unit.strip() in {"s", "seconds"}:
+        return seconds_axis(**extra)
+    if "FLOP/byte" in unit:
+        return alt.Axis(format="~g", **extra)
+    return si_axis(**extra)
 
 
 def short_name(name: str | None, limit: int = TOOLTIP_NAME_CHARS) -> str:
@@ -56,8 +208,25 @@ def log_y(field: str) -> alt.Y:
         f"{field}:Q",
         title="attained (FLOP/s)",
         scale=alt.Scale(type="log"),
-        axis=alt.Axis(format="~s"),
+        axis=si_axis(),
     )
+
+
+def worth_drawing(
+    data: pl.DataFrame | Sequence[dict[str, Any]], x: str | None = None, minimum: int = 2
+) -> bool:
+    """Whether a series has enough points to be a chart: at least `minimum` rows, or
+    distinct non-null values of `x` when given. A single point reads better as a table
+    row than as a lone dot on axes."""
+    if isinstance(data, pl.DataFrame):
+        if x is None:
+            return data.height >= minimum
+        if x not in data.columns:
+            return False
+        return data[x].drop_nulls().n_unique() >= minimum
+    if x is None:
+        return len(data) >= minimum
+    return len({repr(row.get(x)) for row in data if row.get(x) is not None}) >= minimum
 
 
 def roof_polyline(

@@ -8,7 +8,20 @@ from typing import Any
 
 import altair as alt
 
-from generator.charts.scales import log_y, roof_polyline, short_name
+from generator.charts.roofs import ai_x, point_labels, ridge_marks, ridge_row, roof_domain
+from generator.charts.scales import (
+    AXIS_LABEL_PX,
+    GUIDE_COLOUR,
+    PALETTE,
+    bottom_legend,
+    finish,
+    fit_title,
+    label_limit,
+    log_y,
+    roof_polyline,
+    seconds_axis,
+    short_name,
+)
 
 TRACE_SHAPE = "triangle-up"
 
@@ -20,31 +33,25 @@ def trace_roofline(
     title: str,
 ) -> dict[str, Any]:
     """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "peak",
-    "bandwidth"}. Point size is the time spent."""
+    "bandwidth"}. Point size is the time spent; each roof's ridge is marked."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
     for point in points:
         point["name"] = short_name(point["label"])
-    ais = [p["ai"] for p in points]
-    ai_min, ai_max = min(ais) / 4, max(ais) * 4
-    x = alt.X(
-        "ai:Q",
-        scale=alt.Scale(type="log"),
-        title="arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)",
-    )
+    ridges = [ridge_row(r["peak"], r["bandwidth"], str(r["label"])) for r in roofs]
+    domain = roof_domain([p["ai"] for p in points], [r["ai"] for r in ridges])
+    x = ai_x(domain, "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)")
     layers = []
     rows = [
         row
         for roof in roofs
-        for row in roof_polyline(
-            roof["peak"], roof["bandwidth"], ai_min, ai_max, ceiling=roof["label"]
-        )
+        for row in roof_polyline(roof["peak"], roof["bandwidth"], *domain, ceiling=roof["label"])
     ]
     if rows:
         layers.append(
             alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
-            .mark_line(strokeDash=[6, 3], color="#555")
+            .mark_line(strokeDash=[6, 3], color=GUIDE_COLOUR)
             .encode(
                 x=x,
                 y=log_y("flops_per_s"),
@@ -54,13 +61,20 @@ def trace_roofline(
                 tooltip=[alt.Tooltip("ceiling:N", title="roof")],
             )
         )
+    groups = sorted({str(p.get(colour)) for p in points})
     layers.append(
         alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
         .mark_point(filled=True, shape=TRACE_SHAPE, opacity=0.8)
         .encode(
             x=x,
             y=log_y("attained"),
-            color=alt.Color(f"{colour}:N", legend=alt.Legend(orient="bottom", columns=4)),
+            color=alt.Color(
+                f"{colour}:N",
+                scale=alt.Scale(
+                    domain=groups, range=[PALETTE[i % len(PALETTE)] for i in range(len(groups))]
+                ),
+                legend=bottom_legend(groups),
+            ),
             size=alt.Size(
                 "time_s:Q", title="time (s)", legend=None, scale=alt.Scale(range=[30, 400])
             ),
@@ -73,8 +87,10 @@ def trace_roofline(
             ],
         )
     )
-    chart = alt.layer(*layers).properties(title=title, width="container", height=360)
-    return dict(chart.to_dict())
+    layers.extend(ridge_marks(ridges, x))
+    layers.extend(point_labels(points, x, log_y("attained"), field="name"))
+    chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=360)
+    return finish(chart)
 
 
 def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str, Any]:
@@ -87,10 +103,15 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str
         alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
         .mark_bar()
         .encode(
-            y=alt.Y(f"{category}:N", sort=order, title=None),
-            x=alt.X("time_s:Q", title="time (s)", axis=alt.Axis(format="~s")),
+            y=alt.Y(
+                f"{category}:N",
+                sort=order,
+                title=None,
+                axis=alt.Axis(labelLimit=label_limit(order, AXIS_LABEL_PX)),
+            ),
+            x=alt.X("time_s:Q", title="time (s)", axis=seconds_axis()),
             tooltip=[alt.Tooltip(f"{category}:N"), alt.Tooltip("time_s:Q", format=".3~s")],
         )
-        .properties(title=title, width="container", height=22 * len(order) + 20)
+        .properties(title=fit_title(title), width="container", height=22 * len(order) + 20)
     )
-    return dict(chart.to_dict())
+    return finish(chart)

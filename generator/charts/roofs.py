@@ -1,0 +1,102 @@
+"""What every roofline shares: an x domain that shows the whole roof (slope, ridge and flat
+part), the ridge marked, and names beside the points when there are few."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import altair as alt
+
+from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, log_y
+
+RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
+POINT_MARGIN = 3.0
+LABEL_CHARS = 28
+
+
+def roof_domain(ais: Iterable[float | None], ridges: Iterable[float | None]) -> tuple[float, float]:
+    """The x domain of a roofline: every point and every ridge, with room either side of
+    each ridge for the bandwidth slope and the flat peak."""
+    points = [a for a in ais if a and a > 0]
+    knees = [r for r in ridges if r and r > 0]
+    lows = [a / POINT_MARGIN for a in points] + [r / RIDGE_MARGIN for r in knees]
+    highs = [a * POINT_MARGIN for a in points] + [r * RIDGE_MARGIN for r in knees]
+    if not lows:
+        return (0.1, 1000.0)
+    return (min(lows), max(highs))
+
+
+def ai_x(domain: tuple[float, float], title: str) -> alt.X:
+    """Arithmetic intensity on a log axis fixed to `domain` (not niced past it: the roof's
+    polyline ends at its edges)."""
+    return alt.X(
+        "ai:Q",
+        title=title,
+        scale=alt.Scale(type="log", domain=list(domain), nice=False),
+        axis=alt.Axis(format="~g"),
+    )
+
+
+def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[str, Any]:
+    """A ridge as a chart row: where the slope meets the peak."""
+    ridge = peak / bandwidth
+    return {**labels, "ai": ridge, "flops_per_s": peak, "ridge": f"{name} ridge {ridge:.3g}"}
+
+
+def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
+    """A dotted rule from each ridge down to the axis, and its intensity beside it."""
+    if not ridges:
+        return []
+    data = alt.Data(values=ridges)  # type: ignore[no-untyped-call]
+    by_colour: dict[str, Any] = {"color": colour} if colour is not None else {}
+    fixed: dict[str, Any] = {} if colour is not None else {"color": GUIDE_COLOUR}
+    rule = (
+        alt.Chart(data)
+        .mark_rule(strokeDash=[2, 3], strokeWidth=1, **fixed)
+        .encode(
+            x=x,
+            y=log_y("flops_per_s"),
+            y2=alt.value("height"),
+            tooltip=[alt.Tooltip("ridge:N", title="ridge (FLOP/byte)")],
+            **by_colour,
+        )
+    )
+    text = (
+        alt.Chart(data)
+        .mark_text(align="left", baseline="top", dx=4, dy=6, fontSize=10, **fixed)
+        .encode(x=x, y=log_y("flops_per_s"), text="ridge:N", **by_colour)
+    )
+    return [rule, text]
+
+
+def point_labels(
+    values: list[dict[str, Any]], x: alt.X, y: alt.Y, field: str = "label"
+) -> list[alt.Chart]:
+    """Each point's name, small and offset up-right, when there are few enough points for
+    names not to pile up (the tooltip names every point anyway)."""
+    if not values or len(values) > DIRECT_LABELS_MAX:
+        return []
+    rows = [{**v, "point_label": short_label(str(v.get(field, "")))} for v in values]
+    return [
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_text(align="left", dx=7, dy=-7, fontSize=10, color=GUIDE_COLOUR)
+        .encode(x=x, y=y, text="point_label:N")
+    ]
+
+
+def short_label(name: str) -> str:
+    """A point's name short enough to sit beside it: vendor prefixes off, then cut."""
+    for prefix in ("NVIDIA GeForce ", "NVIDIA "):
+        name = name.removeprefix(prefix)
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+
+
+def kind_shape(kind: str) -> str:
+    """The marker of each kind of point (DESIGN.md): ncu-counted circles, modelled
+    diamonds, analytic-over-measured (trace) triangles."""
+    if "modelled" in kind:
+        return "diamond"
+    if "ncu" in kind or "counted" in kind:
+        return "circle"
+    return "triangle-up"
