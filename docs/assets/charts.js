@@ -25,7 +25,15 @@
       };
       el.setAttribute("data-rendered", "pending");
       window.vegaEmbed(el, spec, options).then(
-        function () { el.setAttribute("data-rendered", "ok"); },
+        function () {
+          // A fixed-width chart (side-by-side panels) on a narrow screen scrolls rather
+          // than losing its right edge.
+          var svg = el.querySelector("svg");
+          if (svg && svg.getBoundingClientRect().width > el.clientWidth) {
+            el.style.overflowX = "auto";
+          }
+          el.setAttribute("data-rendered", "ok");
+        },
         function (err) {
           el.setAttribute("data-rendered", "error");
           el.textContent = "This chart could not be drawn: " + err;
