@@ -462,3 +462,24 @@ def test_worth_drawing_says_when_a_table_row_is_better() -> None:
     assert worth_drawing(frame) and not worth_drawing(frame, "batch")
     assert not worth_drawing(frame, "missing")
     assert worth_drawing(frame.with_columns(pl.Series("batch", [32, 64, None])), "batch")
+
+
+def test_names_stay_inside_the_plot() -> None:
+    """A name beside a point near the right edge sits to its left; the ridge's text is
+    short (the roof's full name is in the rule's tooltip), so neither runs past the plot."""
+    points = [
+        {"label": "aten::left", "phase": "forward", "ai": 0.5, "attained": 1e9, "time_s": 1e-3},
+        {"label": "aten::right", "phase": "forward", "ai": 5e3, "attained": 1e9, "time_s": 1e-3},
+    ]
+    roof = {"label": "tf32_tensor 156 TFLOP/s (catalog datasheet)", "peak": 1.56e14}
+    spec = trace_roofline(points, [{**roof, "bandwidth": 1.6e12}], "phase", "ops")
+    texts = [u for u in units(spec) if mark_type(u) == "text"]
+    side = {
+        row["point_label"]: u["mark"]["align"]
+        for u in texts
+        for row in rows(u, spec)
+        if "point_label" in row
+    }
+    assert side == {"aten::left": "left", "aten::right": "right"}
+    ridge_text = next(u for u in texts if u["encoding"]["text"]["field"] == "ridge_at")
+    assert [r["ridge_at"] for r in rows(ridge_text, spec)] == ["ridge 97.5"]

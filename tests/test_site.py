@@ -51,7 +51,8 @@ def test_chart_specs_are_embedded_and_valid_json(repo_site: Path) -> None:
     spec = json.loads(payload.group(2))
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
-    assert marks == ["line", "point", "point"]  # ceilings, kernels, step
+    assert marks[:3] == ["line", "point", "point"]  # ceilings, kernels, step
+    assert marks[3:5] == ["rule", "text"]  # the ridge marked and named (issue 18)
     kernels = spec["layer"][1]["encoding"]
     assert kernels["color"]["field"] == "family"  # grouped into kernel families
     assert kernels["size"]["field"] == "time_share_pct"  # sized by share of kernel time

@@ -165,7 +165,7 @@ def roofline_chart(
     if kernel_points.height + len(labelled) <= DIRECT_LABELS_MAX:
         named = kernel_points.select("ai", "attained_flops_per_s", label="kernel").to_dicts()
         labelled = named + labelled
-    layers.extend(point_labels(labelled, x, log_y("attained_flops_per_s")))
+    layers.extend(point_labels(labelled, x, log_y("attained_flops_per_s"), domain))
     chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=380)
     return finish(chart)
 
@@ -244,7 +244,7 @@ def modelled_roofline_chart(
         )
     )
     layers.extend(ridge_marks(ridges, x, by_device if several else None))
-    layers.extend(point_labels(points, x, log_y("attained")))
+    layers.extend(point_labels(points, x, log_y("attained"), domain))
     chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=320)
     return finish(chart)
 
@@ -303,7 +303,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
             ],
         )
     )
-    labels = point_labels(ridges, x, log_y("flops_per_s"), field="device")
+    labels = point_labels(ridges, x, log_y("flops_per_s"), domain, field="device")
     chart = alt.layer(lines, points, *labels).properties(
         title=fit_title(title), width="container", height=360
     )
@@ -375,7 +375,9 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     )
     # a ridge rule per roof while they stay few enough to tell apart
     marks = ridge_marks(ridges, x, color)[:1] if len(ridges) <= DIRECT_LABELS_MAX // 2 else []
-    chart = alt.layer(lines, dots, *marks, *point_labels(points, x, log_y("attained"))).properties(
+    chart = alt.layer(
+        lines, dots, *marks, *point_labels(points, x, log_y("attained"), domain)
+    ).properties(
         title=fit_title("Every step on its device's roofline"), width="container", height=420
     )
     return finish(chart)

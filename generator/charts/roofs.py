@@ -3,8 +3,9 @@ part), the ridge marked, and names beside the points when there are few."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 
@@ -13,6 +14,7 @@ from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, log_y
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
 POINT_MARGIN = 3.0
 LABEL_CHARS = 28
+RIGHT_THIRD = 2 / 3  # labels of points past this share of the x axis sit to their left
 
 
 def roof_domain(ais: Iterable[float | None], ridges: Iterable[float | None]) -> tuple[float, float]:
@@ -41,7 +43,13 @@ def ai_x(domain: tuple[float, float], title: str) -> alt.X:
 def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[str, Any]:
     """A ridge as a chart row: where the slope meets the peak."""
     ridge = peak / bandwidth
-    return {**labels, "ai": ridge, "flops_per_s": peak, "ridge": f"{name} ridge {ridge:.3g}"}
+    return {
+        **labels,
+        "ai": ridge,
+        "flops_per_s": peak,
+        "ridge": f"{name} ridge {ridge:.3g}",  # the rule's tooltip names the roof
+        "ridge_at": f"ridge {ridge:.3g}",  # beside the rule: short, inside the plot
+    }
 
 
 def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
@@ -65,24 +73,42 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
     text = (
         alt.Chart(data)
         .mark_text(align="left", baseline="top", dx=4, dy=6, fontSize=10, **fixed)
-        .encode(x=x, y=log_y("flops_per_s"), text="ridge:N", **by_colour)
+        .encode(x=x, y=log_y("flops_per_s"), text="ridge_at:N", **by_colour)
     )
     return [rule, text]
 
 
 def point_labels(
-    values: list[dict[str, Any]], x: alt.X, y: alt.Y, field: str = "label"
+    values: list[dict[str, Any]],
+    x: alt.X,
+    y: alt.Y,
+    domain: tuple[float, float],
+    field: str = "label",
 ) -> list[alt.Chart]:
-    """Each point's name, small and offset up-right, when there are few enough points for
-    names not to pile up (the tooltip names every point anyway)."""
+    """Each point's name, small and offset up-right (up-left in the right third of the x
+    domain, so it stays inside the plot), when there are few enough points for names not
+    to pile up (the tooltip names every point anyway)."""
     if not values or len(values) > DIRECT_LABELS_MAX:
         return []
-    rows = [{**v, "point_label": short_label(str(v.get(field, "")))} for v in values]
-    return [
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
-        .mark_text(align="left", dx=7, dy=-7, fontSize=10, color=GUIDE_COLOUR)
-        .encode(x=x, y=y, text="point_label:N")
-    ]
+    low, high = (math.log10(bound) for bound in domain)
+    layers = []
+    sides: tuple[tuple[Literal["left", "right"], int, bool], ...] = (
+        ("left", 7, False),
+        ("right", -7, True),
+    )
+    for align, dx, keep in sides:
+        rows = [
+            {**v, "point_label": short_label(str(v.get(field, "")))}
+            for v in values
+            if (math.log10(v["ai"]) > low + RIGHT_THIRD * (high - low)) == keep
+        ]
+        if rows:
+            layers.append(
+                alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+                .mark_text(align=align, dx=dx, dy=-7, fontSize=10, color=GUIDE_COLOUR)
+                .encode(x=x, y=y, text="point_label:N")
+            )
+    return layers
 
 
 def short_label(name: str) -> str:

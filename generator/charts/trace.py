@@ -88,7 +88,7 @@ def trace_roofline(
         )
     )
     layers.extend(ridge_marks(ridges, x))
-    layers.extend(point_labels(points, x, log_y("attained"), field="name"))
+    layers.extend(point_labels(points, x, log_y("attained"), domain, field="name"))
     chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=360)
     return finish(chart)
 
