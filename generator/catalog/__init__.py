@@ -29,6 +29,18 @@ PEAK_KEYS: tuple[str, ...] = (
     "fp8_tensor",
     "int8_tensor",
 )
+# How every page names a catalog peak (INT8 rates are TOPS, stored on the same scale).
+PEAK_LABELS: dict[str, str] = {
+    "fp64": "FP64",
+    "fp64_tensor": "FP64 tensor",
+    "fp32": "FP32",
+    "fp16": "FP16",
+    "tf32_tensor": "TF32 tensor",
+    "fp16_tensor": "FP16 tensor",
+    "bf16_tensor": "BF16 tensor",
+    "fp8_tensor": "FP8 tensor",
+    "int8_tensor": "INT8 tensor (TOPS)",
+}
 _REQUIRED = {
     "id": str,
     "name": str,

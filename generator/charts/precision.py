@@ -8,16 +8,19 @@ from typing import Any
 
 import altair as alt
 
-from generator.catalog import Device
+from generator.catalog import PEAK_LABELS, Device
 
 # The precisions a training step can run in, slowest first; Okabe-Ito hues (distinct for
 # every common colour-vision deficiency) and one shape each, so no reader relies on hue.
-PRECISIONS: tuple[tuple[str, str, str, str], ...] = (
-    ("fp32", "FP32", "#0072B2", "circle"),
-    ("tf32_tensor", "TF32 tensor", "#E69F00", "square"),
-    ("bf16_tensor", "BF16 tensor", "#009E73", "triangle-up"),
-    ("fp16_tensor", "FP16 tensor", "#CC79A7", "diamond"),
-    ("fp8_tensor", "FP8 tensor", "#D55E00", "cross"),
+PRECISIONS: tuple[tuple[str, str, str, str], ...] = tuple(
+    (key, PEAK_LABELS[key], colour, shape)
+    for key, colour, shape in (
+        ("fp32", "#0072B2", "circle"),
+        ("tf32_tensor", "#E69F00", "square"),
+        ("bf16_tensor", "#009E73", "triangle-up"),
+        ("fp16_tensor", "#CC79A7", "diamond"),
+        ("fp8_tensor", "#D55E00", "cross"),
+    )
 )
 ROW_PX = 22  # one device per row: names stay legible however many devices the catalog has
 

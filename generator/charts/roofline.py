@@ -276,17 +276,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     # catalog order, as the scale: a legend row per device, hue and dash and marker in one
     legend = bottom_legend([n for n in device_order(names) if n in names])
     color = alt.Color("device:N", scale=device_scale(names), legend=legend)
-    lines = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
-        .mark_line()
-        .encode(
-            x=x,
-            y=log_y("flops_per_s"),
-            order="order:Q",
-            color=color,
-            strokeDash=alt.StrokeDash("device:N", scale=device_dash_scale(names), legend=legend),
-        )
-    )
+    lines = _device_roofs(rows, x, color, names, legend)
     points = (
         alt.Chart(alt.Data(values=ridges))  # type: ignore[no-untyped-call]
         .mark_point(filled=True, size=70, stroke="black", strokeWidth=0.5)
@@ -308,6 +298,30 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
         title=fit_title(title), width="container", height=360
     )
     return finish(chart)
+
+
+def _device_roofs(
+    rows: list[dict[str, Any]],
+    x: alt.X,
+    color: alt.Color,
+    devices: set[str],
+    legend: alt.Legend,
+    **encoding: Any,
+) -> alt.Chart:
+    """Each device's roof polyline (`roof_polyline` rows) in its hue and dash."""
+    chart: alt.Chart = (
+        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        .mark_line()
+        .encode(
+            x=x,
+            y=log_y("flops_per_s"),
+            order="order:Q",
+            color=color,
+            strokeDash=alt.StrokeDash("device:N", scale=device_dash_scale(devices), legend=legend),
+            **encoding,
+        )
+    )
+    return chart
 
 
 def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -338,18 +352,14 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     # a legend row per device drawn as its roof: hue and dash
     legend = bottom_legend(sorted(devices), symbolType="stroke", symbolStrokeWidth=2.5)
     color = alt.Color("device:N", scale=device_scale(devices), legend=legend)
-    lines = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
-        .mark_line()
-        .encode(
-            x=x,
-            y=log_y("flops_per_s"),
-            order="order:Q",
-            color=color,
-            strokeDash=alt.StrokeDash("device:N", scale=device_dash_scale(devices), legend=legend),
-            detail="roof:N",
-            tooltip=[alt.Tooltip("roof:N", title="roof")],
-        )
+    lines = _device_roofs(
+        rows,
+        x,
+        color,
+        devices,
+        legend,
+        detail="roof:N",
+        tooltip=[alt.Tooltip("roof:N", title="roof")],
     )
     kinds = sorted({str(p["kind"]) for p in points})
     dots = (

@@ -3,11 +3,11 @@ BibTeX entry per measured run (a stable key, the run's own commit and date)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import polars as pl
 
+from generator.formatting import slug
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
@@ -17,7 +17,7 @@ NO_URL = "no URL: add `repository-code` (or `url`) to CITATION.cff"
 
 
 def _key(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    return slug(text).replace("-", "_")  # BibTeX keys: no hyphens
 
 
 def _authors(data: dict[str, Any]) -> str:

@@ -20,11 +20,12 @@ from generator.analysis.verdicts import (
 )
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
-from generator.formatting import number, percent, seconds, si
+from generator.formatting import number, percent, si
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
+from generator.pages.run_text import interval as median_interval
 from generator.pages.run_text import run_label
 from generator.records.ceilings import MeasuredCeilings
 
@@ -172,7 +173,7 @@ def experiment_page(
             [
                 label(row),
                 Markup('<a href="../../runs/{}/">{}</a>').format(row["run_id"], run_label(row)),
-                f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
+                median_interval(row),
                 percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
                 f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
                 if throughput

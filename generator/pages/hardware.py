@@ -3,7 +3,7 @@ measured here beside them."""
 
 from __future__ import annotations
 
-from generator.catalog import PEAK_KEYS, Device, lookup_device
+from generator.catalog import PEAK_KEYS, PEAK_LABELS, Device, lookup_device
 from generator.formatting import percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
@@ -17,17 +17,6 @@ from generator.records.ceilings import MeasuredCeilings
 # (FP64, FP16 without tensor cores, INT8) sit in a table folded under it, so that no column
 # hides behind a scroll bar at 1400 px.
 MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
-PEAK_LABELS = {
-    "fp64": "FP64",
-    "fp64_tensor": "FP64 tensor",
-    "fp32": "FP32",
-    "fp16": "FP16",
-    "tf32_tensor": "TF32 tensor",
-    "fp16_tensor": "FP16 tensor",
-    "bf16_tensor": "BF16 tensor",
-    "fp8_tensor": "FP8 tensor",
-    "int8_tensor": "INT8 tensor (TOPS)",
-}
 GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
 
 
