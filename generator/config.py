@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from generator.errors import UserError
+from generator.measure.slurm.options import SlurmSettings
 from generator.models import (
     DATASETS,
     LM_PHASES,
@@ -149,6 +150,8 @@ class ExperimentsFile(_Strict):
     schema_version: int
     defaults: Settings = Settings()
     groups: list[Group] = Field(min_length=1)
+    # `measure --executor slurm`: where each device's runs go (the command line overrides).
+    slurm: dict[Device, SlurmSettings] = {}
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,11 @@ class RunConfig:
         if data["vocab"] is None:
             del data["vocab"]  # image and audio runs keep the hash they had before tokens
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """The inverse of as_dict() (a job manifest stores configurations as JSON)."""
+        return cls(**{**data, "input_shape": tuple(data["input_shape"])})
 
     def config_hash(self, device_name: str) -> str:
         """Same config on the same kind of device → same hash (what resume compares). The

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from generator.errors import UserError
@@ -213,7 +214,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 f"{run.phase:<11} {run.precision:<9} {run.device}"
             )
         return 0
+    _check_executor_flags(args)
     _require_torch("measure")
+    if args.executor == "slurm":
+        return _measure_on_slurm(args, config_path)
     from generator.measure.runner import execute
 
     outcomes = execute(
@@ -226,4 +230,60 @@ def cmd_measure(args: argparse.Namespace) -> int:
         device=args.device,
         ncu_timeout_s=args.ncu_timeout,
     )
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+SLURM_ONLY_FLAGS = ("partition", "gpus_per_task", "cpus_per_task", "array_parallelism",
+                    "account", "time")  # fmt: skip
+
+
+def _check_executor_flags(args: argparse.Namespace) -> None:
+    """A Slurm option given to a local measure would be silently ignored: say so."""
+    given = [name for name in SLURM_ONLY_FLAGS if getattr(args, name) is not None]
+    if args.executor == "local" and given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UserError(
+            f"{flag} only applies to --executor slurm",
+            key=flag,
+            fix=f"add --executor slurm, or drop {flag} to measure on this machine",
+        )
+
+
+def _measure_on_slurm(args: argparse.Namespace, config_path: Path) -> int:
+    from generator.measure.slurm.execute import Detached, SlurmRequest, execute_slurm
+    from generator.measure.slurm.options import CommandLineSlurm
+
+    flags = CommandLineSlurm(
+        partitions=tuple(p.strip() for p in args.partition.split(",") if p.strip())
+        if args.partition
+        else None,
+        gpus_per_task=args.gpus_per_task,
+        cpus_per_task=args.cpus_per_task,
+        array_parallelism=args.array_parallelism,
+        account=args.account,
+        time_min=args.time,
+    )
+    request = SlurmRequest(
+        config_path=config_path,
+        measurements=Path(args.measurements),
+        groups=args.group,
+        device=args.device,
+        force=args.force,
+        use_ncu=args.ncu,
+        ncu_timeout_s=args.ncu_timeout,
+        argv=args.argv,
+        flags=flags,
+        slurm_folder=Path(args.slurm_folder),
+        poll_s=args.poll,
+    )
+    try:
+        outcomes = execute_slurm(request)
+    except Detached as detached:
+        waiting = sum(o.status == "detached" for o in detached.outcomes)
+        print(
+            f"\nstopped following: {waiting} Slurm task(s) keep running. Run the same command "
+            "again to re-attach (finished runs are kept, nothing is submitted twice).",
+            file=sys.stderr,
+        )
+        return 130
     return 1 if any(o.status == "failed" for o in outcomes) else 0

@@ -272,7 +272,62 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     measure.add_argument(
         "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
     )
+    _add_slurm_options(measure)
     measure.set_defaults(handler=cmd_measure)
+
+
+def _add_slurm_options(measure: argparse.ArgumentParser) -> None:
+    slurm = measure.add_argument_group(
+        "executor",
+        "Where the runs execute. local (the default): here, one at a time, a group's "
+        "configurations taking turns. slurm: one submitit job array per partition, each task "
+        "one configuration with the same runner, writing its run folder into MEASUREMENTS/runs/ "
+        "on the shared filesystem; a live bar follows the jobs' states. Ctrl-C leaves the jobs "
+        "running, and the same command re-attaches: measured runs are skipped by config hash "
+        "and queued or running ones are not submitted twice (the job manifest in "
+        "--slurm-folder). A task that dies is recorded as a failed run with the tail of its "
+        "stderr. Each option also has a per-device key in experiments.toml ([slurm.cpu], "
+        "[slurm.cuda]); the flags override it.",
+    )
+    slurm.add_argument(
+        "--executor", choices=("local", "slurm"), default="local", help="default: %(default)s"
+    )
+    slurm.add_argument(
+        "--partition",
+        metavar="P[,P2…]",
+        help="Slurm partition(s); several (one GPU type each) run every selected run on each "
+        "(default: [slurm.<device>].partition, else the cluster's default partition)",
+    )
+    slurm.add_argument(
+        "--gpus-per-task", type=int, metavar="N", help="default: 1 for CUDA runs, 0 for CPU runs"
+    )
+    slurm.add_argument(
+        "--cpus-per-task", type=int, metavar="N", help="default: the partition's own"
+    )
+    slurm.add_argument(
+        "--array-parallelism",
+        type=int,
+        metavar="N",
+        help="at most N tasks of an array run at once (default: Slurm's limit)",
+    )
+    slurm.add_argument("--account", metavar="A", help="Slurm account to charge")
+    slurm.add_argument(
+        "--time", type=int, metavar="MIN", help="time limit per task in minutes (default: 60)"
+    )
+    slurm.add_argument(
+        "--slurm-folder",
+        default=".slurm",
+        metavar="DIR",
+        help="job scripts, logs, receipts and the job manifest, on the shared filesystem "
+        "(default: %(default)s)",
+    )
+    slurm.add_argument(
+        "--poll",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how often squeue is asked while following the jobs (default: %(default)s)",
+    )
 
 
 def _add_check_gpu(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

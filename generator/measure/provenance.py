@@ -127,6 +127,20 @@ def environment(device: str, repo: Path) -> dict[str, Any]:
         "transformers": _version_of("transformers"),  # builds bert_base, gpt2, wav2vec2_base
         "python": platform.python_version(),
         "git": git_state(repo),
+        **({"slurm": job} if (job := slurm_job()) else {}),
+    }
+
+
+def slurm_job() -> dict[str, str] | None:
+    """The Slurm job this process runs in (`measure --executor slurm`), else None."""
+    if "SLURM_JOB_ID" not in os.environ:
+        return None
+    array, index = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return {
+        "job_id": f"{array}_{index}" if array and index else os.environ["SLURM_JOB_ID"],
+        "partition": os.environ.get("SLURM_JOB_PARTITION", ""),
+        "node": os.environ.get("SLURMD_NODENAME", socket.gethostname()),
+        "cluster": os.environ.get("SLURM_CLUSTER_NAME", ""),
     }
 
 

@@ -332,24 +332,28 @@ class Session:
             )
 
         def finish(state: Measuring) -> None:
-            self.outcomes.append(self._write(state, started_at, header))
+            self.outcomes.append(self.record(state, started_at, header))
             bar.remove_task(tasks[id(state.config)])
             bar.advance(overall)
 
         measure_rounds(todo, conditions, finish, progress)
 
-    def _write(self, state: Measuring, started_at: str, header: dict[str, Any]) -> Outcome:
+    def record(
+        self, state: Measuring, started_at: str, header: dict[str, Any], name: str | None = None
+    ) -> Outcome:
+        """Write `state` as a run folder: measured, or failed with its error. `name`: the
+        device's, when it cannot be asked (a Slurm task on a node without that device)."""
         config = state.config
-        name = device_name(config.device)
+        name = name or device_name(config.device)
         run_id = config.run_id(name)
         start = RunStart(
             run_id=run_id,
             config=RunSettings.model_validate(config.as_dict()),
             config_hash=config.config_hash(name),
             device_name=name,
-            ceilings=self.ceilings[config.device],
+            ceilings=self.ceilings.get(config.device),
             started_at=started_at,
-            environment=self.environments[config.device],
+            environment=self.environments.get(config.device) or {},
             command=self.command,
         )
         with staged_run_folder(self.runs_dir, run_id) as folder:
