@@ -112,7 +112,7 @@ def measure(folder: Path, cluster: Cluster, *extra: str, timeout: float = 600) -
         "--config", "experiments.toml", "--measurements", "m", "--slurm-folder", "jobs",
         "--poll", "1", "--cpus-per-task", "1", *extra,
     ]  # fmt: skip
-    if cluster.partition:
+    if cluster.partition and "--partition" not in extra:
         command += ["--partition", cluster.partition]
     done = subprocess.run(
         command, cwd=folder, capture_output=True, text=True, timeout=timeout, env=_env()
@@ -207,3 +207,12 @@ def test_ctrl_c_leaves_jobs_running_and_a_second_call_reattaches(
     assert len(recorded) == 3 and all(r["status"] == "ok" for r in recorded.values())
     job_ids = {r["environment"]["slurm"]["job_id"] for r in recorded.values()}  # type: ignore[index]
     assert job_ids == submitted  # measured by the jobs of the first call, none twice
+
+
+def test_a_partition_sbatch_refuses_is_a_user_error(tmp_path: Path, cluster: Cluster) -> None:
+    folder = project(tmp_path, SETTINGS.format(iterations=4) + THREE)
+    status, output = measure(folder, cluster, "--partition", "no-such-partition")
+    assert status == 1, output
+    assert "sbatch refused the cpu array for partition no-such-partition" in output
+    assert "fix: check the partition" in output
+    assert not (folder / "m" / "runs").exists() or not list((folder / "m" / "runs").iterdir())

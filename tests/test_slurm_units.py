@@ -354,3 +354,16 @@ def test_ncu_without_counter_access_fails_fast_with_the_reason(
         _ncu_settings(60)
     assert "cannot read GPU counters on gpu07" in caught.value.what
     assert "NVreg_RestrictProfilingToAdminUsers=0" in str(caught.value.fix)
+
+
+def test_ctrl_c_during_submission_waits_until_the_manifest_is_saved() -> None:
+    import signal
+
+    from generator.measure.slurm.submit import _interrupt_after
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), _interrupt_after():
+        os.kill(os.getpid(), signal.SIGINT)
+        done.append("manifest saved")  # reached: the interrupt was held
+    assert done == ["manifest saved"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -74,13 +74,13 @@ def execute_slurm(
         console.print(f"ended while detached: {outcome.run_id} {outcome.status} {outcome.detail}")
     planned = plan_tasks(runs, options, manifest, runs_dir, request.force)
     _say_plan(planned, console)
-    submit_arrays(
-        planned, options, manifest, request.slurm_folder,
-        lambda task: _spec(task, request, command), console.print,
-    )  # fmt: skip
     watched = [task.key for task in planned if task.action != "skip"]
     skipped = {task.key: task.outcome for task in planned if task.outcome is not None}
     try:
+        submit_arrays(
+            planned, options, manifest, request.slurm_folder,
+            lambda task: _spec(task, request, command), console.print,
+        )  # fmt: skip
         settled = watch(
             watched, manifest, request.slurm_folder, runs_dir, command, poll, console,
             request.poll_s,

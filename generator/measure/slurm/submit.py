@@ -4,9 +4,13 @@ so a Ctrl-C at any point leaves nothing submitted that a second call would not f
 
 from __future__ import annotations
 
+import signal
 import subprocess
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from generator.errors import UserError
 from generator.measure.provenance import utc_now
@@ -41,7 +45,9 @@ def submit_arrays(
         executor = submitit.SlurmExecutor(folder=slurm_folder / JOBS_DIR)
         executor.update_parameters(**options[device].executor_parameters(partition))
         try:
-            jobs = executor.map_array(run_task, [spec(task) for task in tasks])
+            with _interrupt_after():
+                jobs = executor.map_array(run_task, [spec(task) for task in tasks])
+                _record(jobs, tasks, partition, device, options, manifest, slurm_folder)
         except (subprocess.CalledProcessError, submitit.core.utils.FailedJobError) as error:
             raise UserError(
                 f"sbatch refused the {device} array for partition {partition or '(default)'}: "
@@ -50,23 +56,51 @@ def submit_arrays(
                 fix="check the partition, account and time limit (`sinfo -s` lists the "
                 "partitions; [slurm.<device>] in experiments.toml or the flags set them)",
             ) from None
-        submitted_at = utc_now()
-        for task, job in zip(tasks, jobs, strict=True):
-            manifest.jobs[task.key] = JobEntry(
-                job_id=str(job.job_id),
-                partition=partition,
-                device=device,
-                cpus_per_task=options[device].cpus_per_task,
-                label=task_label(task.config, partition),
-                submitted_at=submitted_at,
-                config=task.config.as_dict(),
-            )
-        save_manifest(slurm_folder, manifest)
         first, last = jobs[0].job_id, jobs[-1].job_id
         say(
             f"submitted {len(jobs)} {device} task(s) to partition {partition or '(default)'}: "
             f"jobs {first}" + (f" … {last}" if last != first else "")
         )
+
+
+def _record(
+    jobs: list[Any],
+    tasks: list[Planned],
+    partition: str | None,
+    device: str,
+    options: dict[str, SlurmOptions],
+    manifest: Manifest,
+    slurm_folder: Path,
+) -> None:
+    submitted_at = utc_now()
+    for task, job in zip(tasks, jobs, strict=True):
+        manifest.jobs[task.key] = JobEntry(
+            job_id=str(job.job_id),
+            partition=partition,
+            device=device,
+            cpus_per_task=options[device].cpus_per_task,
+            label=task_label(task.config, partition),
+            submitted_at=submitted_at,
+            config=task.config.as_dict(),
+        )
+    save_manifest(slurm_folder, manifest)
+
+
+@contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold a Ctrl-C until the block is done: between sbatch and the manifest it would
+    leave jobs that a second call does not know, and submits again."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _sbatch_message(error: Exception) -> str:
