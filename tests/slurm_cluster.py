@@ -26,7 +26,7 @@ START_TIMEOUT_S = 60.0
 
 CONFIG = """\
 ClusterName=ratest
-SlurmctldHost={host}
+SlurmctldHost={host}(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -48,7 +48,7 @@ JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MinJobAge=10
-NodeName={host} CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN
 PartitionName=ra Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """
 
