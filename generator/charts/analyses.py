@@ -14,6 +14,7 @@ from generator.charts.scales import (
     bottom_legend,
     finish,
     fit_title,
+    inline,
     label_limit,
     model_dash_scale,
     model_scale,
@@ -32,7 +33,7 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     rows: {"series", "model", "variant", "batch", "throughput", "low", "high", "saturation"}."""
     if not rows:
         return {}
-    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    data = inline(rows)
     models = sorted({r["model"] for r in rows})
     variants = sorted({r["variant"] for r in rows})
     x = alt.X(
@@ -94,7 +95,7 @@ def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     order = {part: i for i, part in enumerate(PART_ORDER)}
     values = [{**r, "order": order.get(r["part"], len(order))} for r in rows]
     chart = (
-        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(values))
         .mark_bar()
         .encode(
             y=alt.Y(

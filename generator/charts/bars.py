@@ -19,6 +19,7 @@ from generator.charts.scales import (
     device_shape_scale,
     finish,
     fit_title,
+    inline,
     label_limit,
     model_scale,
     si_axis,
@@ -38,7 +39,7 @@ def sweep_chart(
     "series": str}."""
     if not rows:
         return {}
-    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    data = inline(rows)
     labels = [r["label"] for r in rows]
     x = (
         alt.X(
@@ -103,7 +104,7 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
     cells: {"workload", "device", "bound_s", "limited_by"}."""
     if not cells:
         return {}
-    base = alt.Chart(alt.Data(values=cells)).encode(  # type: ignore[no-untyped-call]
+    base = alt.Chart(inline(cells)).encode(
         x=alt.X(
             "device:N",
             title=None,
@@ -159,7 +160,7 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
     # A log axis has no zero: bars start at the decade below the smallest value.
     floor = 10 ** math.floor(math.log10(min(r[field] for r in rows)))
     chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_bar()
         .encode(
             y=alt.Y("model:N", sort=order, title=None),
@@ -188,7 +189,7 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {}
     chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_point(filled=True, size=70)
         .encode(
             y=alt.Y("model:N", title=None),
@@ -229,7 +230,7 @@ def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     families = sorted({r["family"] for r in rows})
     chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_bar()
         .encode(
             y=alt.Y("measure:N", sort=measures, title=None),

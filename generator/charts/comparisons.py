@@ -14,6 +14,7 @@ from generator.charts.scales import (
     bottom_legend,
     finish,
     fit_title,
+    inline,
     label_limit,
     model_scale,
     seconds_axis,
@@ -72,7 +73,7 @@ def latency_scatter(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     ]
     if not panels:
         return {}
-    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    data = inline(rows)
     chart = (
         alt.hconcat(*panels, data=data).resolve_scale(y="shared").properties(title=fit_title(title))
     )
@@ -103,7 +104,7 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
     )
     phases = sorted({str(r["phase"]) for r in rows})
     colour = alt.Color("phase:N", title="phase", legend=bottom_legend(phases, "phase"))
-    data = alt.Data(values=rows)  # type: ignore[no-untyped-call]
+    data = inline(rows)
     bars = (
         alt.Chart()
         .mark_errorbar(ticks=True)
@@ -125,7 +126,7 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
         )
     )
     one = (
-        alt.Chart(alt.Data(values=[{"one": 1.0}]))  # type: ignore[no-untyped-call]
+        alt.Chart(inline([{"one": 1.0}]))
         .mark_rule(strokeDash=[4, 3], color="gray")
         .encode(x=alt.X("one:Q"))
     )

@@ -14,7 +14,7 @@ import altair as alt
 import polars as pl
 
 from generator.analysis.hierarchy import PREFIX, HierarchyTable, precision_label
-from generator.charts.scales import log_y, roof_polyline, short_name
+from generator.charts.scales import inline, log_y, roof_polyline, short_name, spec_of
 from generator.formatting import si
 
 # Okabe–Ito blue, bluish green and vermillion: three hues colour-blind readers tell apart,
@@ -170,7 +170,7 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
     layers: list[alt.Chart] = []
     if roofs:
         layers.append(
-            alt.Chart(alt.Data(values=roofs))  # type: ignore[no-untyped-call]
+            alt.Chart(inline(roofs))
             .mark_line(strokeWidth=2)
             .encode(
                 x=x,
@@ -185,13 +185,13 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
     elif peak is not None:
         # no level has a ceiling: the compute peak alone still bounds every point
         layers.append(
-            alt.Chart(alt.Data(values=[{"flops_per_s": peak}]))  # type: ignore[no-untyped-call]
+            alt.Chart(inline([{"flops_per_s": peak}]))
             .mark_rule(color=GUIDE_COLOUR, strokeWidth=2)
             .encode(y=log_y("flops_per_s"))
         )
     if joins:
         layers.append(
-            alt.Chart(alt.Data(values=joins))  # type: ignore[no-untyped-call]
+            alt.Chart(inline(joins))
             .mark_rule(color=GUIDE_COLOUR, opacity=0.35, strokeWidth=1)
             .encode(x=x, x2="ai2:Q", y=y, tooltip=[alt.Tooltip("kernel:N", title="kernel")])
         )
@@ -206,12 +206,12 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
         width="container",
         height=400,
     )
-    return dict(chart.to_dict())
+    return spec_of(chart)
 
 
 def _ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: alt.Color) -> list[alt.Chart]:
     """A dotted rule from each level's ridge down to the axis, and its intensity."""
-    data = alt.Data(values=ridges)  # type: ignore[no-untyped-call]
+    data = inline(ridges)
     rule = (
         alt.Chart(data)
         .mark_rule(strokeDash=[2, 3], strokeWidth=1)
@@ -235,7 +235,7 @@ def _kernel_layer(
     points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: dict[str, Any]
 ) -> alt.Chart:
     layer: alt.Chart = (
-        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(points))
         .mark_point(filled=True, opacity=0.75)
         .encode(
             x=x,
@@ -267,7 +267,7 @@ def _step_layers(
     step_points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: dict[str, Any]
 ) -> list[alt.Chart]:
     """The whole step: large outlined markers per level, joined, labelled once."""
-    data = alt.Data(values=step_points)  # type: ignore[no-untyped-call]
+    data = inline(step_points)
     ais = [p["ai"] for p in step_points]
     join = {
         "ai": min(ais),
@@ -281,9 +281,9 @@ def _step_layers(
         alt.Tooltip("attained_flops_per_s:Q", title="FLOP/s", format=".4~s"),
     ]
     # labelled at its right end (the DRAM point, usually), clear of the join
-    label = alt.Data(values=[{**join, "ai": max(ais), "label": "step"}])  # type: ignore[no-untyped-call]
+    label = inline([{**join, "ai": max(ais), "label": "step"}])
     layers = [
-        alt.Chart(alt.Data(values=[join]))  # type: ignore[no-untyped-call]
+        alt.Chart(inline([join]))
         .mark_rule(color=GUIDE_COLOUR, strokeWidth=2.5)
         .encode(x=x, x2="ai2:Q", y=y),
         alt.Chart(data)

@@ -9,6 +9,7 @@ from typing import Any
 import altair as alt
 
 from generator.catalog import PEAK_LABELS, Device
+from generator.charts.scales import inline, spec_of
 
 # The precisions a training step can run in, slowest first; Okabe-Ito hues (distinct for
 # every common colour-vision deficiency) and one shape each, so no reader relies on hue.
@@ -49,7 +50,7 @@ def precision_chart(devices: list[Device], title: str) -> dict[str, Any]:
     order = list(dict.fromkeys(r["device"] for r in rows))
     labels = [label for _, label, _, _ in PRECISIONS]
     chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_point(filled=True, size=70, opacity=0.9)
         .encode(
             x=alt.X(
@@ -80,5 +81,4 @@ def precision_chart(devices: list[Device], title: str) -> dict[str, Any]:
             height=ROW_PX * len(order),
         )
     )
-    spec: dict[str, Any] = chart.to_dict()
-    return spec
+    return spec_of(chart)

@@ -33,6 +33,7 @@ from generator.charts.scales import (
     device_shape_scale,
     finish,
     fit_title,
+    inline,
     log_y,
     roof_polyline,
     short_name,
@@ -223,18 +224,14 @@ def modelled_roofline_chart(
                 legend=bottom_legend([r["ceiling"] for r in rows[:1]]),
             )
             encoding["tooltip"] = [alt.Tooltip("ceiling:N", title="roof")]
-        layers.append(
-            alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
-            .mark_line()
-            .encode(**encoding)
-        )
+        layers.append(alt.Chart(inline(rows)).mark_line().encode(**encoding))
     tooltip = [
         alt.Tooltip("label:N", title="run"),
         alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
         alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
     ]
     layers.append(
-        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(points))
         .mark_point(filled=True, size=80, shape="diamond")
         .encode(
             x=x,
@@ -278,7 +275,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     color = alt.Color("device:N", scale=device_scale(names), legend=legend)
     lines = _device_roofs(rows, x, color, names, legend)
     points = (
-        alt.Chart(alt.Data(values=ridges))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(ridges))
         .mark_point(filled=True, size=70, stroke="black", strokeWidth=0.5)
         .encode(
             x=x,
@@ -310,7 +307,7 @@ def _device_roofs(
 ) -> alt.Chart:
     """Each device's roof polyline (`roof_polyline` rows) in its hue and dash."""
     chart: alt.Chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_line()
         .encode(
             x=x,
@@ -363,7 +360,7 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     )
     kinds = sorted({str(p["kind"]) for p in points})
     dots = (
-        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(points))
         .mark_point(filled=True, size=90, stroke="black", strokeWidth=0.5)
         .encode(
             x=x,

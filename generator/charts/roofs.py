@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import altair as alt
 
-from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, log_y
+from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, inline, log_y
 
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
 POINT_MARGIN = 3.0
@@ -56,7 +56,7 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
     """A dotted rule from each ridge down to the axis, and its intensity beside it."""
     if not ridges:
         return []
-    data = alt.Data(values=ridges)  # type: ignore[no-untyped-call]
+    data = inline(ridges)
     by_colour: dict[str, Any] = {"color": colour} if colour is not None else {}
     fixed: dict[str, Any] = {} if colour is not None else {"color": GUIDE_COLOUR}
     rule = (
@@ -104,7 +104,7 @@ def point_labels(
         ]
         if rows:
             layers.append(
-                alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+                alt.Chart(inline(rows))
                 .mark_text(align=align, dx=dx, dy=-7, fontSize=10, color=GUIDE_COLOUR)
                 .encode(x=x, y=y, text="point_label:N")
             )

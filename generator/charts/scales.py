@@ -4,6 +4,8 @@ page's column, SI tick labels."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -15,6 +17,29 @@ import polars as pl
 from generator import formatting
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.catalog import Device
+
+# Altair validates each schema object as it is built ("debug mode") and each spec again in
+# to_dict: two thirds of a trace page's time, in a report that draws thousands of charts at
+# scale. tests/test_site_scaling.py validates the specs the pages embed instead.
+alt.utils.schemapi.disable_debug_mode()
+
+_FromDict = alt.utils.schemapi._FromDict
+_CLASS_TABLES: dict[tuple[type, ...], Any] = {}
+_build_class_table = _FromDict.__init__
+
+
+def _cached_class_table(self: Any, wrapper_classes: Iterable[type], /) -> None:
+    """Altair (pinned 6.3.0) hashes the JSON of all ~600 schema classes again for every
+    shorthand or dict it turns into a channel (`_FromDict.__init__`): a third of a trace
+    page's time. The table depends only on the classes, so it is built once."""
+    classes = tuple(wrapper_classes)
+    if classes not in _CLASS_TABLES:
+        _build_class_table(self, classes)
+        _CLASS_TABLES[classes] = self.class_dict
+    self.class_dict = _CLASS_TABLES[classes]
+
+
+_FromDict.__init__ = _cached_class_table  # type: ignore[method-assign]
 
 TOOLTIP_NAME_CHARS = 160
 PRECISION_LABELS: dict[str, str] = {
@@ -166,10 +191,44 @@ def fit_title(text: str, subtitle: str | None = None) -> alt.TitleParams:
 LEGEND_LAYOUT: dict[str, Any] = {"bottom": {"anchor": "start", "direction": "vertical"}}
 
 
+# Values of the charts being built, by dataset name (see `inline`); spec_of takes them out.
+_PENDING: dict[str, list[dict[str, Any]]] = {}
+
+
+def inline(values: list[dict[str, Any]]) -> alt.NamedData:
+    """A chart's data by name, its values added to the spec's `datasets` by spec_of, as
+    Altair itself writes inline data (same name, same place). Altair deep-copies inline
+    values at every step of building a chart: half a trace page's time."""
+    text = json.dumps(values, sort_keys=True, default=str)
+    name = "empty" if values == [{}] else "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+    _PENDING[name] = values
+    return alt.NamedData(name=name)
+
+
+def _data_names(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return {name for item in node for name in _data_names(item)}
+    if not isinstance(node, dict):
+        return set()
+    data = node.get("data")
+    found = {data["name"]} if isinstance(data, dict) and "name" in data else set()
+    return found.union(*(_data_names(v) for k, v in node.items() if k != "datasets"))
+
+
+def spec_of(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The chart's Vega-Lite spec, not validated here (see disable_debug_mode above), with
+    the values of its `inline` data."""
+    spec = dict(chart.to_dict(validate=False))
+    for name in sorted(_data_names(spec)):
+        if name in _PENDING:
+            spec.setdefault("datasets", {})[name] = _PENDING.pop(name)
+    return spec
+
+
 def finish(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The chart's spec with the shared legend layout (Vega config that Altair's schema
     does not take as a dict)."""
-    spec: dict[str, Any] = dict(chart.to_dict())
+    spec = spec_of(chart)
     spec.setdefault("config", {}).setdefault("legend", {})["layout"] = LEGEND_LAYOUT
     return spec
 

@@ -16,6 +16,7 @@ from generator.charts.scales import (
     bottom_legend,
     finish,
     fit_title,
+    inline,
     label_limit,
     log_y,
     roof_polyline,
@@ -50,7 +51,7 @@ def trace_roofline(
     ]
     if rows:
         layers.append(
-            alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+            alt.Chart(inline(rows))
             .mark_line(strokeDash=[6, 3], color=GUIDE_COLOUR)
             .encode(
                 x=x,
@@ -63,7 +64,7 @@ def trace_roofline(
         )
     groups = sorted({str(p.get(colour)) for p in points})
     layers.append(
-        alt.Chart(alt.Data(values=points))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(points))
         .mark_point(filled=True, shape=TRACE_SHAPE, opacity=0.8)
         .encode(
             x=x,
@@ -100,7 +101,7 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str
         return {}
     order = [r[category] for r in sorted(rows, key=lambda r: -r["time_s"])]
     chart = (
-        alt.Chart(alt.Data(values=rows))  # type: ignore[no-untyped-call]
+        alt.Chart(inline(rows))
         .mark_bar()
         .encode(
             y=alt.Y(

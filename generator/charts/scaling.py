@@ -1,0 +1,106 @@
+"""The report at scale: build time against the number of runs, log-log, with the targets
+and a line of linear growth to read "linear or better" against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+
+from generator.charts.scales import (
+    DASHES,
+    GUIDE_COLOUR,
+    HUES,
+    bottom_legend,
+    finish,
+    fit_title,
+    inline,
+    seconds_axis,
+    si_axis,
+)
+
+FULL = "full build, from nothing"
+ONE_MORE = "rebuild after one more run"
+LINEAR = "linear growth from the smallest set"
+ONE_MORE_TARGET = "target: 10 % of the full build"
+FULL_TARGET = "target: full build of 1,000 runs under 3 min"
+SERIES = {FULL: (HUES["blue"], "circle"), ONE_MORE: (HUES["vermillion"], "square")}
+GUIDES = {LINEAR: DASHES[2], ONE_MORE_TARGET: DASHES[1]}
+
+
+def _guide_rows(entries: list[dict[str, Any]], share: float) -> list[dict[str, Any]]:
+    first = entries[0]
+    return [
+        {"runs": e["runs"], "seconds": first["full_s"] * e["runs"] / first["runs"], "guide": LINEAR}
+        for e in entries
+    ] + [
+        {"runs": e["runs"], "seconds": share * e["full_s"], "guide": ONE_MORE_TARGET}
+        for e in entries
+    ]
+
+
+def scaling_chart(
+    entries: list[dict[str, Any]], full_target: tuple[int, float], share: float
+) -> dict[str, Any]:
+    """entries: {"runs", "full_s", "one_more_run_s"}, by runs; `full_target`: (runs,
+    seconds) the full build must stay under; `share`: of the full build, the rebuild's."""
+    if len(entries) < 1:
+        return {}
+    points = [
+        {"runs": e["runs"], "seconds": e[key], "series": name}
+        for e in entries
+        for key, name in (("full_s", FULL), ("one_more_run_s", ONE_MORE))
+    ]
+    x = alt.X("runs:Q", title="runs in the report", scale=alt.Scale(type="log"), axis=si_axis())
+    y = alt.Y("seconds:Q", title="wall time (s)", scale=alt.Scale(type="log"), axis=seconds_axis())
+    names = list(SERIES)
+    colour = alt.Color(
+        "series:N",
+        scale=alt.Scale(domain=names, range=[SERIES[n][0] for n in names]),
+        legend=bottom_legend(names, "measured"),
+    )
+    shape = alt.Shape(
+        "series:N", scale=alt.Scale(domain=names, range=[SERIES[n][1] for n in names]), legend=None
+    )
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("runs:Q", format=","),
+        alt.Tooltip("seconds:Q", title="seconds", format=".3~s"),
+    ]
+    measured = alt.Chart(inline(points)).encode(x=x, y=y, color=colour, tooltip=tooltip)
+    guides = list(GUIDES)
+    guide = (
+        alt.Chart(inline(_guide_rows(entries, share)))
+        .mark_line(color=GUIDE_COLOUR, strokeWidth=1.2)
+        .encode(
+            x=x,
+            y=y,
+            strokeDash=alt.StrokeDash(
+                "guide:N",
+                scale=alt.Scale(domain=guides, range=[GUIDES[g] for g in guides]),
+                legend=bottom_legend(guides, "guides"),
+            ),
+        )
+    )
+    target = (
+        alt.Chart(
+            inline([{"runs": full_target[0], "seconds": full_target[1], "what": FULL_TARGET}])
+        )
+        .mark_point(shape="cross", size=160, color=GUIDE_COLOUR, strokeWidth=2)
+        .encode(x=x, y=y, tooltip=[alt.Tooltip("what:N", title="target")])
+    )
+    label = target.mark_text(align="left", dx=9, dy=-9, fontSize=10, color=GUIDE_COLOUR).encode(
+        text="what:N"
+    )
+    chart = alt.layer(
+        guide,
+        measured.mark_line(),
+        measured.mark_point(filled=True, size=70).encode(shape=shape),
+        target,
+        label,
+    ).properties(
+        title=fit_title("Report build time against runs (log-log)"),
+        width="container",
+        height=320,
+    )
+    return finish(chart.resolve_scale(color="independent", strokeDash="independent"))
