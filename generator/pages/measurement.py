@@ -250,6 +250,8 @@ def measurement_page(view: MeasurementView) -> Page:
         markdown,
         charts.specs,
         measurement_frames(view),
+        # A run profiled with --ncu is reached from the index and its run page, not the nav.
+        in_nav=not view.slug.startswith("run-"),
     )
 
 

@@ -14,10 +14,13 @@ def site_nav(
     registry: Sequence[Generated | HandWritten],
     made: Sequence[Sequence[Page]],
     hand_written: set[str],
+    titles: dict[str, str] | None = None,
 ) -> list[Any]:
     """`made[i]`: the pages registry entry i made. Consecutive entries with one section
     share one navigation section; hand-written pages the registry does not name (paths
-    relative to docs/, the generated folder excluded) come last, in file order."""
+    relative to docs/, the generated folder excluded) come last, in file order, under their
+    `titles` where given (a dirty MkDocs build reads no unchanged page, so it cannot take a
+    nav title from the page's heading)."""
     nav: list[Any] = []
     current: tuple[str, list[Any]] | None = None
     for entry, pages in zip(registry, made, strict=True):
@@ -36,8 +39,9 @@ def site_nav(
             current = (section, items)
             nav.append({section: items})
     named = {page for item in nav for page in _nav_pages(item)}
+    titles = titles or {}
     nav += [
-        page
+        {titles[page]: page} if page in titles else page
         for page in sorted(hand_written - named)
         if not page.startswith(".") and not page.startswith(f"{GENERATED_DIR}/")
     ]

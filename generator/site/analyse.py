@@ -1,10 +1,13 @@
 """Stage 2, analyse: each export's roofline and findings, the replication of the seeds'
-numbers, the device-choice workloads, the verdicts and the overview's points. Pure: it reads
-no file."""
+numbers, the device-choice workloads, the verdicts and the overview's points. Pure but for
+the profiler traces: each is read only when its analysis is not in the content-keyed cache
+(`site/trace_cache.py`), so a rebuild reads the new ones alone."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import polars as pl
 
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.export_analysis import ExportAnalysis, analyze_export
+from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
@@ -21,8 +25,12 @@ from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label, lookup_device
 from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
-from generator.records.import_source import Imported
-from generator.site.load import Loaded, LoadedTrace, ProfiledRun
+from generator.ingest.trace.read import read_trace
+from generator.records.ceilings import MeasuredCeilings
+from generator.records.import_source import Imported, Source
+from generator.records.run import RunRecord
+from generator.site.load import Loaded, ProfiledRun
+from generator.site.trace_cache import cached_views, code_digest, trace_key
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,7 @@ def analyse(loaded: Loaded) -> Analysed:
         f"run-{r['run_id']}": r["dataset"] for r in runs.to_dicts()
     }
     counted = {view.slug: view.step.flops for view in views}
-    traces = [_trace_view(item, counted) for item in loaded.traces]
+    traces = _trace_views(loaded, counted)
     imported_traces = [t for t in traces if t.kind == "imported"]
     return Analysed(
         loaded=loaded,
@@ -80,37 +88,66 @@ def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:
     }
 
 
-def _trace_view(item: LoadedTrace, counted: dict[str, float | None]) -> TraceView:
-    """An imported trace against its source's device; a run's against its own ceilings."""
-    if item.source is not None:
-        source = item.source
-        analysis = analyze_raw(item.raw, source.device, None, source.phase)
-        return TraceView(
-            slug=item.slug,
-            title=source.title,
-            kind="imported",
-            origin=source.origin,
-            citation=source.citation,
-            phase=source.phase,
-            analysis=analysis,
-            counted_flops=counted.get(item.slug) if item.ncu is not None else None,
-        )
-    assert item.record is not None
-    record = item.record
+def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[TraceView]:
+    """Every trace's view, through the content-keyed cache (read and analysed on a miss)."""
+    code = code_digest()
+    jobs: list[tuple[str, Callable[[], TraceView]]] = []
+    for item in loaded.traces:
+        if item.source is not None:
+            flops = counted.get(item.slug) if item.ncu is not None else None
+            inputs = f"{item.slug}\0{item.source.model_dump_json()}\0{flops}"
+            job = partial(_imported_view_of_trace, item.slug, item.path, item.source, flops)
+            files = [item.path]
+        else:
+            assert item.record is not None
+            ceilings = repr(item.ceilings)  # a frozen dataclass of numbers and text
+            inputs = f"{item.slug}\0{item.record.model_dump_json()}\0{ceilings}"
+            job = partial(_run_view_of_trace, item.slug, item.path, item.record, item.layers,
+                          item.ceilings)  # fmt: skip
+            files = [item.path, *([item.layers] if item.layers else [])]
+        jobs.append((trace_key(files, inputs, code), job))
+    return cached_views(jobs, loaded.cache_dir)
+
+
+def _imported_view_of_trace(
+    slug: str, path: Path, source: Source, counted_flops: float | None
+) -> TraceView:
+    """An imported trace against its source's device."""
+    return TraceView(
+        slug=slug,
+        title=source.title,
+        kind="imported",
+        origin=source.origin,
+        citation=source.citation,
+        phase=source.phase,
+        analysis=analyze_raw(read_trace(path), source.device, None, source.phase),
+        counted_flops=counted_flops,
+    )
+
+
+def _run_view_of_trace(
+    slug: str,
+    path: Path,
+    record: RunRecord,
+    layers: Path | None,
+    ceilings: MeasuredCeilings | None,
+) -> TraceView:
+    """A run's profiled step against its own ceilings, with its per-layer join."""
+    raw = read_trace(path)
     phase = record.config.phase
     forward = [
-        d for n, d in zip(item.raw.ranges.name, item.raw.ranges.dur, strict=True)
+        d for n, d in zip(raw.ranges.name, raw.ranges.dur, strict=True)
         if n == PHASE_LABEL + "forward"
     ]  # fmt: skip
     return TraceView(
-        slug=item.slug,
+        slug=slug,
         title=record.run_id,
         kind="run",
         origin=f"measurements/runs/{record.run_id}/",
         citation="",
         phase=phase,
-        analysis=analyze_raw(item.raw, None, item.ceilings, phase),
-        layers=item.layers,
+        analysis=analyze_raw(raw, None, ceilings, phase),
+        layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers else None,
         forward_range_s=forward[0] * 1e-6 if forward else None,
     )
 

@@ -10,9 +10,13 @@ succeeded, so a failed build never leaves a partial site.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from generator.atomic import write_text
+from generator.atomic import write_json, write_text
 from generator.ingest.cache import DEFAULT_CACHE
 from generator.pages.page import Report
 from generator.site.analyse import analyse
@@ -23,10 +27,31 @@ from generator.site.publish import publish
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
 from generator.site.write import Written, write_pages
 
+STAGE_TIMES_ENV = "RA_STAGE_TIMES"  # a path: each stage's seconds are written there (bench)
+T = TypeVar("T")
 
-def build_report(measurements: Path, cache_dir: Path = DEFAULT_CACHE) -> Report:
-    """The stages up to the report, without writing anything but the parse cache."""
-    return draw(check(analyse(load_measurements(measurements, cache_dir))))
+
+class _Clock:
+    """Each stage's wall time, for the report-at-scale benchmark's profile."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def run(self, stage: str, call: Callable[..., T], *args: Any) -> T:
+        start = time.perf_counter()
+        result = call(*args)
+        self.seconds[stage] = round(time.perf_counter() - start, 3)
+        return result
+
+
+def build_report(
+    measurements: Path, cache_dir: Path = DEFAULT_CACHE, clock: _Clock | None = None
+) -> Report:
+    """The stages up to the report, without writing anything but the caches."""
+    clock = clock or _Clock()
+    loaded = clock.run("load", load_measurements, measurements, cache_dir)
+    analysed = clock.run("analyse", analyse, loaded)
+    return clock.run("draw", draw, clock.run("check", check, analysed))
 
 
 def build_site(
@@ -46,10 +71,13 @@ def build_site(
     if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)
         return None
-    report = build_report(measurements, cache_dir)
-    written = write_pages(report, docs_dir, cache_dir)
+    clock = _Clock()
+    report = build_report(measurements, cache_dir, clock)
+    written = clock.run("write", write_pages, report, docs_dir, cache_dir)
     if run_mkdocs:
-        publish(written, measurements, site_dir)
+        clock.run("publish", publish, written, measurements, site_dir)
+    if times := os.environ.get(STAGE_TIMES_ENV):
+        write_json(Path(times), clock.seconds)
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
     print(

@@ -28,23 +28,42 @@ def swap_dir(new: Path, target: Path) -> None:
 def replace_generated(
     docs_dir: Path, pages: dict[str, str], files: dict[str, bytes] | None = None
 ) -> None:
+    """The generated folder replaced in one swap. A file whose bytes did not change is the
+    old file, hard-linked (its modification time kept), so `mkdocs build --dirty` renders
+    only the pages that changed; the rest are written new."""
     docs_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".generated-", dir=docs_dir))
     contents: dict[str, bytes] = {k: v.encode("utf-8") for k, v in pages.items()}
     contents.update(files or {})
+    old = docs_dir / GENERATED_DIR
     try:
         for relative, content in contents.items():
             if relative.startswith(f"{GENERATED_DIR}/"):
-                path = staging / relative.removeprefix(f"{GENERATED_DIR}/")
+                inner = relative.removeprefix(f"{GENERATED_DIR}/")
+                path = staging / inner
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
-        swap_dir(staging, docs_dir / GENERATED_DIR)
+                if not _link_if_same(old / inner, path, content):
+                    path.write_bytes(content)
+        swap_dir(staging, old)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     for relative, text in pages.items():
         if not relative.startswith(f"{GENERATED_DIR}/"):
-            write_text(docs_dir / relative, text)
+            target = docs_dir / relative
+            if not (target.is_file() and target.read_bytes() == text.encode("utf-8")):
+                write_text(target, text)
+
+
+def _link_if_same(previous: Path, path: Path, content: bytes) -> bool:
+    """Hard-link `previous` to `path` when it holds exactly `content`."""
+    try:
+        if previous.stat().st_size != len(content) or previous.read_bytes() != content:
+            return False
+        os.link(previous, path)
+    except OSError:  # no previous file, or no hard links on this filesystem
+        return False
+    return True
 
 
 MATHJAX_FONT_CONFIG = """MathJax.Hub.Config({

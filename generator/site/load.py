@@ -9,14 +9,12 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.catalog import Device, load_catalog
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import load_runs
-from generator.ingest.trace.read import RawTrace, read_trace
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
 from generator.records.ceilings import (
     MeasuredCeilings,
@@ -44,20 +42,23 @@ class ProfiledRun:
 @dataclass(frozen=True)
 class LoadedTrace:
     """A torch.profiler trace to analyse: imported (with its source.toml, and an ncu export
-    of the same work when one sits beside it) or a measured run's profiled step."""
+    of the same work when one sits beside it) or a measured run's profiled step. Found, not
+    read: the analyse stage reads it only when its analysis is not cached
+    (`site/trace_cache.py`)."""
 
     slug: str
-    raw: RawTrace
+    path: Path
     source: Source | None = None
     ncu: NcuExport | None = None
     record: RunRecord | None = None
-    layers: pl.DataFrame | None = None
+    layers: Path | None = None  # the run's layers.csv (LAYERS_SCHEMA), when it has one
     ceilings: MeasuredCeilings | None = None
 
 
 @dataclass(frozen=True)
 class Loaded:
     measurements: Path
+    cache_dir: Path  # parsed exports and analysed traces, keyed by content
     catalog: tuple[Device, ...]
     imported: list[tuple[Imported, NcuExport]]
     runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA, one row per run folder
@@ -101,6 +102,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
     repository = measurements.parent
     return Loaded(
         measurements=measurements,
+        cache_dir=cache_dir,
         catalog=catalog,
         imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
         runs=runs,
@@ -122,7 +124,7 @@ def _imported_traces(measurements: Path, cache_dir: Path) -> list[LoadedTrace]:
     return [
         LoadedTrace(
             slug=item.name,
-            raw=read_trace(item.trace_path),
+            path=item.trace_path,
             source=item.source,
             ncu=cached_read(item.csv_path, cache_dir) if item.csv_path else None,
         )
@@ -147,9 +149,9 @@ def _run_traces(measurements: Path, records: dict[str, RunRecord]) -> list[Loade
         found.append(
             LoadedTrace(
                 slug=f"run-{run_id}",
-                raw=read_trace(trace),
+                path=trace,
                 record=record,
-                layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers.is_file() else None,
+                layers=layers if layers.is_file() else None,
                 ceilings=ceilings_by_id.get(record.ceilings) if record.ceilings else None,
             )
         )

@@ -1,19 +1,36 @@
 """Stage 6, publish: `mkdocs build --strict` into a staging folder, moved over site/ only
-when it succeeded, so a failed build never leaves a partial site."""
+when it succeeded, so a failed build never leaves a partial site.
+
+When the previous site was built with the same navigation, config and libraries, and no
+source file has gone since, the staging folder starts as a copy of it (modification times
+kept) and MkDocs builds `--dirty`: it renders only the pages whose source is newer than
+their HTML, which the write stage keeps true by leaving unchanged files untouched. The hooks
+in `mkdocs_hooks.py` keep the search index whole; the notebook page, which reads the
+measurements when it runs, is always rendered again. The result equals a full build
+(tests/test_site_incremental.py compares them file by file).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from generator.errors import UserError
 from generator.site.files import swap_dir
+from generator.site.stamp import DIRTY_ENV
 from generator.site.write import Written
+
+HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
+STATE = ".roofline-atlas-mkdocs.json"  # in site/: what the previous build was made with
+_LIBRARIES = ("mkdocs", "mkdocs-material", "mkdocs-jupyter", "pymdown-extensions", "markdown")
 
 
 def publish(written: Written, measurements: Path, site_dir: Path) -> Path:
@@ -23,31 +40,88 @@ def publish(written: Written, measurements: Path, site_dir: Path) -> Path:
     parent = site_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
+    try:
+        output = _build(written, measurements, site_dir, config, staging)
+        swap_dir(output, site_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return site_dir
+
+
+def _build(
+    written: Written, measurements: Path, site_dir: Path, config: Path, staging: Path
+) -> Path:
     # A child config inherits mkdocs.yml and points at this build's docs folder.
     child = staging / "mkdocs.yml"
-    child.write_text(
+    child_text = (
         f"INHERIT: {json.dumps(str(config.resolve()))}\n"
         f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
-        f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n",
-        encoding="utf-8",
+        f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
+        f"hooks: [{json.dumps(str(HOOKS))}]\n"
     )
+    child.write_text(child_text, encoding="utf-8")
+    state = {"key": _config_key(child_text, config), "sources": _sources(written.docs_dir)}
     output = staging / "site"
+    dirty = _can_build_dirty(site_dir, state)
+    if dirty:
+        shutil.copytree(site_dir, output, symlinks=True)  # copy2: times kept
+        for notebook in written.docs_dir.rglob("*.ipynb"):
+            _page_html(output, notebook.relative_to(written.docs_dir)).unlink(missing_ok=True)
     command = [
         sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-        "--config-file", str(child), "--site-dir", str(output),
+        "--config-file", str(child), "--site-dir", str(output), *(["--dirty"] if dirty else []),
     ]  # fmt: skip
     # The Explore notebook, executed during the build, reads this build's measurements.
-    env = {**os.environ, "RA_MEASUREMENTS": str(measurements.resolve())}
+    env = {
+        **os.environ,
+        "RA_MEASUREMENTS": str(measurements.resolve()),
+        DIRTY_ENV: "1" if dirty else "0",
+    }
     result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
         raise UserError(
             "mkdocs build --strict failed; site/ was left as it was:\n"
             + (result.stderr or result.stdout).strip(),
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
+    (output / STATE).write_text(json.dumps(state), encoding="utf-8")
+    return output
+
+
+def _config_key(child_text: str, config: Path) -> str:
+    """What every page's HTML depends on besides its own source: the navigation, the
+    config, the hooks and the libraries that render it."""
+    digest = hashlib.sha256(child_text.encode() + config.read_bytes() + HOOKS.read_bytes())
+    for name in _LIBRARIES:
+        try:
+            digest.update(f"{name}={version(name)};".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name}=none;".encode())
+    return digest.hexdigest()
+
+
+def _sources(docs_dir: Path) -> list[str]:
+    return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*") if p.is_file())
+
+
+def _can_build_dirty(site_dir: Path, state: dict[str, Any]) -> bool:
+    """Same navigation and config as the previous build, and no source gone since (a dirty
+    build never deletes the HTML of a removed page)."""
+    path = site_dir / STATE
+    if not path.is_file():
+        return False
     try:
-        swap_dir(output, site_dir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return site_dir
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    sources = state["sources"]
+    assert isinstance(sources, list)
+    return bool(
+        previous.get("key") == state["key"] and set(previous.get("sources", [])) <= set(sources)
+    )
+
+
+def _page_html(site: Path, source: Path) -> Path:
+    """Where MkDocs writes a page (use_directory_urls)."""
+    stem = source.with_suffix("")
+    return site / (stem.parent if stem.name == "index" else stem) / "index.html"

@@ -14,6 +14,7 @@ VEGA_DIR = Path("assets") / "vega"
 PACKAGE = Path(__file__).resolve().parents[1]
 MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
+DIRTY_ENV = "RA_MKDOCS_DIRTY"  # publish.py tells mkdocs_hooks.py that a build is --dirty
 LIBRARIES = (
     "polars",
     "altair",

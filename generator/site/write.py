@@ -35,7 +35,9 @@ def write_pages(report: Report, docs_dir: Path, cache_dir: Path) -> Written:
     replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files)
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)
-    return Written(docs_dir, linked, site_nav(REGISTRY, made, _hand_written(docs_dir)))
+    hand_written = _hand_written(docs_dir)
+    titles = {page: title for page in hand_written if (title := _heading(docs_dir / page))}
+    return Written(docs_dir, linked, site_nav(REGISTRY, made, hand_written, titles))
 
 
 def _hand_written(docs_dir: Path) -> set[str]:
@@ -44,3 +46,17 @@ def _hand_written(docs_dir: Path) -> set[str]:
         for p in docs_dir.rglob("*")
         if p.suffix in (".md", ".ipynb") and GENERATED_DIR not in p.relative_to(docs_dir).parts[:1]
     }
+
+
+def _heading(page: Path) -> str | None:
+    """A Markdown page's title as MkDocs would take it for the nav: its front matter's
+    `title`, else its first level-1 heading."""
+    if page.suffix != ".md":
+        return None
+    lines = page.read_text(encoding="utf-8").splitlines()
+    if lines and lines[0] == "---":
+        front = lines[1 : lines.index("---", 1)] if "---" in lines[1:] else []
+        for line in front:
+            if line.startswith("title:"):
+                return line.removeprefix("title:").strip().strip("\"'")
+    return next((line[2:].strip() for line in lines if line.startswith("# ")), None)

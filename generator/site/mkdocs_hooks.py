@@ -1,0 +1,82 @@
+"""MkDocs hooks (`hooks:` in the build's config): keep the search index whole in a
+`mkdocs build --dirty`.
+
+A dirty build renders only the pages whose source is newer than their HTML, and the search
+plugin indexes only the pages it rendered, so the index it writes would lose every other
+page. Here the previous index's entries of the pages not rendered this time are put back,
+in the order a full build writes them (its pages' order), so the file equals a full
+build's. Loaded by MkDocs from this file's path, not imported by the generator.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+from generator.site.stamp import DIRTY_ENV
+
+_INDEX = Path("search") / "search_index.json"
+
+_state: dict[str, Any] = {"previous": None, "order": [], "rendered": set()}
+
+
+def _page_of(location: str) -> str:
+    return location.split("#", 1)[0]
+
+
+def on_pre_build(config: MkDocsConfig) -> None:
+    _state.update(previous=None, order=[], rendered=set())
+    index = Path(config.site_dir) / _INDEX
+    if os.environ.get(DIRTY_ENV) == "1" and index.is_file():
+        _state["previous"] = json.loads(index.read_text(encoding="utf-8"))
+
+
+def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
+    _state["order"] = [f.page.url for f in files.documentation_pages() if f.page is not None]
+    return env
+
+
+def on_page_context(context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
+    _state["rendered"].add(page.url)
+    return context
+
+
+@event_priority(-100)  # after the search plugin has written its (partial) index
+def on_post_build(config: MkDocsConfig) -> None:
+    previous = _state["previous"]
+    path = Path(config.site_dir) / _INDEX
+    if previous is None or not path.is_file():
+        return
+    order = {url: i for i, url in enumerate(_state["order"])}
+    fresh = json.loads(path.read_text(encoding="utf-8"))
+    kept = [
+        entry
+        for entry in previous["docs"]
+        if _page_of(entry["location"]) in order
+        and _page_of(entry["location"]) not in _state["rendered"]
+    ]
+    # sorted() is stable: each page's own entries keep their order.
+    docs = sorted(kept + fresh["docs"], key=lambda e: order[_page_of(e["location"])])
+    data = json.dumps({"config": fresh["config"], "docs": docs}, separators=(",", ":"), default=str)
+    path.unlink()  # a new file, never a write into one a previous site may share
+    path.write_text(data, encoding="utf-8")
+
+
+class _DirtyNotice(logging.Filter):
+    """Drops MkDocs' warning that a dirty build may leave the navigation stale: publish.py
+    builds dirty only when the navigation and config are those of the previous build, and
+    the warning would fail `--strict`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+logging.getLogger("mkdocs.commands.build").addFilter(_DirtyNotice())
