@@ -27,6 +27,7 @@ from typing import Any
 
 from benchmarks.generate import DEFAULT_SOURCE, generate, source_label
 from benchmarks.generate_trace import DEFAULT_TRACE_SOURCE, generate_trace
+from benchmarks.site_scaling import measure_scaling, parse_sizes, scaling_only, scaling_table
 from generator.atomic import write_json
 
 HERE = Path(__file__).resolve().parent
@@ -330,7 +331,21 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only the trace ingest against HTA's loader and update it in OUT, "
         "keeping the other results",
     )
+    parser.add_argument(
+        "--scaling-only",
+        action="store_true",
+        help="measure only the report at scale (synthetic sets of --scaling-sizes runs plus 30 "
+        "imports, replicated from the real records: a full build, then one more run) and "
+        "update it in OUT, keeping the other results",
+    )
+    parser.add_argument(
+        "--scaling-sizes",
+        default="100,1000,3000",
+        help="runs per synthetic set for the report at scale (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if args.scaling_only:
+        return scaling_only(Path(args.out), DATA, parse_sizes(args.scaling_sizes))
     if args.site_only:
         return _site_only(Path(args.out))
     trace_sizes = [int(s) for s in args.trace_sizes.split(",") if s.strip()]
@@ -352,7 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     traces = measure_traces(trace_sizes, args.repeats)
     print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
     site = measure_site_build()
-    document = [{**entry, **common, "site_build": site, "traces": traces} for entry in results]
+    scaling = measure_scaling(DATA, parse_sizes(args.scaling_sizes))
+    document = [
+        {**entry, **common, "site_build": site, "traces": traces, "site_scaling": scaling}
+        for entry in results
+    ]
     out = Path(args.out)
     write_json(out, document)
     print(table(results))
@@ -362,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         f"({site['second_over_first']:.2f} of the first), forced with warm parse cache "
         f"{site['forced_warm_cache_s']:.2f} s"
     )
+    print(scaling_table(scaling))
     return 0
 
 

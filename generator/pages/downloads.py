@@ -92,8 +92,12 @@ def attach_downloads(
     Returns the pages with that section and the files to write (docs-relative -> bytes)."""
     files: dict[str, bytes] = {}
     linked = []
-    charts = rendered_charts(pages, cache_dir)
+    charts = rendered_charts([p for p in pages if p.files is None], cache_dir)
     for page in pages:
+        if page.files is not None:  # made before (site/trace_cache.py)
+            files.update(page.files)
+            linked.append(page)
+            continue
         for chart_id, spec in page.charts.items():
             svg, pdf = charts[chart_key(spec)]
             files[download_path(page.path, f"{chart_id}.svg")] = svg

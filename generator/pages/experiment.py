@@ -21,6 +21,7 @@ from generator.analysis.verdicts import (
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
+from generator.pages import run_lists
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -143,6 +144,24 @@ def _has_a_line(rows: list[dict[str, Any]]) -> bool:
     return any(worth_drawing([r for r in rows if str(r["series"]) == s], "x") for s in series)
 
 
+def _runs_per_workload(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each configuration's run ids, in the rows' order."""
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        found.setdefault(row["workload"], []).append(row["run_id"])
+    return found
+
+
+def _run_link(row: dict[str, Any], group_id: str, runs: int) -> Markup:
+    """The run's page; for a configuration that stands for `runs` runs, their list too."""
+    html = Markup('<a href="../../runs/{}/">{}</a>').format(row["run_id"], run_label(row))
+    if runs > 1:
+        html += Markup(' ({} runs, <a href="../../run-lists/{}-1/">all listed</a>)').format(
+            runs, group_id
+        )
+    return html
+
+
 def experiment_page(
     group: Group,
     experiments: ExperimentsFile,
@@ -152,6 +171,10 @@ def experiment_page(
 ) -> Page:
     ordered, keys, key = group_rows(group, runs)
     rows = ordered
+    counts = _runs_per_workload(ordered)
+    summary = run_lists.summarize(runs.height)
+    if summary:  # one row, point and sentence per configuration
+        ordered = [r for r in ordered if counts[r["workload"]][0] == r["run_id"]]
 
     def label(row: dict[str, Any]) -> str:
         return " / ".join(str(row[k]) for k in keys) if keys else row["model"]
@@ -172,7 +195,9 @@ def experiment_page(
         table.append(
             [
                 label(row),
-                Markup('<a href="../../runs/{}/">{}</a>').format(row["run_id"], run_label(row)),
+                _run_link(
+                    row, group.id, len(counts[row["workload"]]) if rows is not ordered else 1
+                ),
                 median_interval(row),
                 percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
                 f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"

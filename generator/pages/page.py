@@ -52,6 +52,7 @@ class Report:
     run_findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     traces: list[TraceView] = field(default_factory=list)  # imported and run profiler traces
     steps: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # ok run -> its steps.csv
+    trace_pages: Mapping[str, Page] = field(default_factory=dict)  # slug -> page, from cache
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Page:
     charts: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # chart id -> spec
     tables: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # download name -> frame
     in_nav: bool = True  # False: reached by links only (one page per run would flood the nav)
+    # Downloads already made and linked (a page from the trace cache): docs-relative -> bytes
+    files: Mapping[str, bytes] | None = None
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import polars as pl
+
 from generator.formatting import si
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
-from generator.pages.render import render
+from generator.pages.render import ChartBook, render
+from generator.pages.scaling import scaling_section
 from generator.records.benchmarks import BenchmarkResults
 
 
@@ -80,8 +85,10 @@ def performance_page(results: BenchmarkResults | None) -> Page:
         "forced": si(site_build.get("forced_warm_cache_s"), "s"),
         "measured_at": site_build.get("measured_at", ""),
     }
+    book = ChartBook(PATH)
     markdown = render(
         "performance.md.j2",
+        scaling=scaling_section(first.get("site_scaling"), book),
         site=site,
         machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
         measured_at=first["measured_at"],
@@ -92,7 +99,22 @@ def performance_page(results: BenchmarkResults | None) -> Page:
         targets=targets,
         verdict=verdict,
     )
-    return Page(PATH, "Tool performance", markdown, tables={"benchmarks": results.frame()})
+    tables = {"benchmarks": results.frame()}
+    if first.get("site_scaling"):
+        tables["site_scaling"] = _scaling_frame(first["site_scaling"])
+    return Page(PATH, "Tool performance", markdown, book.specs, tables)
+
+
+def _scaling_frame(entries: list[dict[str, Any]]) -> pl.DataFrame:
+    """The report-at-scale entries' numbers, one row per size (stages as their own columns)."""
+    rows = []
+    for entry in entries:
+        row = {k: v for k, v in entry.items() if isinstance(v, int | float | str)}
+        for build in ("full", "one_more"):
+            for stage, seconds in (entry.get(f"stages_{build}_s") or {}).items():
+                row[f"{build}_{stage}_s"] = seconds
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 PAGE = Generated(

@@ -10,6 +10,7 @@ import polars as pl
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.formatting import number, si
+from generator.pages import run_lists
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
@@ -27,10 +28,13 @@ def _also_in(row: dict[str, Any]) -> str:
     return ", ".join(g for g in str(row["pooled_groups"]).split(", ") if g != row["group"])
 
 
-def _cells(row: dict[str, Any], findings: tuple[Finding, ...]) -> list[str]:
+def _cells(
+    row: dict[str, Any], findings: tuple[Finding, ...], page: str = f"{GENERATED_DIR}/runs.md"
+) -> list[str]:
     ok = row["status"] == "ok"
+    target = run_lists.link(page, f"{GENERATED_DIR}/runs/{row['run_id']}.md")
     return [
-        f"[{run_label(row)}](runs/{row['run_id']}.md)",
+        f"[{run_label(row)}]({target})",
         interval(row, "run_") if ok else f"**{row['status']}**",
         half_width(row, "run_") if ok else "",
         number(row["batch"] / row["run_median_s"]) if ok and row.get("run_median_s") else "n/a",
@@ -56,14 +60,22 @@ def _group(
     experiments: ExperimentsFile | None,
     rows: list[dict[str, Any]],
     findings: dict[str, tuple[Finding, ...]],
+    summary: bool = False,
 ) -> dict[str, Any]:
+    """A group's section; `summary`: one row per configuration and links to the run lists
+    (run_lists.py) instead of one row per run."""
     spec = next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
+    page = f"{GENERATED_DIR}/runs.md"
+    lists = range(1, run_lists.page_count(len(rows)) + 1) if summary and rows else range(0)
     return {
         "id": group_id,
         "title": spec.title if spec else "(group no longer in experiments.toml)",
         "devices": ", ".join(spec.devices) if spec else "",
         "device_names": ", ".join(sorted({str(r["device_label"]) for r in rows})),
-        "rows": [_cells(row, findings.get(row["run_id"], ())) for row in rows],
+        "run_count": len(rows),
+        "summary": run_lists.configuration_rows(rows, findings, page) if summary else [],
+        "lists": [run_lists.link(page, run_lists.list_path(group_id, n)) for n in lists],
+        "rows": [] if summary else [_cells(row, findings.get(row["run_id"], ())) for row in rows],
         "failures": [
             {"run_id": row["run_id"], "error": row["error"] or "no error recorded"}
             for row in rows
@@ -79,25 +91,54 @@ def runs_page(
     findings: dict[str, tuple[Finding, ...]] | None = None,
 ) -> Page:
     findings = findings or {}
-    known = [g.id for g in experiments.groups] if experiments else []
-    extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
+    summary = run_lists.summarize(runs.height)
     groups = [
-        _group(
-            group_id,
-            experiments,
-            runs.filter(pl.col("group") == group_id).sort(ORDER).to_dicts(),
-            findings,
-        )
-        for group_id in [*known, *extra]
+        _group(group_id, experiments, rows, findings, summary)
+        for group_id, rows in _groups(runs, experiments).items()
     ]
     markdown = render("runs.md.j2", groups=groups, ceilings=[_ceiling_cells(c) for c in ceilings])
     return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": runs})
+
+
+def _groups(
+    runs: pl.DataFrame, experiments: ExperimentsFile | None
+) -> dict[str, list[dict[str, Any]]]:
+    """Each group's runs in the table's order: the experiments file's groups first."""
+    known = [g.id for g in experiments.groups] if experiments else []
+    extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
+    return {
+        group_id: runs.filter(pl.col("group") == group_id).sort(ORDER).to_dicts()
+        for group_id in [*known, *extra]
+    }
+
+
+def list_pages(
+    runs: pl.DataFrame,
+    experiments: ExperimentsFile | None,
+    findings: dict[str, tuple[Finding, ...]],
+) -> list[Page]:
+    """Every group's run lists, when the runs page summarizes (run_lists.py)."""
+    if not run_lists.summarize(runs.height):
+        return []
+    titles = {g.id: g.title for g in experiments.groups} if experiments else {}
+    return [
+        page
+        for group_id, rows in _groups(runs, experiments).items()
+        if rows
+        for page in run_lists.list_pages(
+            group_id,
+            titles.get(group_id, "(group no longer in experiments.toml)"),
+            rows,
+            lambda row, path: _cells(row, findings.get(row["run_id"], ()), path),
+        )
+    ]
 
 
 def _render(report: Report) -> list[Page]:
     kernel_slugs = {view.slug for view in report.views}
     return [
         runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
+        *list_pages(report.runs, report.experiments, report.run_findings),
         *run_pages(
             report.runs.sort("run_id").to_dicts(),
             report.run_findings,

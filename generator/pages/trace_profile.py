@@ -16,6 +16,7 @@ from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, one_line, render
+from generator.pages.run_lists import PAGE_SIZE, link, page_count, summarize
 
 TRACE_DIR = f"{GENERATED_DIR}/traces"
 TOP_OPS = 25
@@ -109,7 +110,10 @@ def trace_page(view: TraceView) -> Page:
                            "Per-layer roofline: analytic FLOPs / measured time"),
             f"layers-{view.slug}",
         )  # fmt: skip
-        families = layers.group_by("family").agg(pl.col("time_s").sum()).to_dicts()
+        # in first-seen order: an unordered group_by made every build a new page and chart
+        families = (
+            layers.group_by("family", maintain_order=True).agg(pl.col("time_s").sum()).to_dicts()
+        )
         family_chart = charts.embed(
             time_bars(families, "family", "Time by layer family (forward and backward)"),
             f"families-{view.slug}",
@@ -159,45 +163,97 @@ def trace_page(view: TraceView) -> Page:
     tables = {"ops": analysis.by_op, "phases": analysis.by_phase, "steps": analysis.by_step}
     if layers is not None:
         tables["layers"] = layers
-    return Page(path, view.title, markdown, charts.specs, tables)
+    # A run's trace is reached from the Traces index and its run page: one nav entry per
+    # run would make every page of a thousand-run report carry a thousand-entry nav.
+    return Page(path, view.title, markdown, charts.specs, tables, in_nav=view.kind != "run")
+
+
+def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:
+    """`up`: from a page served one folder deeper than the index ("../"); the table is raw
+    HTML, whose links MkDocs does not rewrite."""
+    total = view.analysis.total
+    device = view.analysis.match.device
+    return {
+        "href": f"{up}{view.slug}/",
+        "title": view.title,
+        "cells": [
+            view.kind,
+            device.name
+            if device
+            else (view.analysis.roof.name if view.analysis.roof else "unknown"),
+            seconds(float(total["time_s"])),  # type: ignore[arg-type]
+            si(total["flops"], "FLOP"),  # type: ignore[arg-type]
+            number(total["arithmetic_intensity"]),  # type: ignore[arg-type]
+            si(total["attained_flops_per_s"], "FLOP/s"),  # type: ignore[arg-type]
+            str(total["bound"] or "n/a"),
+        ],
+    }
+
+
+def list_path(number: int) -> str:
+    return f"{TRACE_DIR}/list-{number}.md"
 
 
 def traces_index(views: list[TraceView]) -> Page:
-    rows = []
-    for view in views:
-        total = view.analysis.total
-        device = view.analysis.match.device
-        rows.append(
-            {
-                "href": f"{view.slug}/",
-                "title": view.title,
-                "cells": [
-                    view.kind,
-                    device.name
-                    if device
-                    else (view.analysis.roof.name if view.analysis.roof else "unknown"),
-                    seconds(float(total["time_s"])),  # type: ignore[arg-type]
-                    si(total["flops"], "FLOP"),  # type: ignore[arg-type]
-                    number(total["arithmetic_intensity"]),  # type: ignore[arg-type]
-                    si(total["attained_flops_per_s"], "FLOP/s"),  # type: ignore[arg-type]
-                    str(total["bound"] or "n/a"),
-                ],
-            }
-        )
+    """Every trace in one table; above run_lists.SUMMARY_FROM traces, the imported ones,
+    with the runs' traces on list pages of run_lists.PAGE_SIZE."""
+    path = f"{TRACE_DIR}/index.md"
+    paged = summarize(len(views))
+    shown = [v for v in views if v.kind != "run"] if paged else views
+    runs = sum(1 for v in views if v.kind == "run") if paged else 0
     frame = pl.DataFrame(
         [{"trace": v.title, "kind": v.kind, **v.analysis.total} for v in views]
     ) if views else pl.DataFrame()  # fmt: skip
     return Page(
-        f"{TRACE_DIR}/index.md",
+        path,
         "Profiler traces",
-        render("traces_index.md.j2", rows=rows, point_kind=POINT_KIND),
+        render(
+            "traces_index.md.j2",
+            rows=[_index_row(v) for v in shown],
+            point_kind=POINT_KIND,
+            run_traces=runs,
+            lists=[link(path, list_path(n)) for n in range(1, page_count(runs) + 1)]
+            if runs
+            else [],
+        ),
         tables={"traces": frame},
     )
 
 
+def trace_lists(views: list[TraceView]) -> list[Page]:
+    """The runs' traces, PAGE_SIZE to a page, when the index leaves them out."""
+    if not summarize(len(views)):
+        return []
+    runs = [v for v in views if v.kind == "run"]
+    count = page_count(len(runs))
+    pages = []
+    for page_number in range(1, count + 1):
+        path = list_path(page_number)
+        part = runs[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
+        markdown = render(
+            "trace_list.md.j2",
+            number=page_number,
+            count=count,
+            index=link(path, f"{TRACE_DIR}/index.md"),
+            previous=link(path, list_path(page_number - 1)) if page_number > 1 else None,
+            next=link(path, list_path(page_number + 1)) if page_number < count else None,
+            rows=[_index_row(v, "../") for v in part],
+            point_kind=POINT_KIND,
+        )
+        title = f"Run traces, page {page_number} of {count}"
+        pages.append(Page(path, title, markdown, in_nav=False))
+    return pages
+
+
 def _index(report: Report) -> list[Page]:
-    return [traces_index(report.traces)] if report.traces else []
+    if not report.traces:
+        return []
+    return [traces_index(report.traces), *trace_lists(report.traces)]
 
 
 INDEX = Generated("Traces", _index)
-PAGE = Generated("Traces", lambda report: [trace_page(v) for v in report.traces])
+PAGE = Generated(
+    "Traces",
+    # drawn with the trace's analysis, in the trace cache's worker (site/trace_cache.py)
+    lambda report: [report.trace_pages.get(v.slug) or trace_page(v) for v in report.traces],
+)

@@ -26,11 +26,12 @@ from generator.catalog import device_label, lookup_device
 from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.ingest.trace.read import read_trace
+from generator.pages.page import Page
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
 from generator.site.load import Loaded, ProfiledRun
-from generator.site.trace_cache import cached_views, code_digest, trace_key
+from generator.site.trace_cache import cached_traces, code_digest, trace_key
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Analysed:
     verdicts: dict[str, Verdict]  # experiment group id -> verdict
     overview: OverviewPoints
     traces: list[TraceView]  # imported traces first, then each run's profiled step
+    trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -64,7 +66,8 @@ def analyse(loaded: Loaded) -> Analysed:
         f"run-{r['run_id']}": r["dataset"] for r in runs.to_dicts()
     }
     counted = {view.slug: view.step.flops for view in views}
-    traces = _trace_views(loaded, counted)
+    analysed_traces = _trace_views(loaded, counted)
+    traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
     return Analysed(
         loaded=loaded,
@@ -76,6 +79,7 @@ def analyse(loaded: Loaded) -> Analysed:
         verdicts=group_verdicts(loaded.experiments, runs, _gemm_ceilings(loaded)),
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
+        trace_pages={view.slug: page for view, page in analysed_traces},
     )
 
 
@@ -88,8 +92,9 @@ def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:
     }
 
 
-def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[TraceView]:
-    """Every trace's view, through the content-keyed cache (read and analysed on a miss)."""
+def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple[TraceView, Page]]:
+    """Every trace's view and page, through the content-keyed cache (read, analysed and
+    drawn on a miss)."""
     code = code_digest()
     jobs: list[tuple[str, Callable[[], TraceView]]] = []
     for item in loaded.traces:
@@ -106,7 +111,7 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[Trace
                           item.ceilings)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, code), job))
-    return cached_views(jobs, loaded.cache_dir)
+    return cached_traces(jobs, loaded.cache_dir)
 
 
 def _imported_view_of_trace(

@@ -74,8 +74,7 @@ def build_site(
     clock = _Clock()
     report = build_report(measurements, cache_dir, clock)
     written = clock.run("write", write_pages, report, docs_dir, cache_dir)
-    if run_mkdocs:
-        clock.run("publish", publish, written, measurements, site_dir)
+    dirty = run_mkdocs and clock.run("publish", publish, written, measurements, site_dir)
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)
     if fingerprint:
@@ -83,5 +82,6 @@ def build_site(
     print(
         f"report: {len(report.views)} imported measurements, {len(written.pages)} generated pages"
         + (f" -> {site_dir}/" if run_mkdocs else f" in {docs_dir}/")
+        + (" (MkDocs rendered only the changed pages)" if dirty else "")
     )
     return written

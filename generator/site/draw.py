@@ -37,4 +37,5 @@ def draw(checked: Checked) -> Report:
         overview=analysed.overview,
         run_findings=checked.run_findings,
         traces=analysed.traces,
+        trace_pages=analysed.trace_pages,
     )

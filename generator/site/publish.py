@@ -33,7 +33,8 @@ STATE = ".roofline-atlas-mkdocs.json"  # in site/: what the previous build was m
 _LIBRARIES = ("mkdocs", "mkdocs-material", "mkdocs-jupyter", "pymdown-extensions", "markdown")
 
 
-def publish(written: Written, measurements: Path, site_dir: Path) -> Path:
+def publish(written: Written, measurements: Path, site_dir: Path) -> bool:
+    """Build site_dir; True when MkDocs rendered only the changed pages (--dirty)."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
@@ -41,16 +42,16 @@ def publish(written: Written, measurements: Path, site_dir: Path) -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
     try:
-        output = _build(written, measurements, site_dir, config, staging)
+        output, dirty = _build(written, measurements, site_dir, config, staging)
         swap_dir(output, site_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return site_dir
+    return dirty
 
 
 def _build(
     written: Written, measurements: Path, site_dir: Path, config: Path, staging: Path
-) -> Path:
+) -> tuple[Path, bool]:
     # A child config inherits mkdocs.yml and points at this build's docs folder.
     child = staging / "mkdocs.yml"
     child_text = (
@@ -85,7 +86,7 @@ def _build(
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
-    return output
+    return output, dirty
 
 
 def _config_key(child_text: str, config: Path) -> str:

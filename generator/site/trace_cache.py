@@ -1,9 +1,10 @@
-"""Profiler traces analysed once. Reading a trace's JSON and attributing its work costs
-~0.15 s a run, so each finished `TraceView` is kept in the cache folder, slimmed to what the
-pages read, under a key of everything it is made from (the trace's bytes, the run's
-layers.csv, the ceilings or source, the run's id and this package's analysis code). A
-rebuild after one more run analyses that run alone; a cold build analyses the misses in
-one process per core."""
+"""Profiler traces analysed and drawn once. Reading a trace's JSON, attributing its work and
+drawing its page cost ~0.3 s a run, so each finished `TraceView` (slimmed to what the pages
+read) and its trace page (downloads made) are kept in the cache folder under a key of
+everything they are made from (the trace's bytes, the run's layers.csv, the ceilings or
+source, the run's id and this package's code and templates). A rebuild after one more run
+reads, analyses and draws that run alone; a cold build does the misses in one process per
+core."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pickle
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -21,19 +23,21 @@ from generator.analysis.views import TraceView
 from generator.atomic import write_bytes
 from generator.ingest.cache import file_digest
 from generator.ingest.trace.read import Events
+from generator.pages.downloads import attach_downloads
+from generator.pages.page import Page
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 PARALLEL_FROM = 8  # fewer misses than this: a process pool's start-up costs more than it saves
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a trace view is computed by: a change to any of it is a new key.
-_CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records")
+_CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
 
 
 def code_digest() -> str:
     digest = hashlib.sha256(f"v{CACHE_VERSION}".encode())
     for folder in _CODE_DIRS:
         for path in sorted((_PACKAGE / folder).rglob("*")):
-            if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:
+            if path.suffix in (".py", ".toml", ".j2") and "__pycache__" not in path.parts:
                 digest.update(path.read_bytes())
     digest.update((_PACKAGE / "site" / "trace_cache.py").read_bytes())
     return digest.hexdigest()[:16]
@@ -73,36 +77,44 @@ def _path(cache_dir: Path, key: str) -> Path:
     return cache_dir / "traces" / key[:2] / f"{key}.pickle"
 
 
-def _cached(cache_dir: Path, key: str) -> TraceView | None:
+def _cached(cache_dir: Path, key: str) -> tuple[TraceView, Page] | None:
     path = _path(cache_dir, key)
     if not path.is_file():
         return None
     try:
-        view = pickle.loads(path.read_bytes())
+        view, page = pickle.loads(path.read_bytes())
     except Exception:  # a cache file from another version or a torn disk: recompute
         return None
-    return view if isinstance(view, TraceView) else None
+    return (view, page) if isinstance(view, TraceView) and isinstance(page, Page) else None
 
 
-def _compute(job: Callable[[], TraceView]) -> TraceView:
-    return slim(job())
+def _compute(job: Callable[[], TraceView], charts_dir: Path) -> tuple[TraceView, Page]:
+    """The slimmed view and its page, downloads made (charts through the chart cache)."""
+    from generator.pages.trace_profile import trace_page  # altair: import on use
+
+    view = slim(job())
+    linked, files = attach_downloads([trace_page(view)], charts_dir)
+    # its charts and tables live on as the files made from them
+    return view, replace(linked[0], files=files, charts={}, tables={})
 
 
-def cached_views(
+def cached_traces(
     jobs: list[tuple[str, Callable[[], TraceView]]], cache_dir: Path
-) -> list[TraceView]:
-    """Each job's view, from the cache or computed (in parallel when many are missing) and
-    stored. `jobs`: (key, a picklable function that computes the view)."""
-    found: list[TraceView | None] = [_cached(cache_dir, key) for key, _ in jobs]
-    missing = [i for i, view in enumerate(found) if view is None]
+) -> list[tuple[TraceView, Page]]:
+    """Each job's view and trace page, from the cache or computed (in a process per core
+    when many are missing: a cold build's reading, analysing and drawing of every trace)
+    and stored. `jobs`: (key, a picklable function that computes the view)."""
+    found = [_cached(cache_dir, key) for key, _ in jobs]
+    missing = [i for i, item in enumerate(found) if item is None]
+    compute = partial(_compute, charts_dir=cache_dir / "charts")
     workers = min(os.cpu_count() or 1, len(missing))
     if len(missing) >= PARALLEL_FROM and workers > 1:
         # spawn, not fork: Polars' thread pool does not survive a fork.
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            computed = list(pool.map(_compute, [jobs[i][1] for i in missing], chunksize=4))
+            computed = list(pool.map(compute, [jobs[i][1] for i in missing], chunksize=4))
     else:
-        computed = [_compute(jobs[i][1]) for i in missing]
-    for index, view in zip(missing, computed, strict=True):
-        found[index] = view
-        write_bytes(_path(cache_dir, jobs[index][0]), pickle.dumps(view, protocol=5))
-    return [view for view in found if view is not None]
+        computed = [compute(jobs[i][1]) for i in missing]
+    for index, item in zip(missing, computed, strict=True):
+        found[index] = item
+        write_bytes(_path(cache_dir, jobs[index][0]), pickle.dumps(item, protocol=5))
+    return [item for item in found if item is not None]

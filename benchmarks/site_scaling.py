@@ -1,0 +1,142 @@
+"""The report at scale (`nox -s bench -- --scaling-only`): synthetic measurement sets of
+100, 1,000 and 3,000 runs plus 30 imports, made by replicating the real records under new
+ids (benchmarks/synthetic.py), each built by `python -m generator site` as a user runs it:
+once from nothing (empty docs, site and caches: `full_s`), then again after one more
+replicated run is added (`one_more_run_s`). Each stage's seconds come from the build itself
+(RA_STAGE_TIMES). Results ride in every entry of benchmarks/results.json as
+`site_scaling`, a list of one object per size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.synthetic import add_run, make_measurements
+
+REPO = Path(__file__).resolve().parents[1]
+SIZES = (100, 1_000, 3_000)
+IMPORTS = 30
+# The issue's targets, on this 2-core machine.
+TARGETS = {"full_s_at_1000_runs": 180.0, "one_more_over_full": 0.10}
+METHOD = (
+    "Replicas of the real records: each synthetic run is a copy of a committed run folder "
+    "under a new id (run.json's run_id rewritten), each import a copy of a committed import "
+    "under a new name, cycling through the real ones. Replicas' trace and ncu files differ "
+    "in a byte that no reader uses, so content-keyed caches do not collapse them; their "
+    "analyses are equal, so a chart drawn from one replica's numbers is drawn once per "
+    "real run (the chart cache is keyed by the spec)."
+)
+GENERATED_DOCS = ("measurements", "hardware.md", "index.md", "vega", "mathjax")
+
+
+def _progress(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _build(folder: Path, stages: Path) -> float:
+    """One `python -m generator site` on the folder's set; its wall time in seconds."""
+    command = [
+        sys.executable, "-m", "generator", "site",
+        "--measurements", str(folder / "measurements"), "--docs", str(folder / "docs"),
+        "--site-dir", str(folder / "site"), "--cache-dir", str(folder / "cache"),
+    ]  # fmt: skip
+    env = {**os.environ, "RA_STAGE_TIMES": str(stages)}
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"the site build failed in {folder}:\n{done.stderr.strip()}")
+    return seconds
+
+
+def _prepare(folder: Path, runs: int, imports: int) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    make_measurements(REPO / "measurements", folder / "measurements", runs, imports)
+    shutil.copytree(REPO / "docs", folder / "docs", ignore=shutil.ignore_patterns(*GENERATED_DOCS))
+    shutil.copy(REPO / "CITATION.cff", folder / "CITATION.cff")
+
+
+def _counts(site: Path) -> dict[str, int]:
+    pages = sum(1 for _ in site.rglob("index.html"))
+    charts = sum(1 for _ in (site / "measurements" / "data").rglob("*.svg"))
+    return {"html_pages": pages, "chart_files": charts}
+
+
+def measure_size(folder: Path, runs: int, imports: int) -> dict[str, Any]:
+    _progress(f"{runs:,} runs + {imports} imports: replicating the records …")
+    _prepare(folder, runs, imports)
+    load_before = os.getloadavg()
+    _progress(f"{runs:,} runs: full build from nothing …")
+    full = _build(folder, folder / "stages-full.json")
+    counts = _counts(folder / "site")
+    add_run(REPO / "measurements", folder / "measurements", runs)
+    _progress(f"{runs:,} runs: rebuild after one more run ({full:.0f} s for the full build) …")
+    one_more = _build(folder, folder / "stages-one-more.json")
+    entry = {
+        "runs": runs,
+        "imports": imports,
+        "full_s": full,
+        "one_more_run_s": one_more,
+        "one_more_over_full": one_more / full,
+        "stages_full_s": json.loads((folder / "stages-full.json").read_text()),
+        "stages_one_more_s": json.loads((folder / "stages-one-more.json").read_text()),
+        **counts,
+        "load_average_before": list(load_before),
+        "load_average_after": list(os.getloadavg()),
+    }
+    shutil.rmtree(folder, ignore_errors=True)
+    return entry
+
+
+def measure_scaling(
+    data: Path, sizes: tuple[int, ...] = SIZES, imports: int = IMPORTS
+) -> list[Any]:
+    """One entry per size, each with the method, targets and time of measurement."""
+    measured_at = datetime.now(UTC).isoformat(timespec="seconds")
+    entries = []
+    for runs in sizes:
+        entry = measure_size(data / f"scaling-{runs}", runs, imports)
+        entries.append({**entry, "measured_at": measured_at, "method": METHOD, "targets": TARGETS})
+        _progress(
+            f"{runs:,} runs: full {entry['full_s']:.1f} s, one more run "
+            f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%})"
+        )
+    return entries
+
+
+def scaling_table(entries: list[dict[str, Any]]) -> str:
+    lines = [
+        f"{'runs':>6} {'imports':>7} {'full s':>8} {'one more s':>10} {'ratio':>6} {'pages':>6}"
+    ]
+    for e in entries:
+        lines.append(
+            f"{e['runs']:>6,} {e['imports']:>7} {e['full_s']:>8.1f} {e['one_more_run_s']:>10.1f} "
+            f"{e['one_more_over_full']:>6.1%} {e['html_pages']:>6,}"
+        )
+    return "\n".join(lines)
+
+
+def scaling_only(out: Path, data: Path, sizes: tuple[int, ...]) -> int:
+    """Re-measure only the report at scale and put it in every entry of OUT, keeping the
+    other results."""
+    if not out.is_file():
+        raise SystemExit(f"{out} does not exist: run the full benchmark first")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    entries = measure_scaling(data, sizes)
+    from generator.atomic import write_json
+
+    write_json(out, [{**entry, "site_scaling": entries} for entry in document])
+    print(scaling_table(entries))
+    return 0
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(s) for s in text.split(",") if s.strip())

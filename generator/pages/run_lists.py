@@ -1,0 +1,98 @@
+"""Many runs, few rows: above `SUMMARY_FROM` runs the runs page shows one row per
+configuration (its pooled result and how many runs it pools) instead of one per run, and
+each group's runs are listed in full on pages of `PAGE_SIZE` rows, out of the nav and
+linked from the summary. Every run page stays one click from a list page."""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from generator.findings import Finding
+from generator.pages.page import Page
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import render
+from generator.pages.run_text import half_width, interval, run_label
+
+SUMMARY_FROM = 300  # runs in the report; a 300-row table is about the most one page holds
+PAGE_SIZE = 100  # rows on one list page
+LISTS_DIR = f"{GENERATED_DIR}/run-lists"
+
+
+def summarize(total_runs: int) -> bool:
+    return total_runs > SUMMARY_FROM
+
+
+def page_count(rows: int, size: int = PAGE_SIZE) -> int:
+    return max(1, math.ceil(rows / size))
+
+
+def list_path(group_id: str, number: int) -> str:
+    """Page `number` (from 1) of a group's run list, relative to docs/."""
+    return f"{LISTS_DIR}/{group_id}-{number}.md"
+
+
+def link(source: str, target: str) -> str:
+    """A Markdown link target from page `source` to page `target` (both docs-relative)."""
+    return posixpath.relpath(target, posixpath.dirname(source))
+
+
+def configuration_rows(
+    rows: list[dict[str, Any]], findings: dict[str, tuple[Finding, ...]], page: str
+) -> list[list[str]]:
+    """One row per configuration (workload) of a group's runs, in the runs' order: its
+    first run's label linked to that run's page, the number of runs, and the pooled result
+    every other page shows for it; failed runs count apart."""
+    by_workload: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_workload.setdefault(f"{row['workload']}:{row['status']}", []).append(row)
+    cells = []
+    for runs in by_workload.values():
+        first, ok = runs[0], runs[0]["status"] == "ok"
+        found = {f.id for run in runs for f in findings.get(run["run_id"], ())}
+        target = link(page, f"{GENERATED_DIR}/runs/{first['run_id']}.md")
+        cells.append(
+            [
+                f"[{run_label(first)}]({target})",
+                f"{len(runs)}" + ("" if ok else f" {first['status']}"),
+                interval(first) if ok else "",
+                half_width(first) if ok else "",
+                f"{first['throughput']:.4g}" if ok and first.get("throughput") else "n/a",
+                ", ".join(sorted(found)),
+            ]
+        )
+    return cells
+
+
+def list_pages(
+    group_id: str,
+    title: str,
+    rows: list[dict[str, Any]],
+    cells: Callable[[dict[str, Any], str], list[str]],
+) -> list[Page]:
+    """A group's runs, `PAGE_SIZE` to a page, each row made by `cells(row, page path)`."""
+    count = page_count(len(rows))
+    pages = []
+    for number in range(1, count + 1):
+        path = list_path(group_id, number)
+        part = rows[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+        markdown = render(
+            "run_list.md.j2",
+            group_id=group_id,
+            title=title,
+            number=number,
+            count=count,
+            first=(number - 1) * PAGE_SIZE + 1,
+            last=(number - 1) * PAGE_SIZE + len(part),
+            total=len(rows),
+            runs_page=link(path, f"{GENERATED_DIR}/runs.md"),
+            previous=link(path, list_path(group_id, number - 1)) if number > 1 else None,
+            next=link(path, list_path(group_id, number + 1)) if number < count else None,
+            rows=[cells(row, path) for row in part],
+        )
+        pages.append(
+            Page(path, f"{group_id} runs, page {number} of {count}", markdown, in_nav=False)
+        )
+    return pages

@@ -1,0 +1,91 @@
+"""The Tool performance page's "report at scale" section, from the `site_scaling` entries
+of benchmarks/results.json (benchmarks/site_scaling.py writes them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from generator.formatting import si
+from generator.pages.render import ChartBook
+
+NOT_MEASURED = (
+    "Not measured yet: `nox -s bench -- --scaling-only` builds synthetic sets of 100, 1,000 "
+    "and 3,000 runs and records the times here."
+)
+
+
+def _row(entry: dict[str, Any]) -> list[str]:
+    load = entry.get("load_average_before") or []
+    return [
+        f"{entry['runs']:,}",
+        str(entry["imports"]),
+        f"{entry.get('html_pages', 0):,}",
+        si(entry["full_s"], "s"),
+        si(entry["one_more_run_s"], "s"),
+        f"{100 * entry['one_more_run_s'] / entry['full_s']:.1f} %",
+        f"{load[0]:.2f}" if load else "n/a",
+    ]
+
+
+def _stages(entry: dict[str, Any]) -> str:
+    """'load 3.1 s, analyse 40 s, …' of one build."""
+    return ", ".join(f"{name} {si(seconds, 's')}" for name, seconds in entry.items())
+
+
+def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
+    at_1000 = next((e for e in entries if e["runs"] == 1000), None)
+    if at_1000 is None:
+        return "No 1,000-run set was measured, so the targets are not judged."
+    full, share = at_1000["full_s"], at_1000["one_more_run_s"] / at_1000["full_s"]
+    parts = [
+        f"At 1,000 runs the full build took {si(full, 's')} "
+        + ("(target met: under " if full < targets["full_s_at_1000_runs"] else "(target missed: ")
+        + f"{si(targets['full_s_at_1000_runs'], 's')})",
+        f"one more run rebuilt in {100 * share:.1f} % of it "
+        + ("(target met: under " if share < targets["one_more_over_full"] else "(target missed: ")
+        + f"{100 * targets['one_more_over_full']:.0f} %)",
+    ]
+    return "; ".join(parts) + "."
+
+
+def _growth(entries: list[dict[str, Any]]) -> str:
+    """Time per run from the smallest to the largest set: flat or falling is linear or
+    better."""
+    if len(entries) < 2:
+        return ""
+    first, last = entries[0], entries[-1]
+    per_first, per_last = first["full_s"] / first["runs"], last["full_s"] / last["runs"]
+    word = "linear or better" if per_last <= per_first * 1.1 else "worse than linear"
+    return (
+        f"Per run, the full build cost {si(per_first, 's')} at {first['runs']:,} runs and "
+        f"{si(per_last, 's')} at {last['runs']:,}: {word}."
+    )
+
+
+def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> dict[str, Any]:
+    """The template's `scaling` context: rows, chart, verdict, method and stage profile."""
+    if not entries:
+        return {"measured": False, "not_measured": NOT_MEASURED}
+    from generator.charts.scaling import scaling_chart  # altair: import on use
+
+    entries = sorted(entries, key=lambda e: e["runs"])
+    targets = entries[0]["targets"]
+    spec = scaling_chart(
+        entries, (1000, targets["full_s_at_1000_runs"]), targets["one_more_over_full"]
+    )
+    largest = max(entries, key=lambda e: e["runs"])
+    profiled = next((e for e in entries if e["runs"] == 1000), largest)
+    return {
+        "measured": True,
+        "rows": [_row(e) for e in entries],
+        "chart": book.embed(spec, "site-scaling") if spec else Markup(""),
+        "verdict": _verdict(entries, targets),
+        "growth": _growth(entries),
+        "method": entries[0].get("method", ""),
+        "measured_at": entries[0].get("measured_at", ""),
+        "profile_runs": f"{profiled['runs']:,}",
+        "profile_full": _stages(profiled.get("stages_full_s", {})),
+        "profile_one_more": _stages(profiled.get("stages_one_more_s", {})),
+    }

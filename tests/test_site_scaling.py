@@ -1,0 +1,268 @@
+"""The report at scale (issue 19, part 3): synthetic sets load like real ones, a rebuild
+after one more run renders only what changed and equals a full build, many runs paginate,
+and the Tool performance page shows the scaling results. No timing is asserted here: the
+targets are judged by the benchmark alone."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+import pytest
+
+from benchmarks.synthetic import add_run, make_measurements, real_runs, replica_id, replicate_run
+from generator.ingest.runs import load_runs
+from generator.pages import run_lists
+from generator.pages.performance import performance_page
+from generator.pages.runs import list_pages, runs_page
+from generator.pages.scaling import NOT_MEASURED
+from generator.pages.trace_profile import trace_lists, trace_page, traces_index
+from generator.records.benchmarks import BenchmarkResults
+from generator.records.import_source import discover, discover_traces
+from generator.records.run import read_run
+from generator.site.analyse import _run_view_of_trace
+from generator.site.build import build_report, build_site
+from tests.conftest import copy_docs
+from tests.helpers import REPO
+
+pytestmark = pytest.mark.site
+
+GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
+
+
+def test_synthetic_set_loads_with_unique_ids(tmp_path: Path) -> None:
+    real = real_runs(REPO / "measurements")
+    ids = make_measurements(REPO / "measurements", tmp_path / "m", len(real) + 3, 8)
+    assert len(set(ids)) == len(ids) == len(real) + 3
+    frame = load_runs(tmp_path / "m")  # validates every run.json and its folder name
+    assert sorted(frame["run_id"].to_list()) == sorted(ids)
+    first = real[0]
+    copy = tmp_path / "m" / "runs" / replica_id(first.name, len(real))  # the second cycle
+    record = read_run(copy)
+    assert record is not None and record.run_id == copy.name
+    assert record.model_dump(exclude={"run_id"}) == read_run(first).model_dump(  # type: ignore[union-attr]
+        exclude={"run_id"}
+    )
+    # other bytes (no shared cache entry), the same trace
+    trace, original = copy / "trace.json.gz", first / "trace.json.gz"
+    assert trace.read_bytes() != original.read_bytes()
+    assert gzip.decompress(trace.read_bytes()) == gzip.decompress(original.read_bytes())
+    imports = [i.name for i in discover(tmp_path / "m")] + [
+        t.name for t in discover_traces(tmp_path / "m")
+    ]
+    assert len(imports) == len(set(imports)) == 8
+    analytic = pl.read_csv(tmp_path / "m" / "complexity" / "imported.csv")
+    assert analytic["name"].is_unique().all()
+    added = add_run(REPO / "measurements", tmp_path / "m", len(ids))
+    assert added not in ids and load_runs(tmp_path / "m").height == len(ids) + 1
+
+
+# A real run with a profiled step (trace.json.gz, layers.csv): the golden runs keep none.
+TRACED = REPO / "measurements" / "runs" / "A-resnet18-cifar10-b128-train_step-fp32-cpu-d6ced0a3"
+
+
+def _golden_set(root: Path) -> Path:
+    """The golden set and two replicas of a real traced run."""
+    shutil.copytree(GOLDEN, root / "measurements")
+    shutil.copy(REPO / "CITATION.cff", root / "CITATION.cff")
+    for index in (900, 901):
+        replicate_run(TRACED, root / "measurements" / "runs", index)
+    return root / "measurements"
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Each file's (inode, modification time): what a rebuild left untouched keeps both."""
+    return {
+        p.relative_to(folder).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The golden set built, then one more run added and built again (dirty), and the same
+    inputs built from nothing for comparison."""
+    root = tmp_path_factory.mktemp("scale")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(REPO)  # mkdocs.yml lives there
+        measurements = _golden_set(root)
+        docs, site, cache = copy_docs(root / "docs"), root / "site", root / "cache"
+        build_site(measurements, docs, site, cache_dir=cache)
+        before_docs, before_site = _files(docs), _files(site)
+        before_charts = set(_files(cache / "charts"))
+        added = replicate_run(TRACED, measurements / "runs", 902)
+        build_site(measurements, docs, site, cache_dir=cache)
+        fresh = root / "fresh"
+        build_site(measurements, copy_docs(fresh / "docs"), fresh / "site", cache_dir=cache)
+    return {
+        "added": added, "docs": docs, "site": site, "fresh": fresh / "site",
+        "before_docs": before_docs, "before_site": before_site, "after_docs": _files(docs),
+        "after_site": _files(site), "new_charts": set(_files(cache / "charts")) - before_charts,
+    }  # fmt: skip
+
+
+def test_one_more_run_rewrites_only_what_changed(one_more: dict[str, object]) -> None:
+    before, after = one_more["before_docs"], one_more["after_docs"]
+    assert isinstance(before, dict) and isinstance(after, dict)
+    added = one_more["added"]
+    changed = {path for path in after if before.get(path) != after[path]}
+    assert f"measurements/runs/{added}.md" in changed and "measurements/runs.md" in changed
+    untouched_run = next(p for p in before if p.startswith("measurements/runs/") and p in after)
+    assert untouched_run not in changed  # another run's page was left as it was
+    traces = [p for p in after if p.startswith("measurements/traces/run-")]
+    assert [p for p in traces if p in changed] == [f"measurements/traces/run-{added}.md"]
+    data = [p for p in changed if p.startswith("measurements/data/traces-run-")]
+    assert data and all(added in p for p in data)  # no other trace's files rewritten
+
+
+def test_one_more_run_renders_only_its_charts_and_pages(one_more: dict[str, object]) -> None:
+    # The replica's charts equal its original's, so they come from the chart cache: what is
+    # drawn anew is the aggregate charts whose data the run changed, never a trace page's.
+    new_charts = one_more["new_charts"]
+    assert isinstance(new_charts, set)
+    before, after = one_more["before_site"], one_more["after_site"]
+    assert isinstance(before, dict) and isinstance(after, dict)
+    # site/ is a copy of the previous one (new inodes, times kept): a new time is a new render
+    rerendered = {
+        p for p in after if p.endswith(".html") and (p not in before or before[p][1] != after[p][1])
+    }
+    added = one_more["added"]
+    assert f"measurements/runs/{added}/index.html" in rerendered
+    assert "measurements/runs/index.html" in rerendered
+    assert "methodology/index.html" not in rerendered  # its source did not change
+    other_traces = [p for p in rerendered if "/traces/run-" in p and str(added) not in p]
+    assert other_traces == []
+
+
+def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
+    site, fresh = one_more["site"], one_more["fresh"]
+    assert isinstance(site, Path) and isinstance(fresh, Path)
+    ignore = {".roofline-atlas-build", ".roofline-atlas-mkdocs.json"}  # name their folders
+    ours = {p for p in _files(site) if p not in ignore}
+    assert ours == {p for p in _files(fresh) if p not in ignore}
+    differ = [
+        p
+        for p in sorted(ours)
+        # PDF object order varies between renders of one chart; the SVG pins its picture
+        if not p.endswith(".pdf") and (site / p).read_bytes() != (fresh / p).read_bytes()
+    ]
+    # The notebook page reads the build's paths; the search index must hold every page.
+    assert differ == []
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert any(d["location"].startswith("methodology/") for d in index["docs"])
+
+
+@pytest.fixture(scope="module")
+def golden_report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return build_report(GOLDEN, tmp_path_factory.mktemp("cache"))
+
+
+def _many(runs: pl.DataFrame, copies: int) -> pl.DataFrame:
+    return pl.concat(runs.with_columns(pl.col("run_id") + f"-x{i}") for i in range(copies)).sort(
+        "run_id"
+    )
+
+
+def test_runs_page_summarizes_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]
+    few = runs_page(golden_report.runs, golden_report.experiments, [])
+    assert "| configuration | runs |" not in few.markdown
+    assert list_pages(golden_report.runs, golden_report.experiments, {}) == []
+    copies = run_lists.SUMMARY_FROM // golden_report.runs.height + 1
+    many = _many(golden_report.runs, copies)
+    page = runs_page(many, golden_report.experiments, [])
+    assert "| configuration | runs |" in page.markdown
+    assert page.markdown.count("\n| [") < 3 * golden_report.runs.height  # not one row per run
+    lists = list_pages(many, golden_report.experiments, {})
+    listed = "".join(p.markdown for p in lists)
+    assert all(f"../runs/{run_id}.md" in listed for run_id in many["run_id"])
+    assert all(p.markdown.count("\n| [") <= run_lists.PAGE_SIZE for p in lists)
+    assert all(not p.in_nav for p in lists)
+    for listed_page in lists:  # each list page is linked from the summary
+        assert f"]({run_lists.link(page.path, listed_page.path)})" in page.markdown
+
+
+def test_traces_index_paginates_many_run_traces(golden_report) -> None:  # type: ignore[no-untyped-def]
+    record = read_run(TRACED)
+    assert record is not None
+    run = _run_view_of_trace("run-x", TRACED / "trace.json.gz", record, TRACED / "layers.csv", None)
+    runs = [run]
+    assert len(trace_lists(runs)) == 0
+    copies = run_lists.SUMMARY_FROM // len(runs) + 1
+    views = [replace(v, slug=f"{v.slug}-x{i}") for i in range(copies) for v in runs]
+    index = traces_index(views)
+    assert index.markdown.count("<tr><td>") == 0  # every trace is a run's: all on lists
+    lists = trace_lists(views)
+    assert len(lists) == run_lists.page_count(len(views))
+    listed = "".join(p.markdown for p in lists)
+    assert all(f'href="../{v.slug}/"' in listed for v in views)
+    assert not trace_page(views[0]).in_nav  # a run's trace is not in the nav
+
+
+def test_chart_specs_are_valid_vega_lite(golden_report) -> None:  # type: ignore[no-untyped-def]
+    """Charts are built without Altair's validation (charts/scales.py): checked here."""
+    from generator.charts.scaling import scaling_chart
+
+    record = read_run(TRACED)
+    assert record is not None
+    view = _run_view_of_trace(
+        "run-x", TRACED / "trace.json.gz", record, TRACED / "layers.csv", None
+    )
+    specs = [
+        *trace_page(view).charts.values(),
+        scaling_chart(
+            [
+                {"runs": 100, "full_s": 20.0, "one_more_run_s": 5.0},
+                {"runs": 1000, "full_s": 150.0, "one_more_run_s": 12.0},
+            ],
+            (1000, 180.0),
+            0.1,
+        ),
+    ]
+    for spec in specs:
+        # finish() adds Vega's legend layout, which the Vega-Lite schema does not name
+        checked = json.loads(json.dumps(spec))
+        del checked["config"]["legend"]["layout"]
+        alt.vegalite.v6.schema.core.Root.validate(checked)
+
+
+SCALING = [
+    {"runs": 100, "imports": 30, "full_s": 30.0, "one_more_run_s": 10.0, "html_pages": 400,
+     "load_average_before": [0.5, 0.5, 0.5], "stages_full_s": {"load": 1.0, "write": 20.0},
+     "stages_one_more_s": {"load": 1.0}, "measured_at": "2026-11-23T20:00:00+00:00",
+     "method": "Replicas of the real records.", "targets":
+     {"full_s_at_1000_runs": 180.0, "one_more_over_full": 0.1}},
+    {"runs": 1000, "imports": 30, "full_s": 150.0, "one_more_run_s": 12.0, "html_pages": 2400,
+     "load_average_before": [0.7, 0.5, 0.5], "stages_full_s": {"load": 3.0, "write": 90.0},
+     "stages_one_more_s": {"load": 3.0, "write": 4.0}, "measured_at": "2026-11-23T20:00:00+00:00",
+     "method": "Replicas of the real records.", "targets":
+     {"full_s_at_1000_runs": 180.0, "one_more_over_full": 0.1}},
+]  # fmt: skip
+
+
+def _results(scaling: list[dict[str, object]] | None) -> BenchmarkResults:
+    entries = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    for entry in entries:
+        entry.pop("site_scaling", None)
+        if scaling is not None:
+            entry["site_scaling"] = scaling
+    return BenchmarkResults(entries)
+
+
+def test_performance_page_shows_the_scaling_results() -> None:
+    page = performance_page(_results(SCALING))  # type: ignore[arg-type]
+    assert "## The report at scale" in page.markdown
+    assert "<td>1,000</td><td>30</td><td>2,400</td>" in page.markdown
+    assert "site-scaling" in page.charts
+    assert "target met" in page.markdown and "Replicas of the real records." in page.markdown
+    assert page.tables["site_scaling"].height == 2
+
+
+def test_performance_page_says_when_scaling_was_not_measured() -> None:
+    page = performance_page(_results(None))
+    assert NOT_MEASURED in page.markdown and "site-scaling" not in page.charts
