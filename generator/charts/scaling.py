@@ -54,20 +54,21 @@ def scaling_chart(
     x = alt.X("runs:Q", title="runs in the report", scale=alt.Scale(type="log"), axis=si_axis())
     y = alt.Y("seconds:Q", title="wall time (s)", scale=alt.Scale(type="log"), axis=seconds_axis())
     names = list(SERIES)
-    colour = alt.Color(
+    hues = alt.Scale(domain=names, range=[SERIES[n][0] for n in names])
+    colour = alt.Color("series:N", scale=hues, legend=bottom_legend(names, "measured"))
+    # one legend for both: same field and title, so Vega merges the colour and the shape
+    shape = alt.Shape(
         "series:N",
-        scale=alt.Scale(domain=names, range=[SERIES[n][0] for n in names]),
+        scale=alt.Scale(domain=names, range=[SERIES[n][1] for n in names]),
         legend=bottom_legend(names, "measured"),
     )
-    shape = alt.Shape(
-        "series:N", scale=alt.Scale(domain=names, range=[SERIES[n][1] for n in names]), legend=None
-    )
+    line_colour = alt.Color("series:N", scale=hues, legend=None)
     tooltip = [
         alt.Tooltip("series:N"),
         alt.Tooltip("runs:Q", format=","),
         alt.Tooltip("seconds:Q", title="seconds", format=".3~s"),
     ]
-    measured = alt.Chart(inline(points)).encode(x=x, y=y, color=colour, tooltip=tooltip)
+    measured = alt.Chart(inline(points)).encode(x=x, y=y, tooltip=tooltip)
     guides = list(GUIDES)
     guide = (
         alt.Chart(inline(_guide_rows(entries, share)))
@@ -94,8 +95,8 @@ def scaling_chart(
     )
     chart = alt.layer(
         guide,
-        measured.mark_line(),
-        measured.mark_point(filled=True, size=70).encode(shape=shape),
+        measured.mark_line().encode(color=line_colour),
+        measured.mark_point(filled=True, size=70).encode(color=colour, shape=shape),
         target,
         label,
     ).properties(
