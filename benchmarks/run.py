@@ -343,9 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         default="100,1000,3000",
         help="runs per synthetic set for the report at scale (default: %(default)s)",
     )
+    parser.add_argument("--note", default="", help="recorded with the report-at-scale times")
     args = parser.parse_args(argv)
     if args.scaling_only:
-        return scaling_only(Path(args.out), DATA, parse_sizes(args.scaling_sizes))
+        return scaling_only(Path(args.out), DATA, parse_sizes(args.scaling_sizes), args.note)
     if args.site_only:
         return _site_only(Path(args.out))
     trace_sizes = [int(s) for s in args.trace_sizes.split(",") if s.strip()]
@@ -367,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     traces = measure_traces(trace_sizes, args.repeats)
     print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
     site = measure_site_build()
-    scaling = measure_scaling(DATA, parse_sizes(args.scaling_sizes))
+    scaling = measure_scaling(DATA, parse_sizes(args.scaling_sizes), note=args.note)
     document = [
         {**entry, **common, "site_build": site, "traces": traces, "site_scaling": scaling}
         for entry in results

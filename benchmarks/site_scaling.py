@@ -124,13 +124,13 @@ def scaling_table(entries: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def scaling_only(out: Path, data: Path, sizes: tuple[int, ...]) -> int:
+def scaling_only(out: Path, data: Path, sizes: tuple[int, ...], note: str = "") -> int:
     """Re-measure only the report at scale and put it in every entry of OUT, keeping the
     other results."""
     if not out.is_file():
         raise SystemExit(f"{out} does not exist: run the full benchmark first")
     document = json.loads(out.read_text(encoding="utf-8"))
-    entries = measure_scaling(data, sizes)
+    entries = measure_scaling(data, sizes, note=note)
     from generator.atomic import write_json
 
     write_json(out, [{**entry, "site_scaling": entries} for entry in document])

@@ -84,6 +84,7 @@ def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> di
         "verdict": _verdict(entries, targets),
         "growth": _growth(entries),
         "method": entries[0].get("method", ""),
+        "note": entries[0].get("note", ""),
         "measured_at": entries[0].get("measured_at", ""),
         "profile_runs": f"{profiled['runs']:,}",
         "profile_full": _stages(profiled.get("stages_full_s", {})),
