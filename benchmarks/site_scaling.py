@@ -97,14 +97,18 @@ def measure_size(folder: Path, runs: int, imports: int) -> dict[str, Any]:
 
 
 def measure_scaling(
-    data: Path, sizes: tuple[int, ...] = SIZES, imports: int = IMPORTS
+    data: Path, sizes: tuple[int, ...] = SIZES, imports: int = IMPORTS, note: str = ""
 ) -> list[Any]:
-    """One entry per size, each with the method, targets and time of measurement."""
+    """One entry per size, each with the method, targets, time of measurement and `note`
+    (what else the machine was doing, say)."""
     measured_at = datetime.now(UTC).isoformat(timespec="seconds")
     entries = []
     for runs in sizes:
         entry = measure_size(data / f"scaling-{runs}", runs, imports)
-        entries.append({**entry, "measured_at": measured_at, "method": METHOD, "targets": TARGETS})
+        entries.append(
+            {**entry, "measured_at": measured_at, "method": METHOD, "targets": TARGETS,
+             "note": note}
+        )  # fmt: skip
         _progress(
             f"{runs:,} runs: full {entry['full_s']:.1f} s, one more run "
             f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%})"
