@@ -283,7 +283,10 @@ def legends(spec: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, An
 
 def rows(unit: dict[str, Any], spec: dict[str, Any]) -> list[dict[str, Any]]:
     data = unit.get("data") or spec.get("data") or {}
-    values: list[dict[str, Any]] = data.get("values", [])
+    # inline, or a named dataset of the spec (charts/scales.py: inline)
+    values: list[dict[str, Any]] = data.get("values") or spec.get("datasets", {}).get(
+        data.get("name"), []
+    )
     return values
 
 

@@ -209,7 +209,8 @@ def test_hardware_page_has_multi_device_rooflines_and_measured_ceilings(repo_sit
         )
         assert payload is not None, chart_id
         spec = json.loads(payload.group(1))
-        drawn = {row["device"] for row in spec["layer"][1]["data"]["values"]}
+        data = spec["layer"][1]["data"]  # a named dataset (charts/scales.py: inline)
+        drawn = {row["device"] for row in data.get("values") or spec["datasets"][data["name"]]}
         assert drawn == {d.name for d in load_catalog() if d.peak(key) is not None}
     from generator.formatting import si
 
@@ -234,12 +235,21 @@ def test_every_page_is_in_the_navigation_in_reading_order(repo_site: Path) -> No
     ]
     links = re.findall(r'href="([^"#]+)"', nav)
     runs_page = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
+    traces = (repo_site / "measurements" / "traces" / "index.html").read_text(encoding="utf-8")
+    kernels = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
     for page in repo_site.rglob("index.html"):
         url = page.parent.relative_to(repo_site).as_posix()
         if url in (".", "search") or url.startswith("assets"):
             continue
-        if url.startswith("measurements/runs/"):  # one page per run: linked, not in the nav
+        # one page per run (its own, its trace's, its kernels'): linked, not in the nav
+        if url.startswith("measurements/runs/"):
             assert f'href="{page.parent.name}/"' in runs_page, url
+            continue
+        if url.startswith("measurements/traces/run-"):
+            assert f'href="{page.parent.name}/"' in traces, url
+            continue
+        if url.startswith("measurements/run-"):
+            assert f'href="{page.parent.name}/"' in kernels, url
             continue
         assert any(link.rstrip("/").endswith(url) for link in links), url
     order = [next(i for i, link in enumerate(links) if name in link) for name in
