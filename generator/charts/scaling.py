@@ -56,13 +56,14 @@ def scaling_chart(
     names = list(SERIES)
     hues = alt.Scale(domain=names, range=[SERIES[n][0] for n in names])
     colour = alt.Color("series:N", scale=hues, legend=bottom_legend(names, "measured"))
-    # one legend for both: same field and title, so Vega merges the colour and the shape
+    # the same legend on every layer: Vega merges colour and shape into one (a null legend
+    # on one layer would hide it on all)
     shape = alt.Shape(
         "series:N",
         scale=alt.Scale(domain=names, range=[SERIES[n][1] for n in names]),
         legend=bottom_legend(names, "measured"),
     )
-    line_colour = alt.Color("series:N", scale=hues, legend=None)
+    line_colour = alt.Color("series:N", scale=hues, legend=bottom_legend(names, "measured"))
     tooltip = [
         alt.Tooltip("series:N"),
         alt.Tooltip("runs:Q", format=","),
@@ -104,4 +105,4 @@ def scaling_chart(
         width="container",
         height=320,
     )
-    return finish(chart.resolve_scale(color="independent", strokeDash="independent"))
+    return finish(chart)
