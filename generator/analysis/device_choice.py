@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.per_workload import one_per_workload
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
@@ -62,6 +63,7 @@ class Workload:
     kernels: float | None = None  # kernel launches per step, where known
     kernels_how: str = ""  # where the kernel count comes from, in words
     measured_on_gpu: bool = False
+    runs: int = 1  # the ok runs pooled into a modelled workload (labelled by the first)
 
 
 def bound_seconds(flops: float, nbytes: float, peak: float, bandwidth: float) -> float:
@@ -100,8 +102,10 @@ def workloads(
     ceilings: list[MeasuredCeilings],
     datasets: dict[str, str],
 ) -> list[Workload]:
-    """Imported exports with counted FLOPs and DRAM bytes, and every ok run with modelled ones.
-    datasets: imported folder -> dataset name (from its source.toml)."""
+    """Imported exports with counted FLOPs and DRAM bytes, and every workload of ok runs with
+    modelled ones: one per workload (its lowest run id), not one per run, since runs of a
+    workload share their pooled median (analysis.pooling) and a thousand repeats of one
+    configuration are one row. datasets: imported folder -> dataset name (source.toml)."""
     found = []
     for view in views:
         step, device = view.step, view.match.device
@@ -127,7 +131,7 @@ def workloads(
         (pl.col("status") == "ok") & pl.col("modelled_flops").is_not_null()
         & pl.col("modelled_bytes").is_not_null()
     )  # fmt: skip
-    for row in ok.to_dicts():
+    for row in one_per_workload(ok).to_dicts():
         measured = roofs.get(row["device_name"])
         ceiling = RUN_PRECISION_GEMM.get(row["precision"], "")
         gemm = measured.gemm_flops_per_s.get(ceiling) if measured else None
@@ -141,7 +145,7 @@ def workloads(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
                 RUN_PRECISION_PEAK.get(row["precision"], "fp32"), row["dataset"], row["batch"],
                 row["phase"] == "train_step", row["device_name"], row["median_s"], bound,
-                measured_on_gpu=row["device"] == "cuda",
+                measured_on_gpu=row["device"] == "cuda", runs=row.get("pooled_runs") or 1,
             )
         )  # fmt: skip
     return found

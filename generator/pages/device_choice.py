@@ -61,16 +61,14 @@ def _floor_words(seconds_: float | None, limit: str | None) -> str:
 def _summary_rows(items: list[Workload], table: pl.DataFrame, gpus: list[str]) -> list[list[str]]:
     """One row per workload; the fastest floor among the catalog's GPUs, the devices whose
     floor counts launches (a CPU's counts none, so a tiny step would look fastest there)."""
+    # equal launch floors tie: the device with the lowest roofline floor under it wins
+    fastest: dict[str, dict[str, Any]] = {}
+    on_gpus = table.filter(pl.col("bound_s").is_not_null() & pl.col("device_id").is_in(gpus))
+    for row in on_gpus.sort("bound_s", "roofline_s", "device").to_dicts():
+        fastest.setdefault(row["workload"], row)
     rows = []
     for w in items:
-        mine = table.filter(
-            (pl.col("workload") == w.label)
-            & pl.col("bound_s").is_not_null()
-            & pl.col("device_id").is_in(gpus)
-        )
-        # equal launch floors tie: the device with the lowest roofline floor under it wins
-        ordered = mine.sort("bound_s", "roofline_s", "device")
-        best = ordered.row(0, named=True) if not mine.is_empty() else None
+        best = fastest.get(w.label)
         there, limit = measured_floor(w)
         gap = f"{number(w.measured_s / there, 3)}×" if w.measured_s and there else "n/a"
         kernels = (
@@ -78,7 +76,13 @@ def _summary_rows(items: list[Workload], table: pl.DataFrame, gpus: list[str]) -
         )
         rows.append(
             [
-                w.label + (f" ({w.caveat})" if w.caveat else ""),
+                w.label
+                + (f" ({w.caveat})" if w.caveat else "")
+                + (
+                    f" and {w.runs - 1:,} more run{'s' if w.runs > 2 else ''} of this workload"
+                    if w.runs > 1
+                    else ""
+                ),
                 w.how,
                 w.measured_device,
                 seconds(w.measured_s),
