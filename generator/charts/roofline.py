@@ -33,6 +33,7 @@ from generator.charts.scales import (
     device_shape_scale,
     finish,
     fit_title,
+    frame_data,
     inline,
     log_y,
     roof_polyline,
@@ -89,7 +90,7 @@ def roofline_chart(
         ceilings = pl.DataFrame(ceiling_rows(device, precisions, *domain))
         if ceilings.height:
             layers.append(
-                alt.Chart(ceilings)
+                alt.Chart(frame_data(ceilings))
                 .mark_line(color=GUIDE_COLOUR, strokeWidth=2)
                 .encode(
                     x=x,
@@ -115,7 +116,7 @@ def roofline_chart(
         # one legend for both channels: a family is a hue and a marker
         legend = bottom_legend(families, "kernel family")
         layers.append(
-            alt.Chart(kernel_points)
+            alt.Chart(frame_data(kernel_points))
             .mark_point(filled=True, opacity=0.75)
             .encode(
                 x=x,
@@ -145,7 +146,7 @@ def roofline_chart(
         step_row = {"ai": step_ai, "attained_flops_per_s": step_attained, "label": "step"}
         labelled.append(step_row)
         layers.append(
-            alt.Chart(pl.DataFrame([step_row]))
+            alt.Chart(inline([step_row]))
             # white with a black edge: no kernel family's hue, seen on either theme
             .mark_point(
                 shape="diamond", size=260, filled=True, fill="white", stroke="black", strokeWidth=2

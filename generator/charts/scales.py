@@ -205,6 +205,17 @@ def inline(values: list[dict[str, Any]]) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
+def frame_data(frame: pl.DataFrame) -> alt.NamedData:
+    """A frame as `inline` data, NaN as null (as Altair writes a frame's values): handing
+    Altair the frame itself makes it deep-copy every value at each step of the chart."""
+    return inline(
+        [
+            {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+            for row in frame.to_dicts()
+        ]
+    )
+
+
 def _data_names(node: Any) -> set[str]:
     if isinstance(node, list):
         return {name for item in node for name in _data_names(item)}

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from generator.errors import UserError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -117,6 +119,10 @@ def _load(path: Path) -> Any:
                 file=path,
                 fix="copy the trace again; torch.profiler writes it whole when the profiler exits",
             ) from err
+    try:
+        return orjson.loads(raw)  # ~2x the stdlib's speed: a trace is megabytes of JSON
+    except orjson.JSONDecodeError:
+        pass  # NaN, lone surrogates, huge integers: the stdlib reads those, or says why
     try:
         return json.loads(raw)
     except UnicodeDecodeError as err:
