@@ -283,4 +283,9 @@ def measurements_index(views: list[MeasurementView]) -> Page:
 
 
 INDEX = Generated("Kernels", lambda report: [measurements_index(report.views)])
-PAGE = Generated("Kernels", lambda report: [measurement_page(v) for v in report.views])
+PAGE = Generated(
+    "Kernels",
+    lambda report: [
+        report.measurement_pages.get(v.slug) or measurement_page(v) for v in report.views
+    ],
+)

@@ -53,6 +53,7 @@ class Report:
     traces: list[TraceView] = field(default_factory=list)  # imported and run profiler traces
     steps: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # ok run -> its steps.csv
     trace_pages: Mapping[str, Page] = field(default_factory=dict)  # slug -> page, from cache
+    measurement_pages: Mapping[str, Page] = field(default_factory=dict)  # the same, for views
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,18 @@
-"""Stage 4, draw: each export's kernel roofline, and the `Report` the pages read. (A page's
-other charts are drawn by its own module from the report, next to the text that explains
-them.)"""
+"""Stage 4, draw: each export's kernel roofline and page (through the content-keyed cache,
+`site/page_cache.py`), and the `Report` the pages read. (A page's other charts are drawn by
+its own module from the report, next to the text that explains them.)"""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from generator.pages.page import Report
 from generator.site.check import Checked
+from generator.site.page_cache import drawn_measurements
 
 
 def draw(checked: Checked) -> Report:
-    from generator.charts import roofline_chart  # altair takes a third of a second to import
-
     analysed = checked.analysed
     loaded = analysed.loaded
-    views = [
-        replace(view, chart=roofline_chart(view.kernels, view.step, view.match.device, view.title))
-        for view in analysed.views
-    ]
+    views, measurement_pages = drawn_measurements(analysed.views, loaded.cache_dir)
     return Report(
         catalog=loaded.catalog,
         imported=[item for item, _ in loaded.imported],
@@ -38,4 +32,5 @@ def draw(checked: Checked) -> Report:
         run_findings=checked.run_findings,
         traces=analysed.traces,
         trace_pages=analysed.trace_pages,
+        measurement_pages=measurement_pages,
     )

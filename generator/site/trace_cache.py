@@ -17,6 +17,7 @@ from dataclasses import replace
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TypeVar
 
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import TraceView
@@ -27,6 +28,8 @@ from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
 
 CACHE_VERSION = 2
+A = TypeVar("A")
+R = TypeVar("R")
 PARALLEL_FROM = 8  # fewer misses than this: a process pool's start-up costs more than it saves
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a trace view is computed by: a change to any of it is a new key.
@@ -98,6 +101,17 @@ def _compute(job: Callable[[], TraceView], charts_dir: Path) -> tuple[TraceView,
     return view, replace(linked[0], files=files, charts={}, tables={})
 
 
+def map_on_cores(function: Callable[[A], R], items: list[A]) -> list[R]:
+    """`function` over `items`, in a process per core when there are enough of them that
+    the processes' start-up (imports: ~1 s) pays; `function` must be picklable."""
+    workers = min(os.cpu_count() or 1, len(items))
+    if len(items) < PARALLEL_FROM or workers < 2:
+        return [function(item) for item in items]
+    # spawn, not fork: Polars' thread pool does not survive a fork.
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        return list(pool.map(function, items, chunksize=4))
+
+
 def cached_traces(
     jobs: list[tuple[str, Callable[[], TraceView]]], cache_dir: Path
 ) -> list[tuple[TraceView, Page]]:
@@ -107,13 +121,7 @@ def cached_traces(
     found = [_cached(cache_dir, key) for key, _ in jobs]
     missing = [i for i, item in enumerate(found) if item is None]
     compute = partial(_compute, charts_dir=cache_dir / "charts")
-    workers = min(os.cpu_count() or 1, len(missing))
-    if len(missing) >= PARALLEL_FROM and workers > 1:
-        # spawn, not fork: Polars' thread pool does not survive a fork.
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-            computed = list(pool.map(compute, [jobs[i][1] for i in missing], chunksize=4))
-    else:
-        computed = [compute(jobs[i][1]) for i in missing]
+    computed = map_on_cores(compute, [jobs[i][1] for i in missing])
     for index, item in zip(missing, computed, strict=True):
         found[index] = item
         write_bytes(_path(cache_dir, jobs[index][0]), pickle.dumps(item, protocol=5))

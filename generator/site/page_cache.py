@@ -1,0 +1,99 @@
+"""Kernel pages drawn once. Each export's roofline chart and page (hierarchical chart,
+tables, downloads) cost ~0.2 s through Altair, and a report tracked over time has hundreds of
+exports that never change, so each finished pair is kept in the cache folder under a key of
+the export's analysed view (every field but the chart) and the code that draws it. A rebuild
+after one more export draws that one alone."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+from dataclasses import fields, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.views import MeasurementView
+from generator.atomic import write_bytes
+from generator.pages.downloads import attach_downloads
+from generator.pages.page import Page
+from generator.site.trace_cache import code_digest, map_on_cores
+
+
+def view_key(view: MeasurementView, code: str) -> str:
+    """The view's content (every field but the chart) and the code that draws it."""
+    digest = hashlib.sha256(f"measurement\0{code}".encode())
+    for field in fields(view):
+        if field.name != "chart":
+            digest.update(_content(getattr(view, field.name)))
+    return digest.hexdigest()[:32]
+
+
+class _ContentPickler(pickle.Pickler):
+    """Bytes that depend on the values alone. A pickle's memo says which equal values are one
+    object, and a frame's pickle (Arrow IPC) how it is laid out: both differ between an
+    export parsed from its CSV and the same export read from the parse cache."""
+
+    def __init__(self, buffer: io.BytesIO) -> None:
+        super().__init__(buffer, protocol=5)
+        self.fast = True  # no memo (a view holds no cycles)
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, pl.DataFrame):
+            return ("frame", str(obj.schema), obj.write_json())
+        return None
+
+
+def _content(value: object) -> bytes:
+    buffer = io.BytesIO()
+    _ContentPickler(buffer).dump(value)
+    return buffer.getvalue()
+
+
+def _path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / "pages" / key[:2] / f"{key}.pickle"
+
+
+def _cached(path: Path) -> tuple[dict[str, Any], Page] | None:
+    if not path.is_file():
+        return None
+    try:
+        chart, page = pickle.loads(path.read_bytes())
+    except Exception:  # a cache file from another version or a torn disk: redraw
+        return None
+    return (chart, page) if isinstance(chart, dict) and isinstance(page, Page) else None
+
+
+def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page]:
+    from generator.charts import roofline_chart  # altair: import on use
+    from generator.pages.measurement import measurement_page
+
+    chart = roofline_chart(view.kernels, view.step, view.match.device, view.title)
+    linked, files = attach_downloads([measurement_page(replace(view, chart=chart))], charts_dir)
+    # its charts and tables live on as the files made from them
+    return chart, replace(linked[0], files=files, charts={}, tables={})
+
+
+def drawn_measurements(
+    views: list[MeasurementView], cache_dir: Path
+) -> tuple[list[MeasurementView], dict[str, Page]]:
+    """Each view with its roofline chart, and its page by slug (downloads made), from the
+    cache or drawn and stored."""
+    code = code_digest()
+    paths = [_path(cache_dir, view_key(view, code)) for view in views]
+    found = [_cached(path) for path in paths]
+    missing = [i for i, item in enumerate(found) if item is None]
+    draw = partial(_draw, charts_dir=cache_dir / "charts")
+    for index, made in zip(missing, map_on_cores(draw, [views[i] for i in missing]), strict=True):
+        found[index] = made
+        write_bytes(paths[index], pickle.dumps(made, protocol=5))
+    drawn, pages = [], {}
+    for view, item in zip(views, found, strict=True):
+        assert item is not None
+        chart, page = item
+        drawn.append(replace(view, chart=chart))
+        pages[view.slug] = page
+    return drawn, pages

@@ -1,0 +1,102 @@
+"""Kernel pages come from the content-keyed cache (site/page_cache.py): drawn once, drawn
+again when their view changes, and equal to a fresh drawing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.analysis.views import MeasurementView
+from generator.site import analyse as analyse_module
+from generator.site import page_cache, trace_cache
+from generator.site.load import load_measurements
+
+MEASUREMENTS = Path(__file__).parents[1] / "measurements"  # 13 exports: imported and --ncu runs
+
+
+@pytest.fixture(scope="module")
+def views(tmp_path_factory: pytest.TempPathFactory) -> list[MeasurementView]:
+    loaded = load_measurements(MEASUREMENTS, tmp_path_factory.mktemp("parsed"))
+    with pytest.MonkeyPatch.context() as monkeypatch:  # the traces are not what is tested
+        monkeypatch.setattr(analyse_module, "_trace_views", lambda loaded, counted: [])
+        found = analyse_module.analyse(loaded).views
+    assert len(found) >= 3
+    return found
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    drawn: list[str] = []
+    draw = page_cache._draw
+
+    def counted(view: MeasurementView, charts_dir: Path) -> Any:
+        drawn.append(view.slug)
+        return draw(view, charts_dir)
+
+    monkeypatch.setattr(page_cache, "_draw", counted)
+    monkeypatch.setattr(trace_cache, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted
+    return drawn
+
+
+def test_an_unchanged_view_is_drawn_once(
+    views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn = _counting(monkeypatch)
+    first, pages = page_cache.drawn_measurements(views, tmp_path)
+    assert drawn == [v.slug for v in views]
+    again, cached = page_cache.drawn_measurements(views, tmp_path)
+    assert drawn == [v.slug for v in views]  # nothing drawn the second time
+    assert [v.chart for v in again] == [v.chart for v in first]
+    assert {s: p.markdown for s, p in cached.items()} == {s: p.markdown for s, p in pages.items()}
+    assert all(p.files for p in cached.values())  # its downloads, made when it was drawn
+
+
+def test_a_changed_view_alone_is_drawn_again(
+    views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page_cache.drawn_measurements(views, tmp_path)
+    drawn = _counting(monkeypatch)
+    changed = [replace(views[0], title=views[0].title + " (again)"), *views[1:]]
+    _, pages = page_cache.drawn_measurements(changed, tmp_path)
+    assert drawn == [views[0].slug]
+    assert "(again)" in pages[views[0].slug].markdown
+
+
+def test_the_key_is_the_same_in_another_process(views: list[MeasurementView]) -> None:
+    import pickle
+    import subprocess
+    import sys
+
+    # pickled whole, a view's bytes depend on which equal strings share an object
+    code = (
+        "import pickle, sys\n"
+        "from generator.site.page_cache import view_key\n"
+        "views = pickle.loads(sys.stdin.buffer.read())\n"
+        "print(' '.join(view_key(v, 'code') for v in views))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(views), capture_output=True, check=True
+    )
+    assert done.stdout.decode().split() == [page_cache.view_key(v, "code") for v in views]
+
+
+def test_a_torn_cache_file_is_drawn_again(
+    views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page_cache.drawn_measurements(views[:1], tmp_path)
+    for path in (tmp_path / "pages").rglob("*.pickle"):
+        path.write_bytes(b"torn")
+    drawn = _counting(monkeypatch)
+    page_cache.drawn_measurements(views[:1], tmp_path)
+    assert drawn == [views[0].slug]
+
+
+def test_many_missing_pages_are_drawn_in_worker_processes(
+    views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trace_cache, "PARALLEL_FROM", 2)
+    drawn, pages = page_cache.drawn_measurements(views[:3], tmp_path)
+    alone, _ = page_cache.drawn_measurements(views[:3], tmp_path / "again")
+    assert [v.chart for v in drawn] == [v.chart for v in alone] and len(pages) == 3
