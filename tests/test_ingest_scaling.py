@@ -86,8 +86,9 @@ def test_unchanged_report_is_not_rebuilt(
     source = measurements / "imported" / "rtx5070-gemm-tiled" / "source.toml"
     source.write_text(source.read_text() + "\n")  # any change to an input rebuilds
     build_site(**kwargs, cache_dir=tmp_path / "cache")
-    assert "up to date" not in capsys.readouterr().out
-    assert index.stat().st_mtime_ns != built
+    out = capsys.readouterr().out
+    assert "up to date" not in out and "generated pages" in out  # built again
+    # (index.html itself may be kept: its source did not change, see test_site_scaling.py)
 
 
 def test_summarize_caches_only_files_over_the_budget(tmp_path: Path) -> None:

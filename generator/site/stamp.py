@@ -4,6 +4,7 @@ only, so an unchanged `nox -s site` returns before the heavy imports."""
 from __future__ import annotations
 
 import hashlib
+import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -51,14 +52,25 @@ def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
         measurements.parent / "CITATION.cff",
     ]
     for root in roots:
-        paths = sorted(root.rglob("*")) if root.is_dir() else [root]
-        for path in paths:
-            if not path.is_file() or "__pycache__" in path.parts or path.name.startswith("."):
-                continue
-            if any(g == path or g in path.parents for g in generated):
-                continue
+        for path in _files(root, generated):
             digest.update(str(path).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def _files(root: Path, skip: set[Path]) -> list[Path]:
+    """The files under root, sorted, not descending into `skip` (the generated pages: at
+    scale, thousands of files that filtering one by one took seconds), caches or dot-files."""
+    if not root.is_dir():
+        return [root] if root.is_file() and root not in skip else []
+    found = []
+    for folder, subfolders, names in os.walk(root):
+        here = Path(folder)
+        subfolders[:] = [
+            d for d in subfolders
+            if d != "__pycache__" and not d.startswith(".") and here / d not in skip
+        ]  # fmt: skip
+        found += [here / n for n in names if not n.startswith(".") and here / n not in skip]
+    return sorted(found)
 
 
 def up_to_date(docs_dir: Path, site_dir: Path, fingerprint: str) -> bool:
