@@ -23,7 +23,8 @@ def site(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def measure(session: nox.Session) -> None:
-    """Run measurements/experiments.toml on this machine into measurements/runs/.
+    """Run measurements/experiments.toml on this machine (or a Slurm cluster: `-- --executor
+    slurm --partition P`) into measurements/runs/.
 
     Arguments after `--` go to `python -m generator measure` (e.g. `-- --group A --force`).
     torch and torchvision are pinned exactly in the measure extra."""

@@ -237,10 +237,7 @@ def test_a_task_that_died_becomes_a_failed_run_with_its_stderr(tmp_path: Path) -
     log.write_text("loading\nKilled: out of memory\nsrun: error: n1: task 0: Killed\n")
     receipt = Receipt(job_id="31_2", stage="started", run_id=config.run_id("CPU Y"),
                       device_name="CPU Y")  # fmt: skip
-    receipt_file = tmp_path / "slurm" / "receipts" / "31_2.json"
-    receipt_file.parent.mkdir()
-    receipt_file.write_text(receipt.model_dump_json())
-    outcome = settle(job, config, tmp_path / "slurm", tmp_path / "runs", "cmd")
+    outcome = settle(job, receipt, config, tmp_path / "slurm", tmp_path / "runs", "cmd")
     assert outcome.status == "failed" and outcome.run_id == config.run_id("CPU Y")
     record = read_run(tmp_path / "runs" / outcome.run_id)
     assert record is not None and record.error is not None
@@ -252,7 +249,8 @@ def test_a_task_that_died_becomes_a_failed_run_with_its_stderr(tmp_path: Path) -
 
 def test_a_task_that_never_started_is_recorded_under_its_partition(tmp_path: Path) -> None:
     (config,) = configs(tmp_path)[:1]
-    outcome = settle(entry(config, "40", "gpu"), config, tmp_path / "s", tmp_path / "r", "c")
+    job = entry(config, "40", "gpu")
+    outcome = settle(job, None, config, tmp_path / "s", tmp_path / "r", "c")
     assert outcome.run_id == config.run_id("unknown cpu (partition gpu)")
     record = read_run(tmp_path / "r" / outcome.run_id)
     assert record is not None and record.error is not None

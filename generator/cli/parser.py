@@ -225,8 +225,10 @@ def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.Argumen
 def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = commands.add_parser(
         "measure",
-        help="run the experiments of measurements/experiments.toml on this machine",
-        description="Run every configured experiment (or --group) on this machine. A group's "
+        help="run the experiments of measurements/experiments.toml on this machine "
+        "(or a Slurm cluster: --executor slurm)",
+        description="Run every configured experiment (or --group) on this machine (or, with "
+        "--executor slurm, as Slurm job arrays; see the executor options). A group's "
         "configurations take turns in rounds (warm-up, then timed steps with forward, loss, "
         "backward and optimizer step apart) until each median's 95 % interval is within "
         "±ci_target (default 2 %), or max_iterations or max_seconds stops it; each round "

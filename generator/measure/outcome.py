@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +17,14 @@ class Outcome:
     median_s: float | None = None
     cv: float | None = None
     throughput: float | None = None
+
+    @classmethod
+    def of(cls, run_id: str, status: str, detail: str, timing: Any | None) -> Outcome:
+        """An outcome with a run's timing (records.run.Timing) when it has one."""
+        if timing is None:
+            return cls(run_id, status, detail)
+        return cls(run_id, status, detail, timing.median_s, timing.cv,
+                   timing.throughput_samples_per_s)  # fmt: skip
 
 
 def print_summary(outcomes: list[Outcome], console: Console) -> None:

@@ -131,13 +131,22 @@ def environment(device: str, repo: Path) -> dict[str, Any]:
     }
 
 
+def slurm_job_id() -> str | None:
+    """submitit's id of the Slurm job this process runs in: <array job>_<index> for an
+    array task, else the job id; None outside Slurm."""
+    array, index = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    if array and index:
+        return f"{array}_{index}"
+    return os.environ.get("SLURM_JOB_ID")
+
+
 def slurm_job() -> dict[str, str] | None:
     """The Slurm job this process runs in (`measure --executor slurm`), else None."""
-    if "SLURM_JOB_ID" not in os.environ:
+    job_id = slurm_job_id()
+    if job_id is None:
         return None
-    array, index = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
     return {
-        "job_id": f"{array}_{index}" if array and index else os.environ["SLURM_JOB_ID"],
+        "job_id": job_id,
         "partition": os.environ.get("SLURM_JOB_PARTITION", ""),
         "node": os.environ.get("SLURMD_NODENAME", socket.gethostname()),
         "cluster": os.environ.get("SLURM_CLUSTER_NAME", ""),

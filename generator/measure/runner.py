@@ -302,11 +302,7 @@ class Session:
             and existing.timing is not None
             and not self.force
         ):
-            timing = existing.timing
-            return Outcome(
-                run_id, "skipped", "already measured",
-                timing.median_s, timing.cv, timing.throughput_samples_per_s,
-            )  # fmt: skip
+            return Outcome.of(run_id, "skipped", "already measured", existing.timing)
         return None
 
     def measure_batch(self, todo: list[RunConfig], bar: Progress, overall: Any) -> None:
@@ -374,7 +370,4 @@ class Session:
                 write_run(folder, start.failed(failure, utc_now()))
                 return Outcome(run_id, "failed", f"{type(error).__name__}: {error}")
             write_run(folder, start.succeeded(measured, utc_now()))
-        timing = measured.timing
-        return Outcome(
-            run_id, "ok", "", timing.median_s, timing.cv, timing.throughput_samples_per_s
-        )
+        return Outcome.of(run_id, "ok", "", measured.timing)

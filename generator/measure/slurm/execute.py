@@ -14,7 +14,7 @@ from generator.config import load_experiments, resolve_runs
 from generator.measure.outcome import Outcome, print_summary
 from generator.measure.preflight import check_user_models
 from generator.measure.provenance import command_line
-from generator.measure.slurm.manifest import load_manifest
+from generator.measure.slurm.manifest import load_manifest, task_label
 from generator.measure.slurm.options import CommandLineSlurm, SlurmOptions, resolve_options
 from generator.measure.slurm.plan import Planned, plan_tasks
 from generator.measure.slurm.queue import live_jobs, require_slurm
@@ -119,7 +119,7 @@ def _in_order(
     for task in planned:
         outcome = settled.get(task.key) or skipped.get(task.key)
         if outcome is None:
-            label = f"{task.config.group}/{task.config.model}/b{task.config.batch}"
+            label = task_label(task.config, task.partition)
             outcome = Outcome(label, "detached", "still queued or running: run again to follow")
         outcomes.append(outcome)
     return outcomes

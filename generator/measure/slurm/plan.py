@@ -60,8 +60,4 @@ def _measured(
         return None
     if record.config_hash != config.config_hash(name):
         return None
-    timing = record.timing
-    return Outcome(
-        run_id, "skipped", "already measured",
-        timing.median_s, timing.cv, timing.throughput_samples_per_s,
-    )  # fmt: skip
+    return Outcome.of(run_id, "skipped", "already measured", record.timing)

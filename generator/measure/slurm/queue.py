@@ -16,6 +16,12 @@ QUEUED = frozenset({"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "RESV_
 SQUEUE_FORMAT = "%i|%T"  # job id (array tasks as <array>_<index>) | state in full
 
 
+SQUEUE_FIX = (
+    "check that the Slurm controller is reachable (sinfo), then run the same command again: "
+    "it re-attaches"
+)
+
+
 def require_slurm() -> None:
     """sbatch and squeue on PATH, or a UserError saying what to do instead."""
     missing = [tool for tool in ("sbatch", "squeue") if shutil.which(tool) is None]
@@ -69,14 +75,12 @@ def live_jobs() -> dict[str, str]:
         raise UserError(
             f"squeue did not answer: {error}",
             key="--executor",
-            fix="check that the Slurm controller is reachable (sinfo), then run the same "
-            "command again: it re-attaches",
+            fix=SQUEUE_FIX,
         ) from None
     if done.returncode != 0:
         raise UserError(
             f"squeue exited with status {done.returncode}: {done.stderr.strip()[-300:]}",
             key="--executor",
-            fix="check that the Slurm controller is reachable (sinfo), then run the same "
-            "command again: it re-attaches",
+            fix=SQUEUE_FIX,
         )
     return parse_squeue(done.stdout)

@@ -10,7 +10,7 @@ from generator.config import RunConfig
 from generator.measure.outcome import Outcome
 from generator.measure.provenance import utc_now
 from generator.measure.slurm.manifest import JobEntry
-from generator.measure.slurm.task import read_receipt
+from generator.measure.slurm.task import Receipt
 from generator.measure.store import staged_run_folder
 from generator.records.run import RunFailure, RunSettings, RunStart, read_run, write_run
 
@@ -42,18 +42,18 @@ def _why(tail: list[str]) -> str:
 
 
 def settle(
-    entry: JobEntry, config: RunConfig, slurm_folder: Path, runs_dir: Path, command: str
+    entry: JobEntry,
+    receipt: Receipt | None,
+    config: RunConfig,
+    slurm_folder: Path,
+    runs_dir: Path,
+    command: str,
 ) -> Outcome:
-    """The outcome of a job no longer in the queue."""
-    receipt = read_receipt(slurm_folder, entry.job_id)
+    """The outcome of a job no longer in the queue, from its receipt (None: it left none)."""
     if receipt is not None and receipt.stage == "finished":
         record = read_run(runs_dir / receipt.run_id)
         timing = record.timing if record is not None else None
-        return Outcome(
-            receipt.run_id, receipt.status or "failed", receipt.detail,
-            timing.median_s if timing else None, timing.cv if timing else None,
-            timing.throughput_samples_per_s if timing else None,
-        )  # fmt: skip
+        return Outcome.of(receipt.run_id, receipt.status or "failed", receipt.detail, timing)
     if receipt is not None:
         run_id, device_name = receipt.run_id, receipt.device_name
     else:  # died before Python started: the node's device name was never learned

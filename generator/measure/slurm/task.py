@@ -56,25 +56,17 @@ def read_receipt(slurm_folder: Path, job_id: str) -> Receipt | None:
     return Receipt.model_validate_json(path.read_text()) if path.exists() else None
 
 
-def this_job_id() -> str:
-    """submitit's id of the running task: <array job>_<index>, or the plain job id."""
-    array, index = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
-    if array and index:
-        return f"{array}_{index}"
-    return os.environ.get("SLURM_JOB_ID", f"local-{os.getpid()}")
-
-
 def run_task(spec: TaskSpec) -> dict[str, Any]:
     """The function submitit runs on the node. Failures of the measurement become failed
     runs (as locally); the returned dict is the outcome."""
     from rich.console import Console
     from rich.progress import Progress
 
-    from generator.measure.provenance import device_name, environment, utc_now
+    from generator.measure.provenance import device_name, environment, slurm_job_id, utc_now
     from generator.measure.rounds import Measuring
     from generator.measure.runner import Session, device_available
 
-    config, job_id = spec.config, this_job_id()
+    config, job_id = spec.config, slurm_job_id() or f"local-{os.getpid()}"
     console = Console(stderr=True, width=160)
     _use_allocated_cpus()
     if not device_available(config.device):

@@ -34,8 +34,8 @@ def settle_ended(
         if entry.job_id in live:
             continue
         config = RunConfig.from_dict(entry.config)
-        settled[key] = settle(entry, config, slurm_folder, runs_dir, command)
         receipt = read_receipt(slurm_folder, entry.job_id)
+        settled[key] = settle(entry, receipt, config, slurm_folder, runs_dir, command)
         if receipt is not None and not receipt.device_name.startswith("no "):
             where = placement(entry.partition, entry.device, entry.cpus_per_task)
             manifest.device_names[where] = receipt.device_name
