@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -21,6 +22,7 @@ from generator.analysis.device_choice import (
     launch_calls_measured,
     measured_floor,
     with_launch_counts,
+    workloads,
 )
 from generator.analysis.trace_analysis import analyze_trace
 from generator.analysis.views import TraceView
@@ -117,6 +119,51 @@ def test_without_a_gpu_profile_the_kernel_count_is_an_estimate_from_the_layers()
     (estimated,) = with_launch_counts([_mnist_cnn(kernels=None)], [trace], runs)
     assert estimated.kernels_how.startswith("estimate:")
     assert estimated.kernels is not None and 10 <= estimated.kernels <= 46  # a lower bound
+
+
+def test_the_estimate_comes_from_any_profiled_run_of_the_workload() -> None:
+    # one row per workload, labelled by its lowest run id: here a run without a trace
+    first = "A-" + CPU_RUN
+    runs = pl.DataFrame(
+        {
+            "run_id": [first, CPU_RUN],
+            "workload": ["w", "w"],
+            "model": ["simple_cnn"] * 2,
+            "dataset": ["mnist"] * 2,
+            "batch": [64] * 2,
+            "phase": ["train_step"] * 2,
+            "precision": ["fp32"] * 2,
+        }
+    )
+    layers = pl.read_csv(Path(REPO / "measurements" / "runs" / CPU_RUN / "layers.csv"))
+    trace = TraceView(
+        CPU_RUN, CPU_RUN, "run", "", "", "train_step", _run_trace(CPU_RUN).analysis, layers
+    )
+    workload = replace(_mnist_cnn(kernels=None), label=first, runs=2)
+    (estimated,) = with_launch_counts([workload], [trace], runs)
+    assert estimated.kernels_how.startswith("estimate:") and estimated.kernels
+
+
+def test_one_row_per_workload_with_its_run_count() -> None:
+    runs = pl.DataFrame(
+        {
+            "run_id": ["b", "a", "c"],
+            "workload": ["w", "w", "v"],
+            "status": ["ok"] * 3,
+            "median_s": [0.5, 0.5, 0.2],
+            "pooled_runs": [2, 2, 1],
+            "modelled_flops": [1e9] * 3,
+            "modelled_bytes": [1e6] * 3,
+            "device_name": ["AMD EPYC (2 threads)"] * 3,
+            "precision": ["fp32"] * 3,
+            "dataset": ["mnist"] * 3,
+            "batch": [64] * 3,
+            "phase": ["train_step"] * 3,
+            "device": ["cpu"] * 3,
+        }
+    )
+    found = workloads([], runs, [], {})
+    assert [(w.label, w.runs) for w in found] == [("a", 2), ("c", 1)]
 
 
 @pytest.mark.parametrize(

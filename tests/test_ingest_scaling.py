@@ -120,3 +120,29 @@ def test_the_report_fingerprint_covers_the_whole_generator(
     chart = copied / "charts" / "roofline.py"
     chart.write_text(chart.read_text() + "\n")
     assert stamp.input_fingerprint(measurements, docs) != before
+
+
+def test_the_fingerprint_skips_generated_pages_dot_files_and_dangling_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.site import stamp
+
+    monkeypatch.setattr(stamp, "PACKAGE", tmp_path / "no-package")
+    measurements, docs = tmp_path / "measurements", tmp_path / "docs"
+    (measurements / "runs" / "b").mkdir(parents=True)
+    (measurements / "runs" / "a").mkdir()
+    (docs / "measurements").mkdir(parents=True)  # the generated folder
+    (measurements / "runs" / "b" / "run.json").write_text("{}")
+    (measurements / "runs" / "a" / "run.json").write_text("{}")
+    (docs / "methodology.md").write_text("# Method\n")
+    found = stamp._files(measurements, set())
+    assert found == sorted(found) and [p.parent.name for p in found] == ["a", "b"]
+    before = stamp.input_fingerprint(measurements, docs)
+    (docs / "measurements" / "run.md").write_text("generated")
+    (measurements / ".slurm").mkdir()
+    (measurements / ".slurm" / "manifest.json").write_text("{}")
+    (measurements / ".tmp-run.json").write_text("{}")
+    (measurements / "gone").symlink_to(tmp_path / "nowhere")
+    assert stamp.input_fingerprint(measurements, docs) == before
+    (docs / "methodology.md").write_text("# Method, changed\n")
+    assert stamp.input_fingerprint(measurements, docs) != before

@@ -100,3 +100,33 @@ def test_many_missing_pages_are_drawn_in_worker_processes(
     drawn, pages = page_cache.drawn_measurements(views[:3], tmp_path)
     alone, _ = page_cache.drawn_measurements(views[:3], tmp_path / "again")
     assert [v.chart for v in drawn] == [v.chart for v in alone] and len(pages) == 3
+
+
+def test_new_code_draws_every_page_again(
+    views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page_cache.drawn_measurements(views[:2], tmp_path)
+    drawn = _counting(monkeypatch)
+    monkeypatch.setattr(page_cache, "code_digest", lambda: "other code")
+    page_cache.drawn_measurements(views[:2], tmp_path)
+    assert drawn == [v.slug for v in views[:2]]
+
+
+def test_the_code_digest_covers_formatting_the_caches_and_library_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    package = tmp_path / "generator"
+    shutil.copytree(
+        Path(trace_cache.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setattr(trace_cache, "_PACKAGE", package)
+    before = trace_cache.code_digest()
+    for changed in ("formatting.py", "site/page_cache.py", "site/trace_cache.py"):
+        path = package / changed
+        path.write_text(path.read_text() + "\n# changed\n")
+        assert trace_cache.code_digest() != before, changed
+        before = trace_cache.code_digest()
+    monkeypatch.setattr(trace_cache, "version", lambda name: "99")  # another vl-convert, say
+    assert trace_cache.code_digest() != before

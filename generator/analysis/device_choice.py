@@ -214,6 +214,10 @@ def with_launch_counts(
         row["run_id"]: (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"])
         for row in runs.to_dicts()
     }
+    members: dict[str, list[str]] = {}
+    for row in runs.sort("run_id").to_dicts():
+        members.setdefault(row.get("workload") or row["run_id"], []).append(row["run_id"])
+    siblings = {run_id: ids for ids in members.values() for run_id in ids}
     gpu: list[tuple[tuple[Any, ...], float, str]] = []
     by_run = {t.title: t for t in traces if t.kind == "run"}
     for run_id, trace in sorted(by_run.items()):
@@ -237,7 +241,8 @@ def with_launch_counts(
             config_, kernels, run_id = min(other, key=lambda g: (g[1], g[2]))
             how = f"measured: the profiled step of GPU run {run_id} (batch {config_[2]})"
         else:
-            own = by_run.get(w.label)
+            # any profiled run of the workload (its label is its first run, maybe unprofiled)
+            own = next((by_run[r] for r in siblings.get(w.label, [w.label]) if r in by_run), None)
             estimate = _layer_estimate(own, w.train) if own else None
             if estimate is None:
                 out.append(w)

@@ -69,7 +69,11 @@ def _files(root: Path, skip: set[Path]) -> list[Path]:
             d for d in subfolders
             if d != "__pycache__" and not d.startswith(".") and here / d not in skip
         ]  # fmt: skip
-        found += [here / n for n in names if not n.startswith(".") and here / n not in skip]
+        found += [
+            here / n
+            for n in names
+            if not n.startswith(".") and here / n not in skip and (here / n).is_file()
+        ]  # not a dangling link, a FIFO or a socket
     return sorted(found)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TypeVar
@@ -26,6 +27,7 @@ from generator.ingest.cache import file_digest
 from generator.ingest.trace.read import Events
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
+from generator.site.stamp import LIBRARIES
 
 CACHE_VERSION = 2
 A = TypeVar("A")
@@ -37,12 +39,23 @@ _CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records", "charts", 
 
 
 def code_digest() -> str:
+    """The code and libraries that compute and draw a cached view: the folders above, the
+    package's top-level modules (formatting.py), the caches themselves, and the versions of
+    the libraries whose output a cached page holds (specs, SVG and PDF, CSV and Parquet)."""
     digest = hashlib.sha256(f"v{CACHE_VERSION}".encode())
     for folder in _CODE_DIRS:
         for path in sorted((_PACKAGE / folder).rglob("*")):
             if path.suffix in (".py", ".toml", ".j2") and "__pycache__" not in path.parts:
                 digest.update(path.read_bytes())
-    digest.update((_PACKAGE / "site" / "trace_cache.py").read_bytes())
+    for path in sorted(_PACKAGE.glob("*.py")):
+        digest.update(path.read_bytes())
+    for name in ("trace_cache.py", "page_cache.py"):
+        digest.update((_PACKAGE / "site" / name).read_bytes())
+    for library in LIBRARIES:
+        try:
+            digest.update(f"{library}={version(library)};".encode())
+        except PackageNotFoundError:
+            digest.update(f"{library}=none;".encode())
     return digest.hexdigest()[:16]
 
 
