@@ -11,7 +11,7 @@ import pytest
 
 from generator.analysis.views import MeasurementView
 from generator.site import analyse as analyse_module
-from generator.site import page_cache, trace_cache
+from generator.site import content_cache, page_cache, stamp
 from generator.site.load import load_measurements
 
 MEASUREMENTS = Path(__file__).parents[1] / "measurements"  # 13 exports: imported and --ncu runs
@@ -36,7 +36,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return draw(view, charts_dir)
 
     monkeypatch.setattr(page_cache, "_draw", counted)
-    monkeypatch.setattr(trace_cache, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted
+    monkeypatch.setattr(content_cache, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted
     return drawn
 
 
@@ -96,7 +96,7 @@ def test_a_torn_cache_file_is_drawn_again(
 def test_many_missing_pages_are_drawn_in_worker_processes(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(trace_cache, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(content_cache, "PARALLEL_FROM", 2)
     drawn, pages = page_cache.drawn_measurements(views[:3], tmp_path)
     alone, _ = page_cache.drawn_measurements(views[:3], tmp_path / "again")
     assert [v.chart for v in drawn] == [v.chart for v in alone] and len(pages) == 3
@@ -119,14 +119,16 @@ def test_the_code_digest_covers_formatting_the_caches_and_library_versions(
 
     package = tmp_path / "generator"
     shutil.copytree(
-        Path(trace_cache.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__")
+        Path(content_cache.__file__).parents[1],
+        package,
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
-    monkeypatch.setattr(trace_cache, "_PACKAGE", package)
-    before = trace_cache.code_digest()
-    for changed in ("formatting.py", "site/page_cache.py", "site/trace_cache.py"):
+    monkeypatch.setattr(content_cache, "_PACKAGE", package)
+    before = content_cache.code_digest()
+    for changed in ("formatting.py", "site/page_cache.py", "site/content_cache.py"):
         path = package / changed
         path.write_text(path.read_text() + "\n# changed\n")
-        assert trace_cache.code_digest() != before, changed
-        before = trace_cache.code_digest()
-    monkeypatch.setattr(trace_cache, "version", lambda name: "99")  # another vl-convert, say
-    assert trace_cache.code_digest() != before
+        assert content_cache.code_digest() != before, changed
+        before = content_cache.code_digest()
+    monkeypatch.setattr(stamp, "version", lambda name: "99")  # another vl-convert, say
+    assert content_cache.code_digest() != before

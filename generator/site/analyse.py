@@ -30,8 +30,9 @@ from generator.pages.page import Page
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
+from generator.site.content_cache import code_digest
 from generator.site.load import Loaded, ProfiledRun
-from generator.site.trace_cache import cached_traces, code_digest, trace_key
+from generator.site.trace_cache import cached_traces, trace_key
 
 
 @dataclass(frozen=True)

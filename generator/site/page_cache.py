@@ -20,7 +20,7 @@ from generator.analysis.views import MeasurementView
 from generator.atomic import write_bytes
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
-from generator.site.trace_cache import code_digest, map_on_cores
+from generator.site.content_cache import code_digest, entry_path, map_on_cores, read_entry
 
 
 def view_key(view: MeasurementView, code: str) -> str:
@@ -53,20 +53,6 @@ def _content(value: object) -> bytes:
     return buffer.getvalue()
 
 
-def _path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / "pages" / key[:2] / f"{key}.pickle"
-
-
-def _cached(path: Path) -> tuple[dict[str, Any], Page] | None:
-    if not path.is_file():
-        return None
-    try:
-        chart, page = pickle.loads(path.read_bytes())
-    except Exception:  # a cache file from another version or a torn disk: redraw
-        return None
-    return (chart, page) if isinstance(chart, dict) and isinstance(page, Page) else None
-
-
 def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page]:
     from generator.charts import roofline_chart  # altair: import on use
     from generator.pages.measurement import measurement_page
@@ -83,8 +69,8 @@ def drawn_measurements(
     """Each view with its roofline chart, and its page by slug (downloads made), from the
     cache or drawn and stored."""
     code = code_digest()
-    paths = [_path(cache_dir, view_key(view, code)) for view in views]
-    found = [_cached(path) for path in paths]
+    paths = [entry_path(cache_dir, "pages", view_key(view, code)) for view in views]
+    found = [read_entry(path, dict) for path in paths]
     missing = [i for i, item in enumerate(found) if item is None]
     draw = partial(_draw, charts_dir=cache_dir / "charts")
     for index, made in zip(missing, map_on_cores(draw, [views[i] for i in missing]), strict=True):

@@ -7,7 +7,7 @@ kept) and MkDocs builds `--dirty`: it renders only the pages whose source is new
 their HTML, which the write stage keeps true by leaving unchanged files untouched. The hooks
 in `mkdocs_hooks.py` keep the search index whole; the notebook page, which reads the
 measurements when it runs, is always rendered again. The result equals a full build
-(tests/test_site_incremental.py compares them file by file).
+(tests/test_site_scaling.py compares them file by file).
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
 from generator.site.files import swap_dir
-from generator.site.stamp import DIRTY_ENV
+from generator.site.stamp import DIRTY_ENV, library_versions
 from generator.site.write import Written
 
 HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
@@ -92,13 +91,8 @@ def _build(
 def _config_key(child_text: str, config: Path) -> str:
     """What every page's HTML depends on besides its own source: the navigation, the
     config, the hooks and the libraries that render it."""
-    digest = hashlib.sha256(child_text.encode() + config.read_bytes() + HOOKS.read_bytes())
-    for name in _LIBRARIES:
-        try:
-            digest.update(f"{name}={version(name)};".encode())
-        except PackageNotFoundError:
-            digest.update(f"{name}=none;".encode())
-    return digest.hexdigest()
+    text = child_text + library_versions(_LIBRARIES)
+    return hashlib.sha256(text.encode() + config.read_bytes() + HOOKS.read_bytes()).hexdigest()
 
 
 def _sources(docs_dir: Path) -> list[str]:

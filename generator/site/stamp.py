@@ -27,15 +27,21 @@ LIBRARIES = (
 )
 
 
+def library_versions(names: tuple[str, ...]) -> str:
+    """'name=version;' for each library ('name=none;' when it is not installed)."""
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name}={version(name)};")
+        except PackageNotFoundError:
+            found.append(f"{name}=none;")
+    return "".join(found)
+
+
 def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
     """Everything the report is made from: measurements, hand-written docs, mkdocs.yml, the
     benchmark results, this package's code and templates, and the library versions."""
-    digest = hashlib.sha256()
-    for name in LIBRARIES:
-        try:
-            digest.update(f"{name}={version(name)};".encode())
-        except PackageNotFoundError:
-            digest.update(f"{name}=none;".encode())
+    digest = hashlib.sha256(library_versions(LIBRARIES).encode())
     generated = {
         docs_dir / GENERATED_DIR,
         docs_dir / HARDWARE_PAGE,

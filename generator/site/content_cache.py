@@ -1,0 +1,71 @@
+"""What the content-keyed caches of drawn pages share (`trace_cache.py` for profiler traces,
+`page_cache.py` for kernel pages): the digest of the code and libraries that make an entry,
+where an entry lives, reading one back, and computing the misses on every core."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import TypeVar
+
+from generator.pages.page import Page
+from generator.site.stamp import LIBRARIES, library_versions
+
+CACHE_VERSION = 2
+PARALLEL_FROM = 8  # fewer misses than this: a process pool's start-up costs more than it saves
+_PACKAGE = Path(__file__).resolve().parents[1]
+# The code a cached entry is computed by: a change to any of it is a new key.
+_CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
+_CACHES = ("content_cache.py", "trace_cache.py", "page_cache.py")
+A = TypeVar("A")
+R = TypeVar("R")
+T = TypeVar("T")
+
+
+def code_digest() -> str:
+    """The code and libraries that compute and draw a cached entry: the folders above, the
+    package's top-level modules (formatting.py), the caches themselves, and the versions of
+    the libraries whose output a cached page holds (specs, SVG and PDF, CSV and Parquet)."""
+    digest = hashlib.sha256(f"v{CACHE_VERSION}".encode())
+    for folder in _CODE_DIRS:
+        for path in sorted((_PACKAGE / folder).rglob("*")):
+            if path.suffix in (".py", ".toml", ".j2") and "__pycache__" not in path.parts:
+                digest.update(path.read_bytes())
+    for path in sorted(_PACKAGE.glob("*.py")):
+        digest.update(path.read_bytes())
+    for name in _CACHES:
+        digest.update((_PACKAGE / "site" / name).read_bytes())
+    digest.update(library_versions(LIBRARIES).encode())
+    return digest.hexdigest()[:16]
+
+
+def entry_path(cache_dir: Path, kind: str, key: str) -> Path:
+    return cache_dir / kind / key[:2] / f"{key}.pickle"
+
+
+def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:
+    """A cached (`first`, page) pair, or None when there is none or it cannot be read (a file
+    from another version or a torn disk: the caller computes it again)."""
+    if not path.is_file():
+        return None
+    try:
+        item, page = pickle.loads(path.read_bytes())
+    except Exception:
+        return None
+    return (item, page) if isinstance(item, first) and isinstance(page, Page) else None
+
+
+def map_on_cores(function: Callable[[A], R], items: list[A]) -> list[R]:
+    """`function` over `items`, in a process per core when there are enough of them that
+    the processes' start-up (imports: ~1 s) pays; `function` must be picklable."""
+    workers = min(os.cpu_count() or 1, len(items))
+    if len(items) < PARALLEL_FROM or workers < 2:
+        return [function(item) for item in items]
+    # spawn, not fork: Polars' thread pool does not survive a fork.
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        return list(pool.map(function, items, chunksize=4))
