@@ -20,7 +20,7 @@ PRELOAD = {
     "pandas_vectorized": ("pandas",),
     "floor": ("polars",),
     "trace_parse": ("generator.ingest.trace.read",),
-    "trace_summarize": ("polars", "generator.ingest.summarize_trace"),
+    "trace_summarize": ("polars", "generator.summaries.trace"),
     "hta_parse": ("pandas", "hta.common.trace"),
     "hta_load": ("pandas", "hta.common.trace", "hta.trace_analysis"),
 }

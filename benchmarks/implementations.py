@@ -138,7 +138,7 @@ def trace_parse(path: Path) -> dict[str, Any]:
 
 
 def trace_summarize(path: Path) -> dict[str, Any]:
-    from generator.ingest.summarize_trace import summarize_trace
+    from generator.summaries.trace import summarize_trace
 
     summary = summarize_trace(path, None)
     return {
@@ -146,7 +146,7 @@ def trace_summarize(path: Path) -> dict[str, Any]:
         "kernels": summary["kernels"],
         "flops": summary["flops"],
         "steps": len(summary["steps"]),
-        "device": summary["device"],
+        "device": summary["device"]["catalog"],
     }
 
 

@@ -25,7 +25,6 @@ from pydantic import (
 )
 
 from generator.errors import UserError
-from generator.measure.slurm.options import SlurmSettings
 from generator.models import (
     DATASETS,
     LM_PHASES,
@@ -37,6 +36,7 @@ from generator.models import (
     unknown_name,
 )
 from generator.models.user import is_user_model
+from generator.records.slurm_settings import SlurmSettings
 from generator.records.versioned import upgrade
 
 SCHEMA_VERSION = 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import UTC, datetime
 
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 _SMALL = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
@@ -49,3 +50,8 @@ def short_name(name: str | None, limit: int = 60) -> str:
 def slug(text: str) -> str:
     """Lower case, every run of other characters one hyphen: an id for a URL or a chart."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def utc_now() -> str:
+    """The time every written file is stamped with: UTC, ISO 8601, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -17,7 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from generator.analysis.export_analysis import analyze_export
+from generator.summaries.export import check_export
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
 
@@ -66,7 +66,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def exercise(path: Path) -> None:
     """What a user's command does with a file: parse, sum, check."""
-    analyze_export(read_ncu_csv(path), None, "train_step")
+    check_export(read_ncu_csv(path), None, "train_step")
 
 
 def fuzz(seconds: float, seed: int, max_cases: int | None = None) -> tuple[int, list[Path]]:

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
-from generator.ingest.summarize_trace import format_trace_summary, summarize_trace
 from generator.ingest.trace.op_table import ATTENTION, CONV, FORMULAS, MATMUL
+from generator.summaries.trace import format_trace_summary, summarize_trace
 
 HERE = Path(__file__).resolve().parent
 TRACES = HERE / "data" / "traces"

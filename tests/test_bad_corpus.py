@@ -13,8 +13,8 @@ import pytest
 from generator.config import load_experiments
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
-from generator.ingest.summarize import summarize_file
-from generator.ingest.summarize_trace import summarize_trace
+from generator.summaries.export import summarize_file
+from generator.summaries.trace import summarize_trace
 from tests.conftest import build_report
 from tests.helpers import REPO
 

@@ -12,10 +12,10 @@ from benchmarks.generate import DEFAULT_SOURCE, generate
 from benchmarks.generate_trace import generate_trace
 from benchmarks.implementations import ours
 from generator.ingest import read_ncu_csv
-from generator.ingest.summarize_trace import summarize_trace
 from generator.ingest.trace.read import read_trace
 from generator.pages.performance import performance_page
 from generator.records.benchmarks import read_benchmarks
+from generator.summaries.trace import summarize_trace
 from tests.helpers import REPO
 from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, user_range, write_trace
 

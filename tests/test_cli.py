@@ -34,7 +34,7 @@ def test_summarize_json_on_the_l4_export(capsys: pytest.CaptureFixture[str]) -> 
     }
     assert result["l2_bytes"] is None and result["l1_bytes"] is None
     # CC 8.9 is both the L4 and the RTX 4080 Laptop GPU: no guess
-    assert result["device"] is None and result["bound"] is None
+    assert result["device"]["catalog"] is None and result["bound"] is None
     assert result["device_candidates"] == ["l4", "rtx-4080-laptop", "rtx-4090", "l40s"]
 
 
@@ -42,7 +42,7 @@ def test_summarize_json_with_device_one_object_per_file(capsys: pytest.CaptureFi
     gemm = REAL_NCU / "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv"
     assert main(["summarize", str(L4), str(gemm), "--device", "L4", "--json"]) == 0
     first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
-    assert first["device"] == "l4" and first["bound"] == "memory"
+    assert first["device"]["catalog"] == "l4" and first["bound"] == "memory"
     assert round(first["efficiency"], 4) == 0.3208
     assert second["flops"] is None and second["efficiency"] is None
 

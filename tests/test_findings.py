@@ -17,7 +17,7 @@ from generator.findings import (
     timing_findings,
 )
 from generator.ingest import read_ncu_csv
-from generator.ingest.summarize import summarize_file
+from generator.summaries.export import summarize_file
 from tests.helpers import REAL_NCU, REPO, fp32_kernel, metric_row, write_long
 
 L4 = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from generator.analysis.export_analysis import ExportAnalysis, analyze_export
+from generator.summaries.export import CheckedExport, check_export
 from generator.analysis.roofline import kernel_metrics
 from generator.cli import main
 from generator.ingest import read_ncu_csv
@@ -22,10 +22,10 @@ ALEXNET_B64 = "H-alexnet-imagenet-b64-inference-fp32-cuda-6390d721"
 WINOGRAD_B1024 = "F-resnet18-cifar10-b1024-train_step-fp32-cuda-7a6b7e82"
 
 
-def _analysis(run: str) -> ExportAnalysis:
+def _analysis(run: str) -> CheckedExport:
     record = json.loads((RUNS / run / "run.json").read_text())
     counts, phase = record["complexity"], record["config"]["phase"]
-    return analyze_export(
+    return check_export(
         read_ncu_csv(RUNS / run / "ncu.csv"),
         "h100-sxm",
         phase,
@@ -35,14 +35,14 @@ def _analysis(run: str) -> ExportAnalysis:
     )
 
 
-def _ids(analysis: ExportAnalysis) -> list[str]:
+def _ids(analysis: CheckedExport) -> list[str]:
     return [f.id for f in analysis.findings]
 
 
 def test_fp32_training_step_is_complete_and_agrees_with_the_analytic_count() -> None:
     analysis = _analysis(FP32)
     assert _ids(analysis) == []
-    ranges = analysis.ranges
+    ranges = analysis.analysis.ranges
     # Backward holds about as many kernels as forward: the step was profiled whole.
     assert (ranges["forward"].kernels, ranges["backward"].kernels) == (90, 96)
     record = json.loads((RUNS / FP32 / "run.json").read_text())["complexity"]
@@ -74,7 +74,7 @@ def test_hopper_tensor_pipe_instructions_without_tensor_ops_are_not_matrix_work(
     # Winograd, batch-norm and pooling kernels issue HMMA-pipe instructions on an H100 while
     # every sm__ops_path_tensor counter reads 0: no tensor-work-uncounted error.
     analysis = _analysis(WINOGRAD_B1024)
-    assert analysis.tensor is None
+    assert analysis.analysis.tensor is None
     assert "tensor-work-uncounted" not in _ids(analysis)
 
 

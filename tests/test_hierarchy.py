@@ -217,7 +217,7 @@ def test_chart_draws_no_roof_for_a_level_the_catalog_lacks() -> None:
 
 
 def view_of(path: Path, device: str) -> MeasurementView:
-    analysis = analyze_export(read_ncu_csv(path), device, "train_step")
+    analysis = analyze_export(read_ncu_csv(path), device)
     return MeasurementView(
         slug="test", title="test", origin="", citation="", model="", workload="", batch=None,
         phase="train_step", precision="", notes="", license="", csv_path=str(path),
@@ -232,7 +232,7 @@ def test_a_recorded_h100_run_has_three_levels_and_says_which_it_cannot_judge() -
     assert table.levels == ("L1", "L2", "DRAM") and table.missing == {}
     assert table.unjudged == ("L1", "L2")  # no citable H100 cache bandwidth in the catalog
     step = table.steps.row(0, named=True)
-    analysis = analyze_export(read_ncu_csv(H100_RUN), "h100-sxm", "train_step")
+    analysis = analyze_export(read_ncu_csv(H100_RUN), "h100-sxm")
     assert step["l2_ai"] == pytest.approx(analysis.step.flops / analysis.step.l2_bytes)
     assert step["dram_ai"] == pytest.approx(analysis.step.arithmetic_intensity)
     assert table.steps["scope"].to_list() == [

@@ -16,7 +16,7 @@ from generator.analysis.roofline import kernel_metrics, totals
 from generator.analysis.tensor_work import tensor_evidence
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
-from generator.ingest.summarize import summarize_file
+from generator.summaries.export import summarize_file
 from tests.helpers import REAL_NCU, fp32_kernel, metric_row, write_long
 
 B200 = REAL_NCU / "meinie0826__Roofline-Analysis__torch_sdpa_flash__mha_bf16_b16_ctx4k_p64.ncu.csv"

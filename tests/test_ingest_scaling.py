@@ -92,7 +92,7 @@ def test_unchanged_report_is_not_rebuilt(
 
 
 def test_summarize_caches_only_files_over_the_budget(tmp_path: Path) -> None:
-    from generator.ingest.summarize import summarize_file
+    from generator.summaries.export import summarize_file
 
     path = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
     small = summarize_file(path, "l4", cache_dir=tmp_path / "a")

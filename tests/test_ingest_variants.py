@@ -238,7 +238,7 @@ def test_kernel_without_dram_traffic_has_no_infinite_intensity(tmp_path) -> None
 
 
 def test_device_name_metric_matches_the_catalog(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from generator.analysis.roofline import match_device
+    from generator.catalog.matching import match_device
 
     rows = [
         *fp32_kernel(0, ffma="1"),

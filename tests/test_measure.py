@@ -16,12 +16,12 @@ from generator import config as config_module
 from generator.cli import main
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
-from generator.ingest.summarize_trace import summarize_trace
 from generator.measure import ncu, runner, step
 from generator.measure.ceilings import measure_ceilings
-from generator.measure.stats import quantile, summarize_times
 from generator.measure.store import staged_run_folder
 from generator.records.run import read_run as read_run_record
+from generator.stats import quantile, summarize_times
+from generator.summaries.trace import summarize_trace
 from tests.helpers import REPO
 
 TINY = """

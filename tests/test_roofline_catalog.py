@@ -5,9 +5,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from generator.analysis.roofline import Totals, bound_against, match_device
-from generator.catalog import PEAK_KEYS, find_device, load_catalog
+from generator.analysis.roofline import Totals, bound_against
+from generator.catalog import find_device, load_catalog
+from generator.catalog.matching import match_device
 from generator.errors import UserError
+from generator.records.peaks import PEAK_KEYS
 
 SEED_DEVICES = ["T4", "L4", "Tesla V100-SXM2-16GB", "A100 40GB SXM", "A100 80GB SXM", "A100 PCIe", "A100 80GB PCIe",
                 "H100 SXM", "H100 PCIe", "H200", "RTX 4080 Laptop", "RTX 5070", "RTX 5090", "B200",

@@ -4,7 +4,6 @@ literature rows), and the architecture's rules."""
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 from dataclasses import replace
@@ -158,28 +157,6 @@ def test_nav_groups_consecutive_sections_and_keeps_unlisted_pages() -> None:
         {"Kernels": [{"Index": "measurements/index.md"}, {"A &lt;b&gt;": "measurements/a.md"}]},
         "notes.md",
     ]
-
-
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return found
-
-
-def test_analysis_records_and_ingest_never_import_presentation() -> None:
-    for stage in ("records", "analysis", "ingest", "findings", "catalog"):
-        for path in (GENERATOR / stage).rglob("*.py"):
-            presentation = {
-                m
-                for m in _imports(path)
-                if m.startswith(("generator.pages", "generator.charts", "generator.site"))
-            }
-            assert not presentation, f"{path.relative_to(REPO)} imports {presentation}"
 
 
 def test_small_modules_and_few_top_level_ones() -> None:

@@ -180,7 +180,7 @@ def measured(runs_dir: Path, config: RunConfig, name: str, status: str = "ok") -
         record = read_run(runs_dir / start.run_id)
         assert record is not None
         data = record.model_dump(mode="json", exclude_unset=True)
-        from generator.measure.stats import summarize_times
+        from generator.stats import summarize_times
 
         timing = summarize_times([0.010, 0.011, 0.009, 0.010], config.batch)
         data.update(status="ok", error=None,

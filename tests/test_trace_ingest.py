@@ -17,10 +17,10 @@ import pytest
 
 from generator.analysis.trace_analysis import analyze_trace
 from generator.errors import UserError
-from generator.ingest.summarize_trace import summarize_trace
 from generator.ingest.trace.op_table import op_cost
 from generator.ingest.trace.read import OpArgs, looks_like_trace, read_trace
 from generator.records.ceilings import MeasuredCeilings
+from generator.summaries.trace import summarize_trace
 from tests.trace_helpers import (
     A100_PROPERTIES,
     REAL_TRACES,
@@ -73,13 +73,14 @@ def test_trace_without_shapes_is_a_finding_not_zero() -> None:
     assert [f["id"] for f in summary["findings"]] == ["missing-shapes"]
     assert summary["flops"] is None and summary["bytes"] is None
     assert summary["uncounted_time_share"] is None
-    assert summary["device"] == "a100-40gb-sxm"  # "NVIDIA A100-PG509-200" in deviceProperties
+    # The name the trace recorded is kept beside the catalog entry it matched.
+    assert summary["device"] == {"recorded": "NVIDIA A100-PG509-200", "catalog": "a100-40gb-sxm"}
     assert all(row["flops"] is None for row in summary["by_op"])
 
 
 def test_amd_mi250_trace() -> None:
     summary = summarize_trace(REAL_TRACES / "hta__amd_mi250_minitoy_train.json.gz", None)
-    assert summary["device"] == "mi250-gcd"  # warp size 64 and 104 compute units
+    assert summary["device"]["catalog"] == "mi250-gcd"  # warp size 64 and 104 compute units
     # one linear 5x128 -> 128 forward (addmm) and its weight gradient (mm); the input needs
     # no gradient, so no second mm
     assert summary["flops_by_op"]["aten::addmm"] == 2 * 5 * 128 * 128
@@ -104,13 +105,13 @@ def test_control_trace_tensor_core_gemms_run_against_tf32() -> None:
 
 def test_sampled_trace_device_from_kernel_names() -> None:
     summary = summarize_trace(REAL_TRACES / "hta__trace_filter_sampled_rank-0.json.gz", None)
-    assert summary["device"] is None
+    assert summary["device"]["catalog"] is None
     assert "compute capability 8.0" in summary["device_note"]
     assert "a100-40gb-sxm" in summary["device_note"]
     named = summarize_trace(
         REAL_TRACES / "hta__trace_filter_sampled_rank-0.json.gz", "a100-80gb-sxm"
     )
-    assert named["device"] == "a100-80gb-sxm" and named["bound"] is not None
+    assert named["device"]["catalog"] == "a100-80gb-sxm" and named["bound"] is not None
 
 
 def test_triton_kernel_without_formula_is_uncounted() -> None:
@@ -138,7 +139,7 @@ def test_leaf_rule_counts_addmm_once_with_its_helpers_time(tmp_path: Path) -> No
     assert [r["op"] for r in summary["by_op"]] == ["aten::addmm"]
     assert summary["by_op"][0]["time_s"] == pytest.approx(10e-6)
     assert summary["by_op"][0]["path"] == "tf32_tensor"
-    assert summary["device"] == "a100-40gb-sxm"
+    assert summary["device"]["catalog"] == "a100-40gb-sxm"
 
 
 def test_cpu_trace_uses_self_time_and_measured_ceilings(tmp_path: Path) -> None:

@@ -13,9 +13,10 @@ from generator.analysis.overview import (
     headline_sentences,
     imported_sentence,
 )
-from generator.analysis.roofline import DeviceMatch, Totals, bound_against
+from generator.analysis.roofline import Totals, bound_against
 from generator.analysis.views import MeasurementView
 from generator.catalog import Device, load_catalog
+from generator.catalog.matching import DeviceMatch
 from generator.findings import Finding
 from generator.records.ceilings import MeasuredCeilings
 

@@ -177,9 +177,7 @@ def trace_workloads(traces: list[TraceView]) -> list[Workload]:
             if device and peak
             else None
         )
-        uncounted = [
-            f for f in trace.analysis.findings if f.id in ("uncounted-ops", "missing-shapes")
-        ]
+        uncounted = [f for f in trace.findings if f.id in ("uncounted-ops", "missing-shapes")]
         kernels = _kernels_per_step(trace)
         found.append(
             Workload(

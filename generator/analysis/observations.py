@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.analysis.thresholds import NOISY_CI
 from generator.analysis.verdicts import fmt_metric, metric_interval, ordered_along, with_metric
-from generator.findings.finding import NOISY_CI
 from generator.formatting import percent, si
 
 

@@ -18,9 +18,9 @@ from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label
-from generator.findings import Finding
 from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.finding import Finding
 from generator.records.literature import CAUSES
 
 

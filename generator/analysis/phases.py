@@ -1,7 +1,7 @@
 """Where a training step's time goes: forward, loss, backward and optimizer step.
 
 For each train_step workload, the median time of each part of the step with its 95 %
-distribution-free interval (`measure.stats.median_ci`), from every timed iteration of the
+distribution-free interval (`stats.median_ci`), from every timed iteration of the
 workload's ok runs (a workload measured in several groups is one set of samples: their
 steps.csv rows concatenated, as pooling does for the whole step).
 
@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from generator.formatting import number, percent
-from generator.measure.stats import median_ci
+from generator.stats import median_ci
 
 DEVICE = "device_label"
 PARTS = {  # steps.csv column -> the part's name

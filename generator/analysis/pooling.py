@@ -8,7 +8,7 @@ median, interval and sample count in the columns the report reads (`median_s`, `
 `ci_high_s`, `iterations`, `throughput`, `modelled_attained`), so the same configuration
 shows the same numbers wherever it appears; the run's own figures stay beside them
 (`run_median_s`, ...). All intervals are recomputed from the samples with one method
-(`measure.stats.median_ci`), whatever a run.json recorded."""
+(`stats.median_ci`), whatever a run.json recorded."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from generator.analysis.per_workload import workload_samples
-from generator.measure.stats import median_ci
+from generator.stats import median_ci
 
 # The run's own figures, kept under these names when the pooled ones take their place.
 OWN = {

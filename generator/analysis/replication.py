@@ -12,8 +12,8 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.roofline import Totals
+from generator.analysis.thresholds import ROOF_TOLERANCE
 from generator.catalog import Device
-from generator.findings.finding import ROOF_TOLERANCE
 from generator.formatting import number, percent, si
 from generator.records.literature import CAUSES, UNITS, Derive, LiteratureRow
 

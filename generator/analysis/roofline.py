@@ -8,12 +8,10 @@ lacks the metric, and `incomplete` says which metric and how many kernels.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import polars as pl
 
-from generator.catalog import PRODUCTS_WITH_CC, Device, devices_with_cc, find_device
-from generator.errors import UserError
+from generator.catalog import Device
 
 # precision -> (kernel column, FLOPs per unit). Data, not ifs.
 FLOP_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
@@ -219,84 +217,3 @@ def bound_against(total: Totals, device: Device) -> Bound | None:
         roof_flops_per_s=roof,
         efficiency=attained / roof,
     )
-
-
-@dataclass(frozen=True)
-class DeviceMatch:
-    device: Device | None
-    how: str  # "named", "compute capability", "" when unmatched
-    candidates: tuple[str, ...]
-    note: str
-
-
-def match_device(kernels: pl.DataFrame, requested: str | None) -> DeviceMatch:
-    """The user's device if named, else the export's device name. A compute capability alone
-    only narrows the candidates: several products share each one (PRODUCTS_WITH_CC)."""
-    if requested:
-        return DeviceMatch(find_device(requested), "named", (), "")
-    device_names = sorted({n for n in kernels["device_name"].drop_nulls().to_list() if n})
-    if len(device_names) == 1:
-        try:
-            return DeviceMatch(find_device(device_names[0]), "device name in the export", (), "")
-        except UserError:
-            pass  # a GPU the catalog lacks: fall back to the compute capability
-    ccs = sorted({c for c in kernels["cc"].drop_nulls().to_list() if c})
-    if not ccs:
-        return DeviceMatch(None, "", (), "the export records no compute capability: pass --device")
-    if len(ccs) > 1:
-        return DeviceMatch(
-            None,
-            "",
-            (),
-            f"kernels ran on several compute capabilities ({', '.join(ccs)}): pass --device",
-        )
-    names = tuple(d.id for d in devices_with_cc(ccs[0]))
-    products = PRODUCTS_WITH_CC.get(ccs[0])
-    shared = f" (compute capability {ccs[0]} is {products})" if products else ""
-    if not names:
-        return DeviceMatch(
-            None,
-            "",
-            (),
-            f"no catalog device has compute capability {ccs[0]}{shared}: pass --device",
-        )
-    return DeviceMatch(
-        None,
-        "",
-        names,
-        f"the export records compute capability {ccs[0]}, not the GPU's name{shared}; "
-        f"catalog devices with it: {', '.join(names)}: pass --device with the one it ran on",
-    )
-
-
-def summary_dict(
-    total: Totals, ranges: dict[str, Totals], match: DeviceMatch, bound: Bound | None
-) -> dict[str, Any]:
-    """The `summarize --json` object (base units; null where the file lacks the metrics)."""
-    return {
-        "kernels": total.kernels,
-        "flops": total.flops,
-        "flops_by_precision": total.flops_by_precision,
-        "dram_bytes": total.dram_bytes,
-        "l2_bytes": total.l2_bytes,
-        "l1_bytes": total.l1_bytes,
-        "time_s": total.time_s,
-        "attained_flops_per_s": total.attained_flops_per_s,
-        "arithmetic_intensity": total.arithmetic_intensity,
-        "sm_pct": total.sm_pct,
-        "dram_pct": total.dram_pct,
-        "kernels_by_range": {name: t.kernels for name, t in ranges.items()},
-        "device": match.device.id if match.device else None,
-        "device_name": match.device.name if match.device else None,
-        "device_match": match.how or None,
-        "device_candidates": list(match.candidates),
-        "device_note": match.note or None,
-        "bound": bound.bound if bound else None,
-        "efficiency": bound.efficiency if bound else None,
-        "dominant_precision": total.dominant_precision,
-        "peak_flops_per_s": bound.peak_flops_per_s if bound else None,
-        "bandwidth_bytes_per_s": bound.bandwidth_bytes_per_s if bound else None,
-        "ridge_arithmetic_intensity": bound.ridge_ai if bound else None,
-        "tensor_pipe_inst": total.tensor_pipe_inst,
-        "incomplete_metrics": total.incomplete,
-    }

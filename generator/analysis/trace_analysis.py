@@ -1,5 +1,6 @@
-"""One profiler trace from file to findings: read, attribute, match the device, place every
-op, step, phase, layer and range on the roofline, and check the result."""
+"""One profiler trace on the roofline: read, attribute, match the device, place every op,
+step, phase, layer and range on it. The checks of the result are `findings/`' job, and
+`summaries/trace.py` runs both."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 
 import polars as pl
 
-from generator.analysis.roofline import DeviceMatch
 from generator.analysis.trace_roofline import (
     Roof,
     catalog_roof,
@@ -17,15 +17,8 @@ from generator.analysis.trace_roofline import (
     totals_row,
     work_points,
 )
-from generator.findings.finding import Finding
-from generator.findings.trace_checks import (
-    above_roof_ops,
-    incomplete_trace_step,
-    missing_shapes,
-    uncounted_ops,
-)
-from generator.ingest.trace.attribute import BACKWARD_NODE, Attribution, attribute
-from generator.ingest.trace.device import match_trace_device
+from generator.catalog.matching import DeviceMatch, match_trace_device
+from generator.ingest.trace.attribute import Attribution, attribute
 from generator.ingest.trace.read import RawTrace, read_trace
 from generator.records.ceilings import MeasuredCeilings
 
@@ -44,7 +37,6 @@ class TraceAnalysis:
     by_phase: pl.DataFrame
     by_layer: pl.DataFrame
     by_range: pl.DataFrame
-    findings: tuple[Finding, ...]
 
     @property
     def kernels(self) -> int:
@@ -60,20 +52,19 @@ def analyze_trace(
     path: Path,
     device: str | None = None,
     ceilings: MeasuredCeilings | None = None,
-    phase: str | None = None,
 ) -> TraceAnalysis:
-    return analyze_raw(read_trace(path), device, ceilings, phase)
+    return analyze_raw(read_trace(path), device, ceilings)
 
 
 def analyze_raw(
     trace: RawTrace,
     device: str | None = None,
     ceilings: MeasuredCeilings | None = None,
-    phase: str | None = None,
 ) -> TraceAnalysis:
     path = trace.path
     attribution = attribute(trace)
-    match = match_trace_device(trace, device)
+    kernels = trace.kernels
+    match = match_trace_device(trace.device_properties, kernels.device, kernels.name, device)
     roof: Roof | None = None
     if match.device is not None:
         roof = catalog_roof(match.device)
@@ -82,14 +73,6 @@ def analyze_raw(
     points = work_points(attribution)
     by_op = group_points(points, "op", roof)
     total = totals_row(points, roof)
-    time_s = float(total["time_s"])  # type: ignore[arg-type]
-    backward_ops = sum(1 for name in trace.ops.name if name.startswith(BACKWARD_NODE))
-    findings = (
-        *missing_shapes(attribution.ops_with_shapes, len(trace.ops)),
-        *(uncounted_ops(by_op, time_s) if attribution.ops_with_shapes else []),
-        *above_roof_ops(by_op),
-        *incomplete_trace_step(phase, backward_ops),
-    )
     step_order = {name: i for i, name in enumerate(attribution.steps)}
     by_step = _grouped(points, "step", roof)
     by_step = by_step.sort(pl.col("step").replace_strict(step_order, default=len(step_order)))
@@ -106,5 +89,4 @@ def analyze_raw(
         by_phase=_grouped(points, "phase", roof),
         by_layer=_grouped(points, "layer", roof),
         by_range=_grouped(points, "range", roof),
-        findings=tuple(findings),
     )

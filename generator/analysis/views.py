@@ -7,10 +7,11 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.roofline import Bound, DeviceMatch, Totals
+from generator.analysis.roofline import Bound, Totals
 from generator.analysis.tensor_work import TensorEvidence
 from generator.analysis.trace_analysis import TraceAnalysis
-from generator.findings import Finding
+from generator.catalog.matching import DeviceMatch
+from generator.records.finding import Finding
 
 
 @dataclass(frozen=True)
@@ -56,3 +57,4 @@ class TraceView:
     layers: pl.DataFrame | None = None  # layers.csv of a measured run
     counted_flops: float | None = None  # ncu's counted FLOPs of the same work, when imported
     forward_range_s: float | None = None  # the profiled step's forward range (runs)
+    findings: tuple[Finding, ...] = ()  # findings.trace_findings of the analysis

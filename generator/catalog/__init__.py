@@ -12,35 +12,12 @@ from functools import cache
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.records.peaks import PEAK_KEYS
 from generator.records.versioned import upgrade
 
 CATALOG_PATH = Path(__file__).with_name("hardware.toml")
 SCHEMA_VERSION = 1
 
-# Peak keys a device may state; the roofline maps each counted precision to one of them.
-PEAK_KEYS: tuple[str, ...] = (
-    "fp64",
-    "fp64_tensor",
-    "fp32",
-    "fp16",
-    "tf32_tensor",
-    "fp16_tensor",
-    "bf16_tensor",
-    "fp8_tensor",
-    "int8_tensor",
-)
-# How every page names a catalog peak (INT8 rates are TOPS, stored on the same scale).
-PEAK_LABELS: dict[str, str] = {
-    "fp64": "FP64",
-    "fp64_tensor": "FP64 tensor",
-    "fp32": "FP32",
-    "fp16": "FP16",
-    "tf32_tensor": "TF32 tensor",
-    "fp16_tensor": "FP16 tensor",
-    "bf16_tensor": "BF16 tensor",
-    "fp8_tensor": "FP8 tensor",
-    "int8_tensor": "INT8 tensor (TOPS)",
-}
 _REQUIRED = {
     "id": str,
     "name": str,

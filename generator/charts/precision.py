@@ -8,8 +8,9 @@ from typing import Any
 
 import altair as alt
 
-from generator.catalog import PEAK_LABELS, Device
+from generator.catalog import Device
 from generator.charts.scales import inline, spec_of
+from generator.records.peaks import PEAK_LABELS
 
 # The precisions a training step can run in, slowest first; Okabe-Ito hues (distinct for
 # every common colour-vision deficiency) and one shape each, so no reader relies on hue.

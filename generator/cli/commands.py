@@ -13,10 +13,10 @@ from generator.errors import UserError
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     from generator.ingest.ncu_csv import parse_size
-    from generator.ingest.summarize import format_summary, summarize_file
-    from generator.ingest.summarize_trace import format_trace_summary, summarize_trace
     from generator.ingest.trace.read import looks_like_trace
     from generator.records.ceilings import read_ceilings
+    from generator.summaries.export import format_summary, summarize_file
+    from generator.summaries.trace import format_trace_summary, summarize_trace
 
     ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
     for index, name in enumerate(args.files):
@@ -38,8 +38,8 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from generator.ingest.importer import ImportRequest, import_export
-    from generator.ingest.summarize import format_summary
+    from generator.summaries.export import format_summary
+    from generator.summaries.importer import ImportRequest, import_export
 
     result = import_export(
         ImportRequest(
@@ -61,7 +61,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             notes=args.notes,
         )
     )
-    from generator.ingest.summarize_trace import format_trace_summary
+    from generator.summaries.trace import format_trace_summary
 
     trace = "layout" not in result.summary
     print((format_trace_summary if trace else format_summary)(result.summary))

@@ -206,7 +206,7 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
     import torch
     import torchvision
 
-    from generator.measure.provenance import utc_now
+    from generator.formatting import utc_now
 
     tables = {
         "published.csv": published_rows(),

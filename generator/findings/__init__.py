@@ -16,9 +16,10 @@ from generator.findings.export_checks import (
     missing_metric,
     tensor_work_uncounted,
 )
-from generator.findings.finding import FINDING_IDS, Finding, findings_json
 from generator.findings.flop_checks import flops_mismatch
 from generator.findings.timing import throttle_findings, timing_findings
+from generator.findings.trace_checks import trace_findings
+from generator.records.finding import FINDING_IDS, Finding, findings_json
 
 __all__ = [
     "FINDING_IDS",
@@ -33,4 +34,5 @@ __all__ = [
     "tensor_work_uncounted",
     "throttle_findings",
     "timing_findings",
+    "trace_findings",
 ]

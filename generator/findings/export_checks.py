@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import polars as pl
 
+from generator.analysis.export_analysis import ExportAnalysis
 from generator.analysis.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
 from generator.analysis.tensor_work import tensor_evidence
-from generator.catalog import Device, load_catalog
-from generator.findings.finding import (
+from generator.analysis.thresholds import (
     BACKWARD_KERNEL_RATIO,
     CLOCK_TOLERANCE,
     COUNTED_TO_ANALYTIC_MIN,
     ROOF_TOLERANCE,
     TIME_AGREEMENT,
-    Finding,
 )
+from generator.catalog import Device, load_catalog
 from generator.findings.flop_checks import phase_mismatch, range_named
 from generator.formatting import number, percent, si
 from generator.ingest.metric_map import METRIC_COLUMNS
+from generator.records.finding import Finding
 
 
 def _ncu_names(column: str) -> str:
@@ -308,23 +309,22 @@ def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
 
 
 def export_findings(
-    metrics: pl.DataFrame,
-    total: Totals,
-    ranges: dict[str, Totals],
-    device: Device | None,
-    bound: Bound | None,
+    analysis: ExportAnalysis,
     phase: str | None = None,
     analytic_training_flops: float | None = None,
     analytic_forward_flops: float | None = None,
     analytic_backward_flops: float | None = None,
 ) -> list[Finding]:
-    """Every check that applies to one ncu export; the analytic counts (when the model is
-    known) check the forward and backward ranges and the whole step against the profile."""
+    """Every check that applies to one analysed ncu export; the analytic counts (when the
+    model is known) check the forward and backward ranges and the whole step against the
+    profile."""
+    metrics, total, ranges = analysis.metrics, analysis.step, analysis.ranges
+    device = analysis.match.device
     return [
         *incomplete_step(ranges, total, phase, analytic_training_flops),
         *phase_mismatch(metrics, ranges, "forward", analytic_forward_flops),
         *phase_mismatch(metrics, ranges, "backward", analytic_backward_flops),
-        *above_roof(metrics, device, bound),
+        *above_roof(metrics, device, analysis.bound),
         *tensor_work_uncounted(metrics),
         *implausible_clock(metrics, device),
         *missing_metric(metrics, total),

@@ -9,8 +9,9 @@ import polars as pl
 
 from generator.analysis.kernels import with_families
 from generator.analysis.roofline import Totals
-from generator.findings.finding import COUNTED_TO_ANALYTIC_MIN, Finding
+from generator.analysis.thresholds import COUNTED_TO_ANALYTIC_MIN
 from generator.formatting import number, percent, si
+from generator.records.finding import Finding
 
 
 def range_named(ranges: dict[str, Totals], word: str) -> tuple[str, Totals] | None:

@@ -7,17 +7,23 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from generator.findings.finding import (
+from generator.analysis.thresholds import (
     DRIFT_MIN_SHARE,
     DRIFT_T,
     MIN_ITERATIONS,
     NOISY_CI,
     THROTTLE_CLOCK_DROP,
-    Finding,
 )
 from generator.formatting import number, percent, si
-from generator.measure.conditions import SLOWDOWN
-from generator.measure.stats import linear_trend, median_ci
+from generator.records.finding import Finding
+from generator.stats import linear_trend, median_ci
+
+# NVML throttle reasons (`measure/conditions.THROTTLE_BITS` names, as run.json records
+# them) that mean the GPU ran slower than it could while the step ran.
+SLOWDOWN = frozenset(
+    {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
+     "hw_power_brake_slowdown"}
+)  # fmt: skip
 
 # Why a run stopped before its interval reached the target (run.json timing.stopped_by).
 _STOPPED = {

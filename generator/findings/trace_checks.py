@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from generator.findings.finding import ROOF_TOLERANCE, UNCOUNTED_WARNING_SHARE, Finding
+from generator.analysis.thresholds import ROOF_TOLERANCE, UNCOUNTED_WARNING_SHARE
+from generator.analysis.trace_analysis import TraceAnalysis
 from generator.formatting import percent, si
+from generator.ingest.trace.attribute import BACKWARD_NODE
+from generator.records.finding import Finding
 
 SHAPES_FIX = (
     "profile with torch.profiler.profile(..., record_shapes=True): shapes are what FLOPs "
@@ -91,3 +94,17 @@ def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]
             "profiler's active window",
         )
     ]
+
+
+def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding, ...]:
+    """Every check that applies to one analysed trace (the phase says whether it should
+    hold a backward pass)."""
+    trace, attribution, by_op = analysis.trace, analysis.attribution, analysis.by_op
+    time_s = float(analysis.total["time_s"])  # type: ignore[arg-type]
+    backward_ops = sum(1 for name in trace.ops.name if name.startswith(BACKWARD_NODE))
+    return (
+        *missing_shapes(attribution.ops_with_shapes, len(trace.ops)),
+        *(uncounted_ops(by_op, time_s) if attribution.ops_with_shapes else []),
+        *above_roof_ops(by_op),
+        *incomplete_trace_step(phase, backward_ops),
+    )

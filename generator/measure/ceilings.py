@@ -11,7 +11,8 @@ from typing import Any
 
 import torch
 
-from generator.measure.provenance import cpu_supports_bf16, utc_now
+from generator.formatting import utc_now
+from generator.measure.provenance import cpu_supports_bf16
 
 
 def _best_time(action: Callable[[], Any], sync: Callable[[], None], runs: int) -> list[float]:

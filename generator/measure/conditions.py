@@ -32,11 +32,6 @@ THROTTLE_BITS = {
     0x200: "board_limit",
     0x400: "reliability",
 }
-# The reasons that mean the GPU ran slower than it could while the step ran.
-SLOWDOWN = frozenset(
-    {"sw_power_cap", "hw_slowdown", "sw_thermal_slowdown", "hw_thermal_slowdown",
-     "hw_power_brake_slowdown"}
-)  # fmt: skip
 
 
 def throttle_names(mask: int) -> list[str]:

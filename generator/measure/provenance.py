@@ -8,15 +8,10 @@ import shlex
 import socket
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from generator.formatting import slug
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def cpu_model() -> str:

@@ -22,7 +22,6 @@ import torch
 from generator.config import RunConfig
 from generator.measure.conditions import Conditions
 from generator.measure.profile_ops import profile_step
-from generator.measure.stats import relative_half_width
 from generator.measure.step import (
     StepResult,
     Workload,
@@ -30,6 +29,7 @@ from generator.measure.step import (
     build_workload,
     run_iterations,
 )
+from generator.stats import relative_half_width
 
 REWARM_STEPS = 1  # untimed steps at the start of every round after the first
 # A round ends early once its timed steps take max_seconds / ROUNDS_IN_TIME, so that a slow

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
+from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.conditions import Conditions
@@ -28,10 +29,8 @@ from generator.measure.provenance import (
     device_id,
     device_name,
     environment,
-    utc_now,
 )
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
-from generator.measure.stats import summarize_times
 from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.run import (
@@ -47,6 +46,7 @@ from generator.records.run import (
     read_run,
     write_run,
 )
+from generator.stats import summarize_times
 
 STEP_COLUMNS = [
     "repeat",

@@ -10,9 +10,10 @@ import polars as pl
 from generator.analysis.replication import Replication
 from generator.analysis.roofline import Totals
 from generator.analysis.views import MeasurementView
-from generator.catalog import PEAK_KEYS, Device
+from generator.catalog import Device
 from generator.findings import Finding
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.peaks import PEAK_KEYS
 
 
 def catalog_frame(devices: tuple[Device, ...]) -> pl.DataFrame:

@@ -3,13 +3,14 @@ measured here beside them."""
 
 from __future__ import annotations
 
-from generator.catalog import PEAK_KEYS, PEAK_LABELS, Device, lookup_device
+from generator.catalog import Device, lookup_device
 from generator.formatting import percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import HARDWARE_PAGE
 from generator.pages.render import ChartBook, one_line, render
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.peaks import PEAK_KEYS, PEAK_LABELS
 
 # A measured GEMM precision (ceilings file) -> the catalog peak it is compared with. On a
 # GPU the reduced precisions run on tensor cores; a CPU is never in the catalog.

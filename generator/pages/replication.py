@@ -16,7 +16,7 @@ from generator.analysis.replication import (
     OTHER_FIGURES,
     Replication,
 )
-from generator.findings.finding import ROOF_TOLERANCE
+from generator.analysis.thresholds import ROOF_TOLERANCE
 from generator.formatting import number, percent, si
 from generator.pages.data import replication_frame
 from generator.pages.page import Generated, Page, Report

@@ -141,7 +141,7 @@ def trace_page(view: TraceView) -> Page:
         ratio=number(float(total["flops"]) / view.counted_flops)  # type: ignore[arg-type]
         if view.counted_flops and total["flops"]
         else None,
-        findings_html=admonitions(analysis.findings),
+        findings_html=admonitions(view.findings),
         op_chart=charts.embed(
             trace_roofline(
                 op_points, roofs, "family", "Per-op roofline: analytic FLOPs / measured time"

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from generator.catalog import PEAK_KEYS
 from generator.errors import UserError
 from generator.models import DATASETS, MODELS, unknown_name
+from generator.records.peaks import PEAK_KEYS
 
 LITERATURE_DIR = "literature"
 COLUMNS = (

@@ -53,7 +53,7 @@ PHASES = ("forward", "loss", "backward", "optimizer_step")
 
 
 class Timing(_Part):
-    """Step-time statistics (`measure.stats.summarize_times`)."""
+    """Step-time statistics (`stats.summarize_times`)."""
 
     n: int
     median_s: float

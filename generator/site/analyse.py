@@ -14,7 +14,6 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
-from generator.analysis.export_analysis import ExportAnalysis, analyze_export
 from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.pooling import pool_runs
@@ -23,6 +22,7 @@ from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label, lookup_device
+from generator.findings import trace_findings
 from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.ingest.trace.read import read_trace
@@ -33,6 +33,7 @@ from generator.records.run import RunRecord
 from generator.site.content_cache import code_digest
 from generator.site.load import Loaded, ProfiledRun
 from generator.site.trace_cache import cached_traces, trace_key
+from generator.summaries.export import CheckedExport, check_export
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ def _imported_view_of_trace(
     slug: str, path: Path, source: Source, counted_flops: float | None
 ) -> TraceView:
     """An imported trace against its source's device."""
+    analysis = analyze_raw(read_trace(path), source.device, None)
     return TraceView(
         slug=slug,
         title=source.title,
@@ -126,8 +128,9 @@ def _imported_view_of_trace(
         origin=source.origin,
         citation=source.citation,
         phase=source.phase,
-        analysis=analyze_raw(read_trace(path), source.device, None, source.phase),
+        analysis=analysis,
         counted_flops=counted_flops,
+        findings=trace_findings(analysis, source.phase),
     )
 
 
@@ -141,6 +144,7 @@ def _run_view_of_trace(
     """A run's profiled step against its own ceilings, with its per-layer join."""
     raw = read_trace(path)
     phase = record.config.phase
+    analysis = analyze_raw(raw, None, ceilings)
     forward = [
         d for n, d in zip(raw.ranges.name, raw.ranges.dur, strict=True)
         if n == PHASE_LABEL + "forward"
@@ -152,9 +156,10 @@ def _run_view_of_trace(
         origin=f"measurements/runs/{record.run_id}/",
         citation="",
         phase=phase,
-        analysis=analyze_raw(raw, None, ceilings, phase),
+        analysis=analysis,
         layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers else None,
         forward_range_s=forward[0] * 1e-6 if forward else None,
+        findings=trace_findings(analysis, phase),
     )
 
 
@@ -170,7 +175,7 @@ def _imported_view(
     item: Imported, export: NcuExport, counts: dict[str, Any] | None
 ) -> MeasurementView:
     source = item.source
-    analysis = analyze_export(
+    checked = check_export(
         export,
         source.device,
         source.phase,
@@ -194,7 +199,7 @@ def _imported_view(
         precision=source.precision,
         notes=source.notes,
         license=source.license,
-        **_analysed(analysis, item.csv_path, counts),
+        **_analysed(checked, item.csv_path, counts),
     )
 
 
@@ -207,7 +212,7 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
     known = lookup_device(record.device_name, loaded.catalog)
     device = known.id if known else None
     phase = config.phase
-    analysis = analyze_export(
+    checked = check_export(
         run.export,
         device,
         phase,
@@ -232,7 +237,7 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
         "between replays, so kernel times are longer than unprofiled ones.",
         license="",
         **_analysed(
-            analysis,
+            checked,
             csv_path,
             {"model": config.model, "dataset": config.dataset, "batch": config.batch, **counts}
             if counts
@@ -242,9 +247,10 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
 
 
 def _analysed(
-    analysis: ExportAnalysis, csv_path: Path, analytic: dict[str, Any] | None
+    checked: CheckedExport, csv_path: Path, analytic: dict[str, Any] | None
 ) -> dict[str, Any]:
     """The MeasurementView fields an export's analysis fills (chart: drawn later)."""
+    analysis = checked.analysis
     return {
         "csv_path": csv_path.as_posix(),
         "kernels": analysis.metrics,
@@ -253,7 +259,7 @@ def _analysed(
         "match": analysis.match,
         "bound": analysis.bound,
         "chart": {},
-        "findings": analysis.findings,
+        "findings": checked.findings,
         "analytic": analytic,
         "tensor": analysis.tensor,
         "ingest_notes": analysis.ingest_notes,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.config import RunConfig
+from generator.formatting import utc_now
 from generator.measure.outcome import Outcome
-from generator.measure.provenance import utc_now
 from generator.measure.slurm.manifest import JobEntry
 from generator.measure.slurm.task import Receipt
 from generator.measure.store import staged_run_folder

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
-from generator.measure.provenance import utc_now
+from generator.formatting import utc_now
 from generator.measure.slurm.manifest import JobEntry, Manifest, save_manifest, task_label
 from generator.measure.slurm.options import SlurmOptions
 from generator.measure.slurm.plan import Planned

@@ -62,7 +62,8 @@ def run_task(spec: TaskSpec) -> dict[str, Any]:
     from rich.console import Console
     from rich.progress import Progress
 
-    from generator.measure.provenance import device_name, environment, slurm_job_id, utc_now
+    from generator.formatting import utc_now
+    from generator.measure.provenance import device_name, environment, slurm_job_id
     from generator.measure.rounds import Measuring
     from generator.measure.runner import Session, device_available
 

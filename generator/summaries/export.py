@@ -1,17 +1,49 @@
-"""`summarize`: totals, roofline point, bound and findings of ncu exports."""
+"""An ncu export from file to findings: read it, analyse it, check it. `summarize` and
+`import` print its summary; the report's kernel pages are built from `check_export`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.analysis.export_analysis import analyze_export
-from generator.analysis.roofline import summary_dict
-from generator.findings import findings_json
+from generator.analysis.export_analysis import ExportAnalysis, analyze_export
+from generator.analysis.roofline import Bound, Totals
+from generator.catalog.matching import DeviceMatch
+from generator.findings import export_findings
 from generator.formatting import number, percent, seconds, si
 from generator.ingest import read_ncu_csv
 from generator.ingest.cache import DEFAULT_CACHE, cached_read
-from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, default_memory_budget
+from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, NcuExport, default_memory_budget
+from generator.records.finding import Finding, findings_json
+from generator.summaries.device_text import device_text
+
+
+@dataclass(frozen=True)
+class CheckedExport:
+    analysis: ExportAnalysis
+    findings: tuple[Finding, ...]
+
+
+def check_export(
+    export: NcuExport,
+    device: str | None,
+    phase: str | None,
+    analytic_training_flops: float | None = None,
+    analytic_forward_flops: float | None = None,
+    analytic_backward_flops: float | None = None,
+) -> CheckedExport:
+    """The export's analysis and every finding about it (the analytic counts, when the model
+    is known, check its ranges and step)."""
+    analysis = analyze_export(export, device)
+    findings = export_findings(
+        analysis,
+        phase,
+        analytic_training_flops=analytic_training_flops,
+        analytic_forward_flops=analytic_forward_flops,
+        analytic_backward_flops=analytic_backward_flops,
+    )
+    return CheckedExport(analysis, tuple(findings))
 
 
 def summarize_file(
@@ -28,14 +60,48 @@ def summarize_file(
         export = cached_read(path, cache_dir, budget)
     else:
         export = read_ncu_csv(path, budget)
-    analysis = analyze_export(export, device, phase)
+    checked = check_export(export, device, phase)
+    analysis = checked.analysis
     return {
         "file": str(path),
         "layout": export.layout,
         "ingest_notes": list(export.notes),
         "tensor_flops_estimate": analysis.tensor.estimate_flops if analysis.tensor else None,
         **summary_dict(analysis.step, analysis.ranges, analysis.match, analysis.bound),
-        "findings": findings_json(analysis.findings),
+        "findings": findings_json(checked.findings),
+    }
+
+
+def summary_dict(
+    total: Totals, ranges: dict[str, Totals], match: DeviceMatch, bound: Bound | None
+) -> dict[str, Any]:
+    """The `summarize --json` object (base units; null where the file lacks the metrics)."""
+    return {
+        "kernels": total.kernels,
+        "flops": total.flops,
+        "flops_by_precision": total.flops_by_precision,
+        "dram_bytes": total.dram_bytes,
+        "l2_bytes": total.l2_bytes,
+        "l1_bytes": total.l1_bytes,
+        "time_s": total.time_s,
+        "attained_flops_per_s": total.attained_flops_per_s,
+        "arithmetic_intensity": total.arithmetic_intensity,
+        "sm_pct": total.sm_pct,
+        "dram_pct": total.dram_pct,
+        "kernels_by_range": {name: t.kernels for name, t in ranges.items()},
+        "device": match.names(),
+        "device_name": match.device.name if match.device else None,
+        "device_match": match.how or None,
+        "device_candidates": list(match.candidates),
+        "device_note": match.note or None,
+        "bound": bound.bound if bound else None,
+        "efficiency": bound.efficiency if bound else None,
+        "dominant_precision": total.dominant_precision,
+        "peak_flops_per_s": bound.peak_flops_per_s if bound else None,
+        "bandwidth_bytes_per_s": bound.bandwidth_bytes_per_s if bound else None,
+        "ridge_arithmetic_intensity": bound.ridge_ai if bound else None,
+        "tensor_pipe_inst": total.tensor_pipe_inst,
+        "incomplete_metrics": total.incomplete,
     }
 
 
@@ -43,11 +109,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     by_precision = ", ".join(
         f"{p} {si(v, 'FLOP')}" for p, v in summary["flops_by_precision"].items()
     )
-    device = summary["device_name"] or "unknown"
-    if summary["device_match"]:
-        device += f" ({summary['device_match']})"
-    elif summary["device_note"]:
-        device += f": {summary['device_note']}"
+    device = device_text(summary)
     if summary["bound"]:
         bound = (
             f"{summary['bound']}-bound against {summary['dominant_precision']} "

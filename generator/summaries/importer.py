@@ -75,7 +75,7 @@ def check_name(name: str, measurements: Path) -> Path:
 
 def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
     """source.toml's contents: what the user said, else what the export shows."""
-    device = summary["device"]  # the catalog id, whichever name --device used
+    device = summary["device"]["catalog"]  # the catalog id, whichever name --device used
     if not device:
         note = summary["device_note"] or "the export does not name its GPU"
         note = note.removesuffix(": pass --device")
@@ -140,9 +140,9 @@ def _is_gzip(path: Path) -> bool:
 
 def import_export(request: ImportRequest) -> ImportResult:
     """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
-    from generator.ingest.summarize import summarize_file  # deferred: Polars
-    from generator.ingest.summarize_trace import summarize_trace
     from generator.ingest.trace.read import looks_like_trace
+    from generator.summaries.export import summarize_file  # deferred: Polars
+    from generator.summaries.trace import summarize_trace
 
     folder = check_name(request.name, request.measurements)
     if not request.file.is_file():

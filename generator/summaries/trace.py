@@ -1,8 +1,10 @@
-"""`summarize` of a torch.profiler trace: totals, per-op and per-step points, findings."""
+"""A torch.profiler trace from file to findings: read it, analyse it, check it.
+`summarize` and `import` print its summary: totals, per-op and per-step points, findings."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +12,11 @@ import polars as pl
 
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
 from generator.analysis.trace_roofline import POINT_KIND
-from generator.findings import findings_json
+from generator.findings import trace_findings
 from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.finding import Finding, findings_json
+from generator.summaries.device_text import device_text
 
 OP_ROWS = 12  # ops shown in the text summary (all of them are in --json)
 
@@ -41,7 +45,7 @@ def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
     ]
 
 
-def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
+def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[str, Any]:
     total = analysis.total
     time_s = float(total["time_s"])  # type: ignore[arg-type]
     shapes = analysis.attribution.ops_with_shapes > 0
@@ -75,7 +79,7 @@ def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
         "overhead_time_share": overhead / time_s if time_s else 0.0,
         "memcpy_time_s": sum(trace.memcpy.dur) * 1e-6,
         "memset_time_s": sum(trace.memset.dur) * 1e-6,
-        "device": device.id if device else None,
+        "device": analysis.match.names(),
         "device_name": device.name if device else None,
         "device_match": analysis.match.how,
         "device_note": analysis.match.note,
@@ -89,7 +93,7 @@ def trace_summary(analysis: TraceAnalysis) -> dict[str, Any]:
         "phases": _rows(analysis.by_phase, "phase"),
         "ranges": _rows(analysis.by_range, "range"),
         "by_op": _rows(analysis.by_op, "op"),
-        "findings": findings_json(analysis.findings),
+        "findings": findings_json(findings),
     }
 
 
@@ -99,15 +103,12 @@ def summarize_trace(
     phase: str | None = None,
     ceilings: MeasuredCeilings | None = None,
 ) -> dict[str, Any]:
-    return trace_summary(analyze_trace(path, device, ceilings, phase))
+    analysis = analyze_trace(path, device, ceilings)
+    return trace_summary(analysis, trace_findings(analysis, phase))
 
 
 def format_trace_summary(summary: dict[str, Any]) -> str:
-    device = summary["device_name"] or "unknown"
-    if summary["device_match"]:
-        device += f" ({summary['device_match']})"
-    if summary["device_note"]:
-        device += f": {summary['device_note']}"
+    device = device_text(summary)
     work = f"{summary['kernels']} kernels" if summary["on_gpu"] else "CPU ops, no GPU kernels"
     if summary["bound"]:
         bound = (

@@ -1,0 +1,20 @@
+"""The thresholds that turn a number into a judgement, named so the methodology page, the
+checks in `findings/` and the tests can quote them. They live here, below `findings/`,
+because analyses use them too (replication's roof tolerance, the observations' noise bound)."""
+
+from __future__ import annotations
+
+BACKWARD_KERNEL_RATIO = 1 / 3  # backward kernels below forward / 3: the range missed them
+COUNTED_TO_ANALYTIC_MIN = 0.6  # counted training FLOPs below 60 % of the analytic count
+ROOF_TOLERANCE = 1.05  # datasheet peaks are at boost clock; allow 5 % before calling it wrong
+CLOCK_TOLERANCE = 1.10
+TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
+NOISY_CI = 0.03  # the median's 95 % interval wider than ±3 % of it: too imprecise to compare
+THROTTLE_CLOCK_DROP = 0.10  # a GPU round's SM clock 10 % below the run's highest
+MIN_ITERATIONS = 5
+DRIFT_T = 3.0  # |slope / standard error|
+UNCOUNTED_WARNING_SHARE = 0.05  # uncounted kernel time above 5 % of the trace: a warning
+DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the run
+# Per-layer times (from the profiled step) summing above 1.1x the timed phase: the
+# profiler's own overhead is in them, and the page must say so.
+PROFILER_OVERHEAD_RATIO = 1.10

@@ -1,0 +1,42 @@
+"""A finding as it is stored (run.json, `summarize --json`) and shown: a stable id, a
+severity, the evidence with its numbers, and the fix. The checks that raise them live in
+`findings/`; their thresholds in `analysis/thresholds.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FINDING_IDS = (
+    "incomplete-step",
+    "above-roof",
+    "tensor-work-uncounted",
+    "flops-mismatch",
+    "fewer-flops-algorithm",
+    "tensor-padding",
+    "noisy-timing",
+    "timing-drift",
+    "throttled",
+    "implausible-clock",
+    "missing-metric",
+    "missing-shapes",
+    "uncounted-ops",
+    "profiler-overhead",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    severity: str  # "error", "warning" or "info"
+    title: str
+    evidence: str
+    fix: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    return [finding.as_dict() for finding in findings]
