@@ -17,9 +17,9 @@ import time
 import traceback
 from pathlib import Path
 
-from generator.summaries.export import check_export
 from generator.errors import UserError
 from generator.ingest import read_ncu_csv
+from generator.summaries.export import check_export
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "data" / "fuzz-corpus"

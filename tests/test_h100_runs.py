@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from generator.summaries.export import CheckedExport, check_export
 from generator.analysis.roofline import kernel_metrics
 from generator.cli import main
 from generator.ingest import read_ncu_csv
+from generator.summaries.export import CheckedExport, check_export
 
 RUNS = Path(__file__).resolve().parent.parent / "measurements" / "runs"
 CONFIG = RUNS.parent / "experiments.toml"

@@ -201,6 +201,18 @@ def cmd_complexity_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rederive(args: argparse.Namespace) -> int:
+    from generator.summaries.run_findings import rederive
+
+    done = rederive(Path(args.measurements))
+    for run in done:
+        if run.changed:
+            print(f"{run.run_id}: {', '.join(run.findings) or 'no findings'}")
+    changed = sum(run.changed for run in done)
+    print(f"{len(done)} runs read, {changed} run.json rewritten")
+    return 0
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
     from generator.config import load_experiments, resolve_runs
 

@@ -10,6 +10,7 @@ from generator.cli.commands import (
     cmd_complexity_tables,
     cmd_import,
     cmd_measure,
+    cmd_rederive,
     cmd_site,
     cmd_summarize,
 )
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_complexity_tables(commands)
     _add_measure(commands)
     _add_check_gpu(commands)
+    _add_rederive(commands)
     _add_site(commands)
     return parser
 
@@ -199,6 +201,19 @@ def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     complexity.add_argument("--json", action="store_true", help="one JSON object (base units)")
     complexity.set_defaults(handler=cmd_complexity)
+
+
+def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rederive = commands.add_parser(
+        "rederive",
+        help="recompute the findings run.json holds from each run's own files (no torch)",
+        description="For every run folder under MEASUREMENTS/runs/, derive again the findings "
+        "its files support (profiler-overhead: per-layer times from the profiled step adding "
+        "up to more than 1.1x the timed phase) and rewrite run.json atomically where they "
+        "changed. Nothing is measured again.",
+    )
+    rederive.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    rederive.set_defaults(handler=cmd_rederive)
 
 
 def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

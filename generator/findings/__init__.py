@@ -17,6 +17,7 @@ from generator.findings.export_checks import (
     tensor_work_uncounted,
 )
 from generator.findings.flop_checks import flops_mismatch
+from generator.findings.layer_checks import layer_time_by_phase, profiler_overhead
 from generator.findings.timing import throttle_findings, timing_findings
 from generator.findings.trace_checks import trace_findings
 from generator.records.finding import FINDING_IDS, Finding, findings_json
@@ -30,7 +31,9 @@ __all__ = [
     "flops_mismatch",
     "implausible_clock",
     "incomplete_step",
+    "layer_time_by_phase",
     "missing_metric",
+    "profiler_overhead",
     "tensor_work_uncounted",
     "throttle_findings",
     "timing_findings",

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
+from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
 from generator.measure.ceilings import measure_ceilings
@@ -33,6 +34,7 @@ from generator.measure.provenance import (
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
 from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
+from generator.records.finding import Finding, findings_json
 from generator.records.run import (
     LAYERS_FILE,
     NCU_LOG,
@@ -182,8 +184,11 @@ def measure_one(
     )
     layers = complexity_dict(complexity, None)["layers"]
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
+    found: list[Finding] = []
     if config.profile:
-        write_csv(folder / LAYERS_FILE, measured_layers(trace_path, layers), list(LAYERS_COLUMNS))
+        layer_rows = measured_layers(trace_path, layers)
+        write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
+        found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
     totals = complexity.totals()
     median = timing["median_s"]
     files = ["run.json", "steps.csv", "complexity.csv"]
@@ -205,6 +210,7 @@ def measure_one(
         ),
         files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
         conditions={**conditions_header, "rounds": state.conditions},
+        findings=findings_json(found),
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
     )
 

@@ -91,6 +91,9 @@ class Measured(_Part):
     files: list[str]
     ncu: dict[str, Any] | None = None  # ncu mode: the commands and the clock/cache control
     conditions: dict[str, Any] | None = None  # measure.conditions, a sample per round
+    # Findings derived from the run's own files when it was written (profiler-overhead);
+    # `python -m generator rederive` recomputes them without measuring again.
+    findings: list[dict[str, str]] | None = None
 
 
 class RunStart(_Part):
@@ -132,6 +135,7 @@ class RunRecord(RunStart):
     files: list[str] | None = None
     ncu: dict[str, Any] | None = None
     conditions: dict[str, Any] | None = None
+    findings: list[dict[str, str]] | None = None
     # failed runs
     error: RunFailure | None = None
 

@@ -12,7 +12,8 @@ from generator.site.analyse import Analysed
 @dataclass(frozen=True)
 class Checked:
     analysed: Analysed
-    run_findings: dict[str, tuple[Finding, ...]]  # ok run -> its timing findings
+    # ok run -> its timing findings and those run.json holds (profiler-overhead)
+    run_findings: dict[str, tuple[Finding, ...]]
 
 
 def check(analysed: Analysed) -> Checked:
@@ -21,8 +22,10 @@ def check(analysed: Analysed) -> Checked:
     for run, times in loaded.step_times.items():
         record = loaded.records.get(run)
         timing = record.timing if record is not None else None
+        stored = record.findings if record is not None else None
         found[run] = (
             *timing_findings(times, timing.stopped_by if timing is not None else None),
             *throttle_findings(record.conditions if record is not None else None),
+            *(Finding(**finding) for finding in stored or ()),
         )
     return Checked(analysed, found)

@@ -1,0 +1,46 @@
+"""Findings a run folder's own files support, derived again without measuring again: a run
+measured before a check existed gets it from the files it already has (layers.csv and the
+timed phase medians), and run.json is rewritten atomically only where they changed."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.findings import layer_time_by_phase, profiler_overhead
+from generator.records.finding import Finding, findings_json
+from generator.records.run import LAYERS_FILE, RunRecord, read_run, write_run
+
+
+@dataclass(frozen=True)
+class Rederived:
+    run_id: str
+    findings: tuple[str, ...]  # finding ids now in run.json
+    changed: bool
+
+
+def run_findings(folder: Path, record: RunRecord) -> list[Finding]:
+    """What the run's files say: its per-layer times against its timed phases."""
+    layers = folder / LAYERS_FILE
+    if record.status != "ok" or not layers.is_file():
+        return []
+    with layers.open(newline="", encoding="utf-8") as handle:
+        by_phase = layer_time_by_phase(csv.DictReader(handle))
+    return profiler_overhead(by_phase, record.phase_median_s or {})
+
+
+def rederive(measurements: Path) -> list[Rederived]:
+    """Every run folder under measurements/runs/, in name order."""
+    done = []
+    runs = measurements / "runs"
+    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
+        record = read_run(folder)
+        if record is None:
+            continue
+        found = findings_json(run_findings(folder, record))
+        changed = record.status == "ok" and record.findings != found
+        if changed:
+            write_run(folder, record.model_copy(update={"findings": found}))
+        done.append(Rederived(record.run_id, tuple(f["id"] for f in found), changed))
+    return done
