@@ -192,3 +192,19 @@ def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b
     for label in (CPU_LABEL, A100_LABEL, H100_LABEL):  # each run's label names its device
         assert b.count(f"fp32 {short_device(label)}](runs/") == 1
+
+
+def test_pages_name_the_catalog_device_beside_the_recorded_name() -> None:
+    from generator.catalog import find_device
+    from generator.catalog.matching import DeviceMatch
+    from generator.pages.device_line import device_line
+
+    a100 = find_device("a100-80gb-sxm")
+    match = DeviceMatch(a100, "device name in the export", (), "", "NVIDIA A100-SXM4-80GB")
+    assert device_line(match) == (
+        f"{a100.name} (device name in the export; catalog `a100-80gb-sxm`; "
+        "recorded as “NVIDIA A100-SXM4-80GB”)"
+    )
+    assert match.names() == {"recorded": "NVIDIA A100-SXM4-80GB", "catalog": "a100-80gb-sxm"}
+    unmatched = DeviceMatch(None, "", ("l4",), "pass --device", "GPU <X> & co")
+    assert device_line(unmatched) == "pass --device (the file records “GPU &lt;X&gt; &amp; co”)"

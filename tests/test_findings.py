@@ -57,6 +57,29 @@ def test_bert_tensor_pipe_instructions_outside_matrix_kernels_are_no_error() -> 
     assert summary["tensor_flops_estimate"] is None
 
 
+TF32_RUN = REPO / "measurements/runs/E-resnet18-cifar10-b128-train_step-tf32-cuda-f78720da"
+
+
+def test_tf32_xmma_convolutions_without_direct_counters_are_an_error(tmp_path: Path) -> None:
+    # A real ResNet-18 TF32 training step (run E, H100, ncu 2025.3): cuDNN's xmma implicit-GEMM
+    # convolutions issue the tensor-pipe instructions. With its `sm__ops_path_tensor_*` rows
+    # dropped, as a collection with the older roofline metric set (FFMA family and
+    # `sm__inst_executed_pipe_tensor.sum`, no direct tensor counters) would have it, that
+    # matrix work is in no FLOP count: an error naming the convolutions.
+    lines = (TF32_RUN / "ncu.csv").read_text().splitlines(keepends=True)
+    kept = [line for line in lines if '"sm__ops_path_tensor_' not in line]
+    assert len(kept) < len(lines)
+    (tmp_path / "ncu.csv").write_text("".join(kept))
+    finding = by_id(summarize_file(tmp_path / "ncu.csv", "h100-sxm"))["tensor-work-uncounted"]
+    assert finding["severity"] == "error"
+    assert "xmma_fprop_implicit_gemm" in finding["evidence"]
+    share = float(finding["evidence"].split("tensor-pipe instructions (")[1].split(" %")[0])
+    # 81 %: the rest sit in Winograd, batch-norm and pooling kernels, which are no evidence
+    assert share > 75
+    # The committed export has the direct counters: the same work is counted, no error.
+    assert "tensor-work-uncounted" not in by_id(summarize_file(TF32_RUN / "ncu.csv", "h100-sxm"))
+
+
 def test_export_without_flop_counters_says_which_metrics(tmp_path: Path) -> None:
     path = write_long(
         tmp_path / "bytes-only.csv",

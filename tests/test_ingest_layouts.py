@@ -32,6 +32,12 @@ def finding_ids(summary: dict[str, object]) -> list[str]:
     return [f["id"] for f in found]
 
 
+def by_id(summary: dict[str, object]) -> dict[str, dict[str, str]]:
+    found = summary["findings"]
+    assert isinstance(found, list)
+    return {f["id"]: f for f in found}
+
+
 # -- 1. a unit the parser does not know, on a metric the analysis does not read ---------------
 
 
@@ -56,7 +62,8 @@ def test_b200_flash_attention_tensor_work_is_an_error_without_an_invented_number
     assert finding_ids(summary)[0] == "tensor-work-uncounted"
     tensor = next(f for f in summary["findings"] if f["id"] == "tensor-work-uncounted")
     assert tensor["evidence"].startswith(
-        "16 kernel(s) where matrix work is plausible, kept the tensor pipe busy up to 69.6 %"
+        "16 kernel(s) doing matrix work (GEMM, convolution, attention), kept the tensor pipe "
+        "busy up to 69.6 % ('void flash_fwd_kernel"
     )
     # the file has tensor-pipe activity but no instruction count: no estimate is made up
     assert summary["tensor_flops_estimate"] is None
@@ -343,11 +350,35 @@ def test_gemm_with_tensor_instructions_gets_a_labelled_estimate(tmp_path: Path) 
     evidence = evidence_of(tmp_path, rows)
     assert evidence is not None
     assert (evidence.kernels, evidence.instructions) == (1, 1000)
+    assert (evidence.names, evidence.instruction_share) == (("ampere_sgemm_128x64_nn",), 1.0)
     assert evidence.estimate_flops == 512_000
     assert "512 FLOP per tensor-pipe instruction" in evidence.estimate_label
     summary = summarize_file(tmp_path / "t.csv", None)
     assert summary["tensor_flops_estimate"] == 512_000
     assert summary["flops"] == 0  # the estimate never enters the counted total
+
+
+def test_the_finding_names_the_matrix_kernels_and_their_instruction_share(
+    tmp_path: Path,
+) -> None:
+    conv = "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw"
+    rng = "void at::native::distribution_elementwise_grid_stride_kernel<float, 4>"
+    tensor = "sm__inst_executed_pipe_tensor.sum"
+    rows = [
+        *tensor_rows(0, conv, [(tensor, "inst", "3,000")]),
+        *tensor_rows(1, conv, [(tensor, "inst", "3,000")]),
+        *tensor_rows(2, rng, [(tensor, "inst", "2,000")]),
+    ]
+    evidence = evidence_of(tmp_path, rows)
+    assert evidence is not None
+    assert (evidence.kernels, evidence.names) == (2, (conv,))
+    assert evidence.instruction_share == pytest.approx(0.75)  # 6,000 of 8,000
+    finding = by_id(summarize_file(tmp_path / "t.csv", None))["tensor-work-uncounted"]
+    assert finding["severity"] == "error"
+    assert finding["evidence"].startswith(
+        "2 kernel(s) doing matrix work (GEMM, convolution, attention), issued 6,000 "
+        f"tensor-pipe instructions (75 % of the export's) ('{conv[:60]}'), but no"
+    )
 
 
 def test_tensor_instructions_in_rng_kernels_are_no_evidence(tmp_path: Path) -> None:

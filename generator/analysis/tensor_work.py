@@ -47,6 +47,9 @@ class TensorEvidence:
     example: str  # one kernel name
     other_kernels: int  # kernels with tensor-pipe activity where no matrix work is plausible
     estimate_flops: float | None  # instructions x 512: a labelled estimate, never a count
+    names: tuple[str, ...] = ()  # the matrix kernels' distinct names, by instructions
+    # their share of every tensor-pipe instruction the export counts (None: not exported)
+    instruction_share: float | None = None
 
     @property
     def estimate_label(self) -> str:
@@ -96,6 +99,12 @@ def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
     inst = matrix["tensor_pipe_inst"]
     instructions = float(inst.sum()) if inst.null_count() < matrix.height else None
     pct = matrix["tensor_active_pct"]
+    every = float(metrics["tensor_pipe_inst"].fill_null(0).sum())
+    by_name = (
+        matrix.group_by("kernel_name")
+        .agg(pl.col("tensor_pipe_inst").fill_null(0).sum().alias("inst"), pl.len().alias("n"))
+        .sort(["inst", "n", "kernel_name"], descending=[True, True, False])
+    )
     return TensorEvidence(
         kernels=matrix.height,
         instructions=instructions,
@@ -105,4 +114,6 @@ def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
         estimate_flops=(
             instructions * FLOP_PER_TENSOR_INSTRUCTION if instructions is not None else None
         ),
+        names=tuple(str(n or "") for n in by_name["kernel_name"]),
+        instruction_share=instructions / every if instructions is not None and every else None,
     )

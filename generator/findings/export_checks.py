@@ -191,12 +191,19 @@ def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
     evidence = tensor_evidence(metrics)
     if evidence is None:
         return []
-    parts = [f"{evidence.kernels} kernel(s) where matrix work is plausible"]
+    parts = [f"{evidence.kernels} kernel(s) doing matrix work (GEMM, convolution, attention)"]
     if evidence.instructions is not None:
-        parts.append(f"issued {number(evidence.instructions, 6)} tensor-pipe instructions")
+        share = (
+            f" ({percent(100 * evidence.instruction_share)} of the export's)"
+            if evidence.instruction_share is not None
+            else ""
+        )
+        parts.append(f"issued {evidence.instructions:,.0f} tensor-pipe instructions{share}")
     if evidence.max_active_pct is not None:
         parts.append(f"kept the tensor pipe busy up to {percent(evidence.max_active_pct)}")
-    shown = f" (e.g. '{evidence.example[:60]}')"
+    named = ", ".join(f"'{name[:60]}'" for name in evidence.names[:3])
+    more = f" and {len(evidence.names) - 3} more" if len(evidence.names) > 3 else ""
+    shown = f" ({named}{more})"
     estimate = (
         f"; tensor FLOPs {si(evidence.estimate_flops, 'FLOP')} ({evidence.estimate_label})"
         if evidence.estimate_flops is not None

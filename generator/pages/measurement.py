@@ -9,6 +9,7 @@ from generator.analysis.kernels import family_shares
 from generator.analysis.views import MeasurementView
 from generator.formatting import number, percent, seconds, short_name, si
 from generator.pages.data import measurement_frames, steps_frame
+from generator.pages.device_line import device_line
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
@@ -198,7 +199,6 @@ def _family_range_rows(view: MeasurementView) -> list[list[str]]:
 
 def measurement_page(view: MeasurementView) -> Page:
     device = view.match.device
-    device_line = f"{device.name} ({view.match.how})" if device else "unknown"
     path = f"{GENERATED_DIR}/{view.slug}.md"
     charts = ChartBook(path)
     levels = hierarchy.levels(view)  # None: the export has no L1/L2 bytes
@@ -220,7 +220,7 @@ def measurement_page(view: MeasurementView) -> Page:
         title_yaml=front_matter_title(view.title),
         origin=view.origin,
         citation=one_line(view.citation),
-        device_line=device_line,
+        device_line=device_line(view.match),
         model=view.model,
         workload=one_line(view.workload),
         batch=view.batch if view.batch is not None else "n/a",

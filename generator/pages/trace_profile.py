@@ -12,6 +12,7 @@ from generator.analysis.trace_roofline import POINT_KIND, Roof
 from generator.analysis.views import TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
+from generator.pages.device_line import device_line
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -120,7 +121,6 @@ def trace_page(view: TraceView) -> Page:
         )
     phases = analysis.by_phase.to_dicts()
     total = analysis.total
-    device = analysis.match.device
     markdown = render(
         "trace.md.j2",
         title=view.title,
@@ -129,11 +129,7 @@ def trace_page(view: TraceView) -> Page:
         origin=view.origin,
         citation=one_line(view.citation),
         point_kind=POINT_KIND,
-        device_line=(
-            f"{device.name} ({analysis.match.how})"
-            if device
-            else one_line(analysis.match.note) or "unknown"
-        ),
+        device_line=device_line(analysis.match),
         roof_line=f"{analysis.roof.name} ({analysis.roof.source})" if analysis.roof else "none",
         on_gpu=analysis.attribution.on_gpu,
         totals=_point_cells({**total, "what": "all", "counted_as": "every op"}, "what"),

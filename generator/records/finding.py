@@ -38,5 +38,11 @@ class Finding:
         return asdict(self)
 
 
+def stored_findings(stored: Sequence[dict[str, str]] | None, *ids: str) -> tuple[Finding, ...]:
+    """Findings as a file holds them (run.json's `findings`), those with the given ids only
+    when ids are given."""
+    return tuple(Finding(**f) for f in stored or () if not ids or f["id"] in ids)
+
+
 def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return [finding.as_dict() for finding in findings]

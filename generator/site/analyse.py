@@ -28,6 +28,7 @@ from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.ingest.trace.read import read_trace
 from generator.pages.page import Page
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
 from generator.site.content_cache import code_digest
@@ -159,7 +160,11 @@ def _run_view_of_trace(
         analysis=analysis,
         layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers else None,
         forward_range_s=forward[0] * 1e-6 if forward else None,
-        findings=trace_findings(analysis, phase),
+        # The run's own profiler-overhead finding is about this page's layer times.
+        findings=(
+            *trace_findings(analysis, phase),
+            *stored_findings(record.findings, "profiler-overhead"),
+        ),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.findings import Finding, throttle_findings, timing_findings
+from generator.records.finding import stored_findings
 from generator.site.analyse import Analysed
 
 
@@ -22,10 +23,9 @@ def check(analysed: Analysed) -> Checked:
     for run, times in loaded.step_times.items():
         record = loaded.records.get(run)
         timing = record.timing if record is not None else None
-        stored = record.findings if record is not None else None
         found[run] = (
             *timing_findings(times, timing.stopped_by if timing is not None else None),
             *throttle_findings(record.conditions if record is not None else None),
-            *(Finding(**finding) for finding in stored or ()),
+            *stored_findings(record.findings if record is not None else None),
         )
     return Checked(analysed, found)
