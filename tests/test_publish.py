@@ -7,13 +7,17 @@ command `nox -s publish` runs; then it reads the remote's gh-pages tree.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import tarfile
+import threading
+from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +26,7 @@ from generator.cli import main
 from generator.site.release import RELEASE_FILE, check_version
 from tests.conftest import copy_docs
 from tests.helpers import REPO
+from tests.test_browser import VIEWPORT, _QuietHandler, browser  # noqa: F401 (a fixture)
 
 GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
 SITE = "https://roofline-atlas.github.io/roofline-atlas/"
@@ -265,3 +270,39 @@ def test_a_gh_pages_diverged_from_the_remote_is_refused(
     err = capsys.readouterr().err
     assert "gh-pages" in err and "differ" in err and "fix:" in err
     assert _refs(checkout) == before and not (tmp_path / "site").exists()
+
+
+@pytest.mark.site
+def test_the_readmes_site_links_point_at_pages_the_build_writes(
+    published: dict[str, object],
+) -> None:
+    from tests.test_readme import site_links
+
+    tree = _tree(published)
+    paths = site_links()
+    assert paths
+    for path in paths:
+        assert (tree / "2026.12" / path / "index.html").is_file(), path
+
+
+@pytest.mark.site
+def test_a_published_version_shows_the_version_selector(
+    published: dict[str, object],
+    browser: Any,  # noqa: F811 (the fixture imported above)
+) -> None:
+    tree = _tree(published)
+    handler = functools.partial(_QuietHandler, directory=str(tree))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/2026.11/", wait_until="networkidle")
+        selector = page.locator(".md-version")
+        selector.wait_for(state="visible", timeout=10_000)
+        assert "2026.11" in page.locator(".md-version__current").inner_text()
+        versions = page.locator(".md-version__list .md-version__link").all_inner_texts()
+        assert any("2026.12" in v for v in versions) and any("2026.11" in v for v in versions)
+        page.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
