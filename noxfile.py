@@ -1,9 +1,11 @@
-"""Sessions: measure, site, serve, tests, lint, fuzz, bench.
+"""Sessions: measure, site, publish, serve, tests, lint, fuzz, bench.
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -19,6 +21,19 @@ def site(session: nox.Session) -> None:
     """Build the report from measurements/ into site/ (no torch, no network)."""
     session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "site", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def publish(session: nox.Session) -> None:
+    """Build the report as a version and commit it into the gh-pages branch with mike:
+    `nox -s publish -- VERSION [--alias latest] [--push]` (no torch).
+
+    The build is `nox -s site`'s (`python -m generator publish` calls the same build); only
+    with --push does anything leave this repository."""
+    if not session.posargs or session.posargs[0].startswith("-"):
+        session.error("usage: nox -s publish -- VERSION [--alias latest] [--push]")
+    session.install("-e", ".[site]")
+    session.run("python", "-m", "generator", "publish", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -81,9 +96,13 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff (lint + format check) and mypy --strict on generator/."""
+    """ruff (lint + format check), mypy --strict on generator/, actionlint on the workflows."""
     # mypy must see the same libraries the code runs with, not just the linters.
     session.install("-e", ".[site,test,lint]")
     session.run("ruff", "check", "generator", "tests", "benchmarks", "noxfile.py")
     session.run("ruff", "format", "--check", "generator", "tests", "benchmarks", "noxfile.py")
     session.run("mypy")
+    workflows = sorted(str(p) for p in Path(".github/workflows").glob("*.yml"))
+    if not workflows:
+        session.error("no workflow in .github/workflows/ for actionlint to check")
+    session.run("actionlint", *workflows)

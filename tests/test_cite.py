@@ -22,9 +22,30 @@ def test_bibtex_from_the_citation_file() -> None:
         "  version = {0.1.0},\n"
         "  year = {2026},\n"
         "  date = {2026-11-22},\n"
+        "  url = {https://github.com/roofline-atlas/roofline-atlas},\n"
         "  note = {License: MIT},\n"
         "}"
     )
+
+
+def test_a_published_version_is_cited_at_its_own_url_with_its_commit() -> None:
+    data = {
+        **load_citation(REPO / "CITATION.cff"),
+        "report-commit": "0123abcd",
+        "report-version": "2026.11",
+        "report-url": "https://roofline-atlas.github.io/roofline-atlas/2026.11/",
+        "report-date": "2026-12-01",
+    }
+    entry = bibtex(data)
+    assert "  url = {https://roofline-atlas.github.io/roofline-atlas/2026.11/},\n" in entry
+    assert "  version = {2026.11},\n" in entry and "  date = {2026-12-01},\n" in entry
+    assert "commit 0123abcd" in entry
+    row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row |= {"device_label": "a device", "pooled_runs": 1}
+    run = run_bibtex(data, row)
+    page = f"https://roofline-atlas.github.io/roofline-atlas/2026.11/measurements/runs/{row['run_id']}/"
+    assert f"url = {{{page}}}" in run
+    assert f"at commit {row['commit']}; report 2026.11 built from commit 0123abcd" in run
 
 
 def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:

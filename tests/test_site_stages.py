@@ -21,6 +21,7 @@ from generator.site.check import Checked, check
 from generator.site.draw import draw
 from generator.site.load import Loaded, load_measurements
 from generator.site.publish import publish
+from generator.site.release import make_release
 from generator.site.write import Written, render_pages, write_pages
 from tests.helpers import REPO
 
@@ -132,7 +133,8 @@ def test_publish_needs_mkdocs_yml(tmp_path: Path) -> None:
     os.chdir(tmp_path)
     try:
         with pytest.raises(UserError, match=r"mkdocs\.yml not found"):
-            publish(Written(tmp_path, [], []), tmp_path, tmp_path / "site")
+            release = make_release({}, None, None)
+            publish(Written(tmp_path, [], []), tmp_path, tmp_path / "site", release)
     finally:
         os.chdir(cwd)
     assert not (tmp_path / "site").exists()

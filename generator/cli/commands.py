@@ -78,10 +78,13 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
+    from generator.site.release import release_inputs
     from generator.site.stamp import input_fingerprint, report_up_to_date, up_to_date
 
     measurements, docs_dir, site_dir = Path(args.measurements), Path(args.docs), Path(args.site_dir)
-    fingerprint = None if args.no_build else input_fingerprint(measurements, docs_dir)
+    fingerprint = (
+        None if args.no_build else input_fingerprint(measurements, docs_dir, release_inputs(None))
+    )
     if fingerprint and not args.force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)  # answered before the heavy imports below
         return 0

@@ -14,6 +14,7 @@ from generator.cli.commands import (
     cmd_site,
     cmd_summarize,
 )
+from generator.cli.publish import add_publish
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_gpu(commands)
     _add_rederive(commands)
     _add_site(commands)
+    add_publish(commands)
     return parser
 
 

@@ -14,6 +14,7 @@ from generator.pages.render import render
 from generator.pages.run_text import interval, run_label
 
 NO_URL = "no URL: add `repository-code` (or `url`) to CITATION.cff"
+UNVERSIONED = "unversioned local build (`nox -s publish -- VERSION` publishes a citable one)"
 
 
 def _key(text: str) -> str:
@@ -34,14 +35,29 @@ def _entry(kind: str, key: str, fields: dict[str, str | None]) -> str:
 
 
 def url(data: dict[str, Any]) -> str | None:
-    value = data.get("repository-code") or data.get("url")
+    """The published version's own address when the build is one (its numbers never
+    change), else the repository's."""
+    value = data.get("report-url") or data.get("repository-code") or data.get("url")
     return str(value) if value else None
+
+
+def _version(data: dict[str, Any]) -> str | None:
+    value = data.get("report-version") or data.get("version")
+    return str(value) if value else None
+
+
+def _date(data: dict[str, Any]) -> str:
+    """A published version's date is the day it was built; else CITATION.cff's release."""
+    if data.get("report-version") and data.get("report-date"):
+        return str(data["report-date"])
+    return str(data.get("date-released") or "")
 
 
 def bibtex(data: dict[str, Any]) -> str:
     """The report's entry: the commit it was built from goes in the note, since a version
     number alone does not name the data."""
-    year = str(data.get("date-released", ""))[:4]
+    date = _date(data)
+    year = date[:4]
     commit = data.get("report-commit")
     note = "; ".join(
         part
@@ -57,9 +73,9 @@ def bibtex(data: dict[str, Any]) -> str:
         {
             "title": data["title"],
             "author": _authors(data),
-            "version": data.get("version"),
+            "version": _version(data),
             "year": year or None,
-            "date": str(data["date-released"]) if data.get("date-released") else None,
+            "date": date or None,
             "url": url(data),
             "note": note or None,
         },
@@ -74,24 +90,34 @@ def run_bibtex(data: dict[str, Any], row: dict[str, Any]) -> str:
     """One run as a dataset entry: cite the number with the commit that measured it."""
     commit = row.get("commit") or "unknown"
     finished = str(row.get("finished_at") or "")
+    page = (
+        f"{data['report-url']}{GENERATED_DIR}/runs/{row['run_id']}/"
+        if data.get("report-url")
+        else url(data)
+    )
+    report = (
+        f"; report {data['report-version']} built from commit {data.get('report-commit') or 'unknown'}"
+        if data.get("report-version")
+        else ""
+    )
     return _entry(
         "misc",
         run_key(row["run_id"]),
         {
             "title": f"{data['title'].split(':')[0]}, measured run {row['run_id']}",
             "author": _authors(data),
-            "version": data.get("version"),
+            "version": _version(data),
             "year": finished[:4] or None,
             "date": finished[:10] or None,
-            "url": url(data),
+            "url": page,
             "note": f"{run_label(row)} on {row['device_label']}: median step {interval(row)}; "
-            f"measurements/runs/{row['run_id']}/run.json at commit {commit}",
+            f"measurements/runs/{row['run_id']}/run.json at commit {commit}{report}",
         },
     )
 
 
 def cite_page(data: dict[str, Any], runs: pl.DataFrame) -> Page:
-    shown = ("title", "version", "date-released", "license", "authors", "keywords")
+    shown = ("title", "license", "authors", "keywords")
     fields = []
     for key in shown:
         value: Any = data.get(key)
@@ -105,8 +131,12 @@ def cite_page(data: dict[str, Any], runs: pl.DataFrame) -> Page:
         elif isinstance(value, list):
             value = ", ".join(map(str, value))
         fields.append((key, str(value)))
+    fields.insert(1, ("report version", str(data.get("report-version") or UNVERSIONED)))
+    fields.insert(2, ("date", _date(data) or "not stated"))
     fields.append(("URL", url(data) or NO_URL))
     fields.append(("built from commit", data.get("report-commit") or "not a git checkout"))
+    if data.get("version"):
+        fields.append(("software version", str(data["version"])))
     ok = runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts()
     rows = [
         [

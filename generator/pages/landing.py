@@ -5,6 +5,7 @@ in by question and the commands that rebuild it all."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from generator.analysis.phases import StepParts, training_parts
 from generator.analysis.speedups import device_speedups, summary
@@ -14,6 +15,7 @@ from generator.formatting import number
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import LANDING_PAGE
 from generator.pages.render import ChartBook, render
+from generator.site.release import DEVELOPMENT, LATEST
 
 PATH = LANDING_PAGE
 VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive")
@@ -96,6 +98,27 @@ def headlines(report: Report) -> list[str]:
     return found[:5]
 
 
+def edition(citation: dict[str, Any]) -> str:
+    """Which version of the report this is, of when and which commit, and where the newest
+    one is: a reader who followed a citation sees that the numbers are those cited."""
+    version, date = citation.get("report-version"), citation.get("report-date")
+    commit = citation.get("report-commit")
+    built = f"built on {date}" + (f" from commit `{commit[:12]}`" if commit else "")
+    if version == DEVELOPMENT:
+        return (
+            f"**Development version**, {built}: rebuilt on every push to main, so its numbers "
+            f"move. Cite a numbered version; the newest is [{LATEST}](../{LATEST}/)."
+        )
+    if version:
+        return (
+            f"**Version {version}** of this report, {built}. This address keeps these numbers "
+            f"when newer runs land; the newest version is always at [{LATEST}](../{LATEST}/)."
+        )
+    site = citation.get("report-site")
+    published = f" Published, citable versions: <{site}>." if site else ""
+    return f"**Unversioned local build**, {built}.{published}"
+
+
 def landing_page(report: Report) -> Page:
     from generator.charts import overview_roofline  # altair: import on use
 
@@ -103,6 +126,7 @@ def landing_page(report: Report) -> Page:
     points, roofs = report.overview.points, report.overview.roofs
     markdown = render(
         "landing.md.j2",
+        edition=edition(report.citation),
         headlines=headlines(report),
         verdicts=verdict_rows(report.experiments, report.verdicts),
         chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),

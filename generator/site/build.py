@@ -13,17 +13,20 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from generator.atomic import write_json, write_text
 from generator.ingest.cache import DEFAULT_CACHE
 from generator.pages.page import Report
+from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from generator.site.publish import publish
+from generator.site.release import make_release, release_inputs
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
 from generator.site.write import Written, write_pages
 
@@ -62,19 +65,26 @@ def build_site(
     force: bool = False,
     cache_dir: Path | None = None,
     fingerprint: str | None = None,
+    version: str | None = None,
 ) -> Written | None:
     """Run the stages; with mkdocs, skip them when site/ was built from the same inputs
-    (`fingerprint`, computed here unless the caller already has it)."""
+    (`fingerprint`, computed here unless the caller already has it). `version`: the report
+    version this build is published as (`publish`); None for an unversioned local build."""
     cache_dir = cache_dir or DEFAULT_CACHE
+    # read first: a bad version or CITATION.cff stops the build before anything is written
+    repository = measurements.parent
+    release = make_release(read_citation(repository), version, report_commit(repository))
     if run_mkdocs and fingerprint is None:
-        fingerprint = input_fingerprint(measurements, docs_dir)
+        fingerprint = input_fingerprint(measurements, docs_dir, release_inputs(version))
     if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)
         return None
     clock = _Clock()
     report = build_report(measurements, cache_dir, clock)
+    # the version and its URL: what the Cite, landing and run pages name
+    report = replace(report, citation={**report.citation, **release.citation_fields()})
     written = clock.run("write", write_pages, report, docs_dir, cache_dir)
-    dirty = run_mkdocs and clock.run("publish", publish, written, measurements, site_dir)
+    dirty = run_mkdocs and clock.run("publish", publish, written, measurements, site_dir, release)
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)
     if fingerprint:

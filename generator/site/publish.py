@@ -24,6 +24,7 @@ from typing import Any
 
 from generator.errors import UserError
 from generator.site.files import swap_dir
+from generator.site.release import RELEASE_FILE, THEME_DIR, Release
 from generator.site.stamp import DIRTY_ENV, library_versions
 from generator.site.write import Written
 
@@ -32,8 +33,9 @@ STATE = ".roofline-atlas-mkdocs.json"  # in site/: what the previous build was m
 _LIBRARIES = ("mkdocs", "mkdocs-material", "mkdocs-jupyter", "pymdown-extensions", "markdown")
 
 
-def publish(written: Written, measurements: Path, site_dir: Path) -> bool:
-    """Build site_dir; True when MkDocs rendered only the changed pages (--dirty)."""
+def publish(written: Written, measurements: Path, site_dir: Path, release: Release) -> bool:
+    """Build site_dir as `release`; True when MkDocs rendered only the changed pages
+    (--dirty)."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
@@ -41,7 +43,7 @@ def publish(written: Written, measurements: Path, site_dir: Path) -> bool:
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
     try:
-        output, dirty = _build(written, measurements, site_dir, config, staging)
+        output, dirty = _build(written, measurements, site_dir, config, staging, release)
         swap_dir(output, site_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -49,15 +51,21 @@ def publish(written: Written, measurements: Path, site_dir: Path) -> bool:
 
 
 def _build(
-    written: Written, measurements: Path, site_dir: Path, config: Path, staging: Path
+    written: Written,
+    measurements: Path,
+    site_dir: Path,
+    config: Path,
+    staging: Path,
+    release: Release,
 ) -> tuple[Path, bool]:
-    # A child config inherits mkdocs.yml and points at this build's docs folder.
+    # A child config inherits mkdocs.yml and points at this build's docs folder; the
+    # release gives the site's URL (the version's own, when it has one) and theme overrides.
     child = staging / "mkdocs.yml"
     child_text = (
         f"INHERIT: {json.dumps(str(config.resolve()))}\n"
         f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
         f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
-        f"hooks: [{json.dumps(str(HOOKS))}]\n"
+        f"hooks: [{json.dumps(str(HOOKS))}]\n" + release.mkdocs_config()
     )
     child.write_text(child_text, encoding="utf-8")
     state = {"key": _config_key(child_text, config), "sources": _sources(written.docs_dir)}
@@ -85,6 +93,7 @@ def _build(
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
+    (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")
     return output, dirty
 
 
@@ -92,7 +101,10 @@ def _config_key(child_text: str, config: Path) -> str:
     """What every page's HTML depends on besides its own source: the navigation, the
     config, the hooks and the libraries that render it."""
     text = child_text + library_versions(_LIBRARIES)
-    return hashlib.sha256(text.encode() + config.read_bytes() + HOOKS.read_bytes()).hexdigest()
+    theme = b"".join(p.read_bytes() for p in sorted(THEME_DIR.rglob("*.html")))
+    return hashlib.sha256(
+        text.encode() + config.read_bytes() + HOOKS.read_bytes() + theme
+    ).hexdigest()
 
 
 def _sources(docs_dir: Path) -> list[str]:

@@ -38,10 +38,11 @@ def library_versions(names: tuple[str, ...]) -> str:
     return "".join(found)
 
 
-def input_fingerprint(measurements: Path, docs_dir: Path) -> str:
+def input_fingerprint(measurements: Path, docs_dir: Path, release: str = "") -> str:
     """Everything the report is made from: measurements, hand-written docs, mkdocs.yml, the
-    benchmark results, this package's code and templates, and the library versions."""
-    digest = hashlib.sha256(library_versions(LIBRARIES).encode())
+    benchmark results, this package's code and templates, the library versions, and
+    `release` (the version built and the URL overrides: `release.release_inputs`)."""
+    digest = hashlib.sha256((library_versions(LIBRARIES) + "\0" + release).encode())
     generated = {
         docs_dir / GENERATED_DIR,
         docs_dir / HARDWARE_PAGE,

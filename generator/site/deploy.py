@@ -1,0 +1,218 @@
+"""Put a built report on the gh-pages branch as one version, with mike.
+
+`mike deploy` runs `mkdocs build` itself, which would be a second build path beside the
+report's own (the stages, the derived MkDocs config, the checks). So the report is built by
+`build_site` first, and mike's Python API (`mike.commands.deploy`) only commits that folder:
+the version's folder, its aliases as redirects, versions.json (which Material's version
+selector reads) and the root's redirect to `latest`, one commit each, written straight into
+the branch with `git fast-import`, never through a working tree. Folders already there for
+other versions are left as they are, so a cited version keeps its numbers.
+
+Nothing is written unless every check passed: a valid version, a site built as that version,
+no checkout of gh-pages with its own changes, and a local gh-pages that the remote's has not
+diverged from.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from mike import commands, git_utils
+
+from generator.errors import UserError
+from generator.site.release import LATEST, Release, built_release
+
+PAGES_BRANCH = "gh-pages"
+
+
+def _git(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(repository), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+@contextmanager
+def _inside(repository: Path) -> Iterator[None]:
+    """mike runs git in the current folder."""
+    before = Path.cwd()
+    os.chdir(repository)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def check_pages_branch(repository: Path, branch: str, remote: str, push: bool) -> None:
+    """Refuse, before anything is built or written, a tree that publishing would harm."""
+    if _git(repository, "rev-parse", "--git-dir").returncode != 0:
+        raise UserError(
+            "not a git repository",
+            file=repository,
+            fix="publish from the repository's checkout, or pass --repository PATH",
+        )
+    for checkout in _checkouts_of(repository, branch):
+        changed = _git(checkout, "status", "--porcelain").stdout.strip()
+        raise UserError(
+            f"the {branch} branch is checked out here"
+            + (" with uncommitted changes" if changed else "")
+            + "; publishing moves the branch under it"
+            + (", and would leave those changes looking like reverts" if changed else ""),
+            file=checkout,
+            fix=f"commit or discard what is there, then switch that checkout to another branch "
+            f"(or `git worktree remove {checkout}`)",
+        )
+    if not _has_remote(repository, remote):
+        if push:
+            raise UserError(
+                f"no git remote named '{remote}' to push to",
+                key="--remote",
+                fix=f"add it (git remote add {remote} URL), pass --remote NAME, or leave out "
+                "--push to commit locally only",
+            )
+        return
+    _fetch(repository, branch, remote)
+    with _inside(repository):
+        try:
+            git_utils.update_from_upstream(remote, branch)  # fast-forwards a branch behind
+        except (git_utils.GitBranchDiverged, git_utils.GitRevUnrelated) as error:
+            raise UserError(
+                f"{error}: the published versions there and here differ",
+                key=branch,
+                fix=f"merge or rebase {branch} onto {remote}/{branch} (`git fetch {remote}` "
+                f"first), or reset it to {remote}/{branch} to drop local-only versions",
+            ) from None
+
+
+def _checkouts_of(repository: Path, branch: str) -> list[Path]:
+    listing = _git(repository, "worktree", "list", "--porcelain").stdout
+    found, path = [], None
+    for line in listing.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line.removeprefix("worktree "))
+        elif line == f"branch refs/heads/{branch}" and path is not None:
+            found.append(path)
+    return found
+
+
+def _has_remote(repository: Path, remote: str) -> bool:
+    return _git(repository, "remote", "get-url", remote).returncode == 0
+
+
+def _fetch(repository: Path, branch: str, remote: str) -> None:
+    """The remote's branch as it is now, when it has one yet."""
+    heads = _git(repository, "ls-remote", "--heads", remote, branch)
+    if heads.returncode != 0:
+        raise UserError(
+            f"cannot reach the git remote '{remote}': {heads.stderr.strip()}",
+            key="--remote",
+            fix="check the remote's URL and your access (git remote -v), or leave out --push",
+        )
+    if heads.stdout.strip():
+        refspec = f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"
+        fetched = _git(repository, "fetch", "--quiet", remote, refspec)
+        if fetched.returncode != 0:
+            raise UserError(f"git fetch {remote} {branch} failed: {fetched.stderr.strip()}")
+
+
+def built_as(site_dir: Path, version: str) -> Release:
+    """The release site_dir holds, which must be `version`."""
+    release = built_release(site_dir)
+    if release is None:
+        raise UserError(
+            "no built report here",
+            file=site_dir,
+            fix=f"`nox -s publish -- {version}` builds it first (leave out --no-build)",
+        )
+    if release.version != version:
+        raise UserError(
+            f"built as {release.version or 'an unversioned local build'}, not as {version}",
+            file=site_dir,
+            fix=f"`nox -s publish -- {version}` builds it as {version} (leave out --no-build)",
+        )
+    return release
+
+
+def deploy(
+    site_dir: Path,
+    repository: Path,
+    version: str,
+    aliases: list[str],
+    *,
+    branch: str = PAGES_BRANCH,
+    remote: str = "origin",
+    push: bool = False,
+) -> str:
+    """Commit site_dir into `branch` as `version` (and `aliases`); push when asked. Returns
+    what happened, in words."""
+    release = built_as(site_dir, version)
+    check_pages_branch(repository, branch, remote, push)
+    with tempfile.TemporaryDirectory(prefix="publish-") as staging:
+        # the build's own state files (dot-files at the top) stay out of the published tree
+        tree = Path(staging) / "site"
+        shutil.copytree(site_dir.resolve(), tree, ignore=_top_dot_files(site_dir.resolve()))
+        config = {"site_dir": str(tree), "use_directory_urls": True}
+        message = f"Report {version}" + (f" from commit {release.commit}" if release.commit else "")
+        with _inside(repository):
+            changed = _commit(config, version, aliases, branch, message)
+            if push:
+                try:
+                    git_utils.push_branch(remote, branch)
+                except git_utils.GitError as error:
+                    raise UserError(
+                        str(error),  # git's own words included
+                        fix=f"the commit is on the local {branch}; fix access to {remote} "
+                        "and publish again (it pushes what is there)",
+                    ) from None
+    where = f"{branch}" + (f", pushed to {remote}" if push else " (local only: --push sends it)")
+    return (
+        f"published {version}"
+        + (f" as {', '.join(aliases)}" if aliases else "")
+        + (f" on {where}" if changed else f": {branch} already held this build ({where})")
+    )
+
+
+def _commit(
+    config: dict[str, object], version: str, aliases: list[str], branch: str, message: str
+) -> bool:
+    try:
+        try:
+            with commands.deploy(
+                config,
+                version,
+                aliases=aliases,
+                update_aliases=True,  # `latest` moves from the previous version to this one
+                alias_type=commands.AliasType.redirect,  # plain HTML: any host, any server
+                branch=branch,
+                message=message,
+            ):
+                pass  # built already, by build_site
+            changed = True
+        except git_utils.GitEmptyCommit:
+            changed = False
+        if LATEST in aliases:  # the site's root opens the newest version
+            with suppress(git_utils.GitEmptyCommit):
+                commands.set_default(LATEST, branch=branch, message=f"{message}: / -> {LATEST}/")
+    except git_utils.GitError as error:
+        raise UserError(
+            f"git could not commit to {branch}: {error}",
+            fix="git needs an identity for the commit: git config user.name and user.email "
+            "(or GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL)",
+        ) from None
+    return changed
+
+
+def _top_dot_files(root: Path) -> Callable[[str, list[str]], list[str]]:
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if n.startswith(".")] if Path(folder) == root else []
+
+    return ignore

@@ -1,0 +1,129 @@
+"""Which version of the report a build is, and where it will be read: the site's and the
+repository's URLs (from CITATION.cff, overridable for a fork) and the version's own URL, so
+that a citation names an address whose numbers never change.
+
+A build for a version (`publish`) puts the version into every page's canonical URL and
+BibTeX entry; a plain `site` build says that it is an unversioned local build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from generator.errors import UserError
+
+SITE_URL_ENV = "RA_SITE_URL"  # a fork's own site, instead of CITATION.cff's `url`
+REPO_URL_ENV = "RA_REPO_URL"  # a fork's own repository, instead of `repository-code`
+RELEASE_FILE = ".roofline-atlas-release.json"  # in site/: the release it was built as
+LATEST = "latest"  # the alias that follows the newest version
+DEVELOPMENT = "dev"  # main's head: rebuilt on every push, so never the one to cite
+THEME_DIR = Path(__file__).resolve().with_name("theme")  # Material overrides
+# A tag such as 2026.11 or 2026.11.1: digits and dots, so it is a safe folder name on
+# gh-pages and never an alias's name.
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+)+")
+
+
+def check_version(version: str) -> str:
+    if version == DEVELOPMENT or _VERSION.fullmatch(version):
+        return version
+    raise UserError(
+        f"'{version}' is not a report version",
+        key="VERSION",
+        fix="give the repository tag it is published as, numbers and dots (e.g. 2026.11), "
+        f"or '{DEVELOPMENT}' for main's moving head",
+    )
+
+
+def check_alias(alias: str, version: str) -> str:
+    if re.fullmatch(r"[a-z][a-z0-9-]*", alias) and alias not in (version, DEVELOPMENT):
+        return alias
+    raise UserError(
+        f"'{alias}' cannot be an alias",
+        key="--alias",
+        fix=f"a lowercase name that is not a version, e.g. {LATEST}",
+    )
+
+
+def release_inputs(version: str | None) -> str:
+    """What a build's pages take from outside the repository: the version and the URL
+    overrides (standard library only: the up-to-date check reads it)."""
+    return "\0".join(
+        [version or "", os.environ.get(SITE_URL_ENV, ""), os.environ.get(REPO_URL_ENV, "")]
+    )
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str | None  # None: an unversioned local build
+    site_url: str | None  # the published site's root, ending in "/"
+    repo_url: str | None
+    date: str  # the day it was built, YYYY-MM-DD
+    commit: str | None  # the repository's commit, "+changes" when its tree differed
+
+    @property
+    def url(self) -> str | None:
+        """This version's own address: the one a citation names."""
+        if self.version is None or self.site_url is None:
+            return None
+        return f"{self.site_url}{self.version}/"
+
+    def citation_fields(self) -> dict[str, Any]:
+        """What the Cite, landing and run pages read, beside CITATION.cff's own keys."""
+        return {
+            "report-version": self.version,
+            "report-url": self.url,
+            "report-site": self.site_url,
+            "report-date": self.date,
+        }
+
+    def mkdocs_config(self) -> str:
+        """Lines for the build's MkDocs config. The version selector reads versions.json,
+        which only a published tree has: an unversioned build leaves it out, so that it
+        requests nothing that is not there."""
+        config = {
+            "site_url": self.url or self.site_url or "",
+            "repo_url": self.repo_url or "",
+            "theme": {"custom_dir": str(THEME_DIR)},
+        }
+        if self.version is not None:
+            config["extra"] = {"version": {"provider": "mike", "default": LATEST}}
+        return "".join(f"{key}: {json.dumps(value)}\n" for key, value in config.items())
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def _root(url: str) -> str:
+    return url if url.endswith("/") else url + "/"
+
+
+def make_release(citation: dict[str, Any], version: str | None, commit: str | None) -> Release:
+    """The release of a build from CITATION.cff's `url` and `repository-code`, each
+    overridden by its environment variable when set."""
+    site = os.environ.get(SITE_URL_ENV) or citation.get("url")
+    repo = os.environ.get(REPO_URL_ENV) or citation.get("repository-code")
+    # SOURCE_DATE_EPOCH: a reproducible build states the date it is given
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
+    return Release(
+        version=check_version(version) if version is not None else None,
+        site_url=_root(str(site)) if site else None,
+        repo_url=str(repo) if repo else None,
+        date=when.date().isoformat(),
+        commit=commit,
+    )
+
+
+def built_release(site_dir: Path) -> Release | None:
+    """The release site_dir was built as; None when it holds no finished build."""
+    path = site_dir / RELEASE_FILE
+    try:
+        return Release(**json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None

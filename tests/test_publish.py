@@ -1,0 +1,308 @@
+"""Publishing versions with mike: what a citation points at stays as it was cited.
+
+The slow test publishes the golden set as 2026.11, adds a run, and publishes 2026.12, both
+with `--alias latest --push` to a local bare repository standing in for GitHub, through the
+command `nox -s publish` runs; then it reads the remote's gh-pages tree.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import threading
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.synthetic import replicate_run
+from generator.cli import main
+from generator.site.release import RELEASE_FILE, check_version
+from tests.conftest import copy_docs
+from tests.helpers import REPO
+from tests.test_browser import VIEWPORT, _QuietHandler, browser  # noqa: F401 (a fixture)
+
+GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
+SITE = "https://roofline-atlas.github.io/roofline-atlas/"
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.org",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.org",
+}
+
+
+def git(folder: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(folder), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **IDENTITY},
+    ).stdout.strip()
+
+
+def new_checkout(root: Path) -> tuple[Path, Path]:
+    """A git checkout with a bare repository as its `origin`."""
+    remote, checkout = root / "remote.git", root / "checkout"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    checkout.mkdir()
+    git(checkout, "init", "--quiet", "--initial-branch", "main")
+    git(checkout, "remote", "add", "origin", str(remote))
+    (checkout / "README").write_text("a checkout\n")
+    git(checkout, "add", ".")
+    git(checkout, "commit", "--quiet", "-m", "start")
+    return checkout, remote
+
+
+def publish(checkout: Path, version: str, *extra: str) -> int:
+    return main(
+        [
+            "publish", version, "--repository", str(checkout),
+            "--measurements", str(checkout / "measurements"),
+            "--docs", str(checkout.parent / "docs"),
+            "--site-dir", str(checkout.parent / "site"),
+            "--cache-dir", str(checkout.parent / "cache"),
+            *extra,
+        ]
+    )  # fmt: skip
+
+
+def branch_tree(repository: Path, target: Path, branch: str = "gh-pages") -> Path:
+    archive = target.with_suffix(".tar")
+    subprocess.run(
+        ["git", "--git-dir", str(repository), "archive", "-o", str(archive), branch], check=True
+    )
+    with tarfile.open(archive) as tar:
+        tar.extractall(target, filter="data")
+    return target
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("publish")
+    checkout, remote = new_checkout(root)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(REPO)  # mkdocs.yml lives there
+        for name, value in IDENTITY.items():
+            monkeypatch.setenv(name, value)
+        for name in ("RA_SITE_URL", "RA_REPO_URL"):
+            monkeypatch.delenv(name, raising=False)
+        shutil.copytree(GOLDEN, checkout / "measurements")
+        shutil.copy(REPO / "CITATION.cff", checkout / "CITATION.cff")
+        shutil.copytree(REPO / "benchmarks", checkout / "benchmarks", ignore=_only_results)
+        copy_docs(root / "docs")
+        git(checkout, "add", ".")
+        git(checkout, "commit", "--quiet", "-m", "first data")
+        first_commit = git(checkout, "rev-parse", "HEAD")
+        assert publish(checkout, "2026.11", "--alias", "latest", "--push") == 0
+        source = next(
+            p for p in sorted((checkout / "measurements" / "runs").iterdir()) if p.is_dir()
+        )
+        added = replicate_run(source, checkout / "measurements" / "runs", 950)
+        git(checkout, "add", ".")
+        git(checkout, "commit", "--quiet", "-m", "one more run")
+        second_commit = git(checkout, "rev-parse", "HEAD")
+        assert publish(checkout, "2026.12", "--alias", "latest", "--push") == 0
+    return {
+        "tree": branch_tree(remote, root / "tree"),
+        "added": added,
+        "commits": {"2026.11": first_commit, "2026.12": second_commit},
+        "checkout": checkout,
+        "remote": remote,
+    }
+
+
+def _only_results(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if n != "results.json" and not Path(folder, n).is_dir()]
+
+
+def _tree(published: dict[str, object]) -> Path:
+    tree = published["tree"]
+    assert isinstance(tree, Path)
+    return tree
+
+
+@pytest.mark.site
+def test_versions_json_lists_both_and_latest_follows_the_second(
+    published: dict[str, object],
+) -> None:
+    tree = _tree(published)
+    versions = json.loads((tree / "versions.json").read_text())
+    assert [(v["version"], v["aliases"]) for v in versions] == [
+        ("2026.12", ["latest"]),
+        ("2026.11", []),
+    ]
+    assert 'url=../2026.12/"' in (tree / "latest" / "index.html").read_text()
+    assert "latest/" in (tree / "index.html").read_text()  # the root opens the newest
+
+
+@pytest.mark.site
+def test_the_first_version_keeps_the_first_numbers(published: dict[str, object]) -> None:
+    tree, added = _tree(published), published["added"]
+    assert not (tree / "2026.11" / "measurements" / "runs" / f"{added}").exists()
+    assert (tree / "2026.12" / "measurements" / "runs" / f"{added}" / "index.html").is_file()
+    counts = {
+        version: re.search(r"(\d+) steps on", (tree / version / "index.html").read_text())
+        for version in ("2026.11", "2026.12")
+    }
+    first, second = (int(m.group(1)) for m in counts.values() if m is not None)
+    assert second == first + 1
+    landing = (tree / "2026.11" / "index.html").read_text()
+    assert "Version 2026.11" in landing and 'href="../latest/"' in landing
+
+
+@pytest.mark.site
+def test_every_page_carries_its_version_in_canonical_and_bibtex_urls(
+    published: dict[str, object],
+) -> None:
+    tree = _tree(published)
+    commits = published["commits"]
+    assert isinstance(commits, dict)
+    for version in ("2026.11", "2026.12"):
+        pages = sorted((tree / version).rglob("index.html"))
+        assert len(pages) > 20
+        for page in pages:
+            html = page.read_text(encoding="utf-8")
+            path = page.parent.relative_to(tree / version).as_posix()
+            expected = SITE + version + "/" + ("" if path == "." else path + "/")
+            assert f'<link rel="canonical" href="{expected}">' in html, page
+            for url in re.findall(r"url = \{([^}]*)\}", html):
+                assert url.startswith(SITE + version + "/"), (page, url)
+        cite = (tree / version / "measurements" / "cite" / "index.html").read_text()
+        assert f"url = {{{SITE}{version}/}}" in cite
+        assert f"commit {commits[version]}" in cite
+        assert f"version = {{{version}}}" in cite
+        run = next((tree / version / "measurements" / "runs").glob("*/index.html")).read_text()
+        assert f"url = {{{SITE}{version}/measurements/runs/" in run
+        assert f"report {version} built from commit {commits[version]}" in run
+    assert not list(tree.rglob(RELEASE_FILE))  # the build's state stays out of gh-pages
+
+
+@pytest.mark.parametrize("bad", ["latest", "v2026.11", "2026", "2026.11/../x", "", "2026.11 "])
+def test_a_version_is_digits_and_dots(bad: str) -> None:
+    with pytest.raises(Exception, match="is not a report version"):
+        check_version(bad)
+    assert check_version("2026.11") == "2026.11" and check_version("dev") == "dev"
+
+
+def _refs(repository: Path) -> str:
+    """The branches (a fetch may add remote-tracking refs: that changes nothing published)."""
+    return git(repository, "for-each-ref", "refs/heads")
+
+
+def test_an_invalid_version_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout, _ = new_checkout(tmp_path)
+    before = _refs(checkout)
+    assert publish(checkout, "v1/../x", "--alias", "latest") == 1
+    assert "is not a report version" in capsys.readouterr().err
+    assert _refs(checkout) == before and not (tmp_path / "site").exists()
+
+
+def test_publishing_without_a_built_site_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout, _ = new_checkout(tmp_path)
+    before = _refs(checkout)
+    assert publish(checkout, "2026.11", "--no-build") == 1
+    assert "no built report here" in capsys.readouterr().err
+    (tmp_path / "site").mkdir()  # a site built as another version
+    (tmp_path / "site" / RELEASE_FILE).write_text(
+        json.dumps(
+            {
+                "version": None,
+                "site_url": SITE,
+                "repo_url": None,
+                "date": "2026-11-01",
+                "commit": None,
+            }
+        )
+    )
+    assert publish(checkout, "2026.11", "--no-build") == 1
+    assert "not as 2026.11" in capsys.readouterr().err
+    assert _refs(checkout) == before
+
+
+def test_a_checked_out_gh_pages_with_changes_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout, _ = new_checkout(tmp_path)
+    pages = tmp_path / "pages"
+    git(checkout, "worktree", "add", "--quiet", "-b", "gh-pages", str(pages))
+    (pages / "edited.html").write_text("by hand\n")
+    before = _refs(checkout)
+    assert publish(checkout, "2026.11", "--alias", "latest") == 1
+    err = capsys.readouterr().err
+    assert "gh-pages branch is checked out here with uncommitted changes" in err
+    assert str(pages) in err
+    assert _refs(checkout) == before and not (tmp_path / "site").exists()
+
+
+def _orphan_pages_commit(folder: Path, text: str) -> None:
+    git(folder, "checkout", "--quiet", "--orphan", "gh-pages")
+    git(folder, "rm", "-r", "--quiet", "--cached", "--ignore-unmatch", ".")
+    (folder / "versions.json").write_text(f'"{text}"\n')
+    git(folder, "add", "versions.json")
+    git(folder, "commit", "--quiet", "-m", text)
+
+
+def test_a_gh_pages_diverged_from_the_remote_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout, remote = new_checkout(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "--quiet")
+    _orphan_pages_commit(other, "published elsewhere")
+    git(other, "push", "--quiet", str(remote), "gh-pages")
+    _orphan_pages_commit(checkout, "published here")
+    git(checkout, "checkout", "--quiet", "-f", "main")
+    before = _refs(checkout)
+    assert publish(checkout, "2026.11", "--push") == 1
+    err = capsys.readouterr().err
+    assert "gh-pages" in err and "differ" in err and "fix:" in err
+    assert _refs(checkout) == before and not (tmp_path / "site").exists()
+
+
+@pytest.mark.site
+def test_the_readmes_site_links_point_at_pages_the_build_writes(
+    published: dict[str, object],
+) -> None:
+    from tests.test_readme import site_links
+
+    tree = _tree(published)
+    paths = site_links()
+    assert paths
+    for path in paths:
+        assert (tree / "2026.12" / path / "index.html").is_file(), path
+
+
+@pytest.mark.site
+def test_a_published_version_shows_the_version_selector(
+    published: dict[str, object],
+    browser: Any,  # noqa: F811 (the fixture imported above)
+) -> None:
+    tree = _tree(published)
+    handler = functools.partial(_QuietHandler, directory=str(tree))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/2026.11/", wait_until="networkidle")
+        selector = page.locator(".md-version")
+        selector.wait_for(state="visible", timeout=10_000)
+        assert "2026.11" in page.locator(".md-version__current").inner_text()
+        versions = page.locator(".md-version__list .md-version__link").all_inner_texts()
+        assert any("2026.12" in v for v in versions) and any("2026.11" in v for v in versions)
+        page.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
