@@ -23,7 +23,8 @@ import pytest
 
 from benchmarks.synthetic import replicate_run
 from generator.cli import main
-from generator.site.release import RELEASE_FILE, check_version
+from generator.records.versions import check_version
+from generator.site.release import RELEASE_FILE
 from tests.conftest import copy_docs
 from tests.helpers import REPO
 from tests.test_browser import VIEWPORT, _QuietHandler, browser  # noqa: F401 (a fixture)

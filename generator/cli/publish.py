@@ -8,7 +8,7 @@ from pathlib import Path
 
 def cmd_publish(args: argparse.Namespace) -> int:
     """Check, build as the version (the `site` command's pipeline), commit into gh-pages."""
-    from generator.site.release import check_alias, check_version
+    from generator.records.versions import check_alias, check_version
 
     version = check_version(args.version)
     aliases = [check_alias(alias, version) for alias in args.alias]

@@ -15,7 +15,7 @@ from generator.formatting import number
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import LANDING_PAGE
 from generator.pages.render import ChartBook, render
-from generator.site.release import DEVELOPMENT, LATEST
+from generator.records.versions import DEVELOPMENT, LATEST
 
 PATH = LANDING_PAGE
 VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive")

@@ -26,7 +26,8 @@ from pathlib import Path
 from mike import commands, git_utils
 
 from generator.errors import UserError
-from generator.site.release import LATEST, Release, built_release
+from generator.records.versions import LATEST
+from generator.site.release import Release, built_release
 
 PAGES_BRANCH = "gh-pages"
 

@@ -10,44 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from generator.errors import UserError
+from generator.records.versions import LATEST, check_version
 
 SITE_URL_ENV = "RA_SITE_URL"  # a fork's own site, instead of CITATION.cff's `url`
 REPO_URL_ENV = "RA_REPO_URL"  # a fork's own repository, instead of `repository-code`
 RELEASE_FILE = ".roofline-atlas-release.json"  # in site/: the release it was built as
-LATEST = "latest"  # the alias that follows the newest version
-DEVELOPMENT = "dev"  # main's head: rebuilt on every push, so never the one to cite
 THEME_DIR = Path(__file__).resolve().with_name("theme")  # Material overrides
-# A tag such as 2026.11 or 2026.11.1: digits and dots, so it is a safe folder name on
-# gh-pages and never an alias's name.
-_VERSION = re.compile(r"[0-9]+(\.[0-9]+)+")
-
-
-def check_version(version: str) -> str:
-    if version == DEVELOPMENT or _VERSION.fullmatch(version):
-        return version
-    raise UserError(
-        f"'{version}' is not a report version",
-        key="VERSION",
-        fix="give the repository tag it is published as, numbers and dots (e.g. 2026.11), "
-        f"or '{DEVELOPMENT}' for main's moving head",
-    )
-
-
-def check_alias(alias: str, version: str) -> str:
-    if re.fullmatch(r"[a-z][a-z0-9-]*", alias) and alias not in (version, DEVELOPMENT):
-        return alias
-    raise UserError(
-        f"'{alias}' cannot be an alias",
-        key="--alias",
-        fix=f"a lowercase name that is not a version, e.g. {LATEST}",
-    )
 
 
 def release_inputs(version: str | None) -> str:
