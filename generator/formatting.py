@@ -28,16 +28,28 @@ def seconds(value: float | None) -> str:
     return si(value, "s")
 
 
+def plain(value: float, digits: int = 4) -> str:
+    """`digits` significant figures, never in exponent notation: 64970 -> "64,970",
+    1e9 -> "1,000,000,000", 0.00001234 -> "0.00001234" (prose is read, not parsed)."""
+    text = f"{value:.{digits}g}"
+    if "e" not in text or not math.isfinite(value):
+        return text
+    exponent = math.floor(math.log10(abs(value)))
+    if exponent >= 0:
+        return f"{round(value, digits - 1 - exponent):,.0f}"
+    return f"{value:.{digits - 1 - exponent}f}"
+
+
 def number(value: float | None, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    return f"{value:.{digits}g}"
+    return plain(value, digits)
 
 
 def percent(value: float | None, digits: int = 3) -> str:
     if value is None:
         return "n/a"
-    return f"{value:.{digits}g} %"
+    return f"{plain(value, digits)} %"
 
 
 def short_name(name: str | None, limit: int = 60) -> str:

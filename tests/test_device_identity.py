@@ -203,8 +203,10 @@ def test_pages_name_the_catalog_device_beside_the_recorded_name() -> None:
     match = DeviceMatch(a100, "device name in the export", (), "", "NVIDIA A100-SXM4-80GB")
     assert device_line(match) == (
         f"{a100.name} (device name in the export; catalog `a100-80gb-sxm`; "
-        "recorded as “NVIDIA A100-SXM4-80GB”)"
+        'recorded as <span class="ra-recorded">“NVIDIA A100-SXM4-80GB”</span>)'
     )
     assert match.names() == {"recorded": "NVIDIA A100-SXM4-80GB", "catalog": "a100-80gb-sxm"}
     unmatched = DeviceMatch(None, "", ("l4",), "pass --device", "GPU <X> & co")
-    assert device_line(unmatched) == "pass --device (the file records “GPU &lt;X&gt; &amp; co”)"
+    assert device_line(unmatched) == (
+        'pass --device (the file records <span class="ra-recorded">“GPU &lt;X&gt; &amp; co”</span>)'
+    )

@@ -44,6 +44,8 @@ PAGES = {  # page kind -> generated file (relative to docs/)
     "findings": "measurements/findings.md",
     "cite": "measurements/cite.md",
     "index": "measurements/index.md",
+    "run": "measurements/runs/A-resnet18-cifar10-b32-train_step-fp32-cpu-182cb488.md",
+    "trace": "measurements/traces/run-A-resnet18-cifar10-b32-train_step-fp32-cpu-182cb488.md",
 }
 
 

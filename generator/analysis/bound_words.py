@@ -51,3 +51,12 @@ def bound_words(side: str, efficiency: float | None) -> str:
             "limit a faster step)"
         )
     return f"{regime}-bound at {share} of the roof"
+
+
+def bound_cell(side: str | None, efficiency: float | None) -> str:
+    """A table cell by the same rule: "compute", "memory" or "latency/overhead"; "n/a" with
+    no side, and the side alone marked as such when the fraction of the roof is unknown."""
+    if side not in SIDES:
+        return "n/a"
+    regime = bound_regime(side, efficiency)
+    return regime if regime is not None else f"{side} side of the ridge"

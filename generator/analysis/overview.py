@@ -132,7 +132,8 @@ def imported_sentence(view: MeasurementView) -> str | None:
         f"{si(step.attained_flops_per_s, 'FLOP/s')} against the {device.name}'s "
         f"{bound.precision} roof of {si(bound.roof_flops_per_s, 'FLOP/s')} at AI "
         f"{number(step.arithmetic_intensity)} FLOP/byte (ridge {number(bound.ridge_ai)}): "
-        f"{bound_words(bound.bound, bound.efficiency)}."
+        f"{bound_words(bound.bound, bound.efficiency)} (on the summed kernel time of one "
+        "profiled step: no interval)."
     )
 
 
@@ -185,7 +186,7 @@ def best_run_sentences(
             continue
         rows.sort(key=lambda item: (item[0], item[1]))
         sentences.append(
-            f"On {measured.device_name}, the fastest step by modelled FLOP/s is "
+            f"On {device_label(measured.device_name)}, the fastest step by modelled FLOP/s is "
             f"{_run_words(rows[-1])}; the slowest is {_run_words(rows[0])}."
         )
     return sentences

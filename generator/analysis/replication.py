@@ -93,7 +93,7 @@ def derive_value(
         if derive.kind == "ridge":
             return value / device.bandwidth_bytes_per_s, where
         if derive.kind == "at_peak":
-            return derive.flops / value, f"{derive.flops:.4g} FLOP at the {where} peak"
+            return derive.flops / value, f"{si(derive.flops, 'FLOP')} at the {where} peak"
         return value, where
     if derive.kind == "analytic":
         counts = analytic.get((derive.model, derive.dataset, derive.batch))

@@ -19,6 +19,7 @@ import polars as pl
 
 from generator.analysis.bootstrap import RESAMPLES, SEED, Interval, ratio_of_medians
 from generator.analysis.per_workload import one_per_workload, workload_samples
+from generator.formatting import number
 
 CONFIG = ("model", "dataset", "batch", "phase", "precision")
 BASELINE_PRECISION = "fp32"
@@ -173,7 +174,7 @@ def configuration(row: Speedup, with_precision: bool = True) -> str:
 
 def times(value: Interval) -> str:
     """'9.12× [8.71, 9.6]'."""
-    return f"{value.value:.3g}× [{value.low:.3g}, {value.high:.3g}]"
+    return f"{number(value.value, 3)}× [{number(value.low, 3)}, {number(value.high, 3)}]"
 
 
 def summary(table: SpeedupTable) -> str:
@@ -192,7 +193,7 @@ def summary(table: SpeedupTable) -> str:
         text = (
             f"{faster} is slower than {slower} on the one configuration both measured "
             f"({configuration(low, with_precision)}): a speedup of {times(low.ratio)}, so it "
-            f"takes {1 / low.ratio.value:.3g}× as long"
+            f"takes {number(1 / low.ratio.value, 3)}× as long"
         )
     elif n == 1:
         text = (

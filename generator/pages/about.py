@@ -7,6 +7,7 @@ from importlib.metadata import version
 
 import polars as pl
 
+from generator.pages.counts import imported_text
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import front_matter_title, render
@@ -18,7 +19,8 @@ def about_page(report: Report) -> Page:
     inputs = [
         ("measurements/runs/", "runs measured with nox -s measure",
          ", ".join(f"{n} {s}" for s, n in status) or "none"),
-        ("measurements/imported/", "Nsight Compute exports, verbatim", str(len(report.imported))),
+        ("measurements/imported/", "imported files, verbatim",
+         imported_text(report.views, report.traces)),
         ("measurements/ceilings/", "devices with measured GEMM and stream ceilings",
          str(len(report.ceilings))),
         ("measurements/complexity/", "analytic counts (written with torch)",

@@ -103,6 +103,9 @@ def attach_downloads(
             files[download_path(page.path, f"{chart_id}.svg")] = svg
             files[download_path(page.path, f"{chart_id}.pdf")] = pdf
         links = []
+        for name, source in page.copies.items():
+            files[download_path(page.path, name)] = source.read_bytes()
+            links.append(f"- `{name}`, as measured: [{name}]({download_link(page.path, name)})")
         for name, frame in page.tables.items():
             csv, parquet = frame_bytes(frame)
             files[download_path(page.path, f"{name}.csv")] = csv

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
+from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import (
     DEVICE,
     Verdict,
@@ -20,7 +22,7 @@ from generator.analysis.verdicts import (
 )
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
-from generator.formatting import number, percent, si
+from generator.formatting import number, percent
 from generator.pages import run_lists
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
@@ -162,12 +164,20 @@ def _run_link(row: dict[str, Any], group_id: str, runs: int) -> Markup:
     return html
 
 
+def _bound_cell(verdict: StepVerdict | None) -> str:
+    """The step's verdict in a cell: "compute, 27.6 % [26.3, 28.7] of the roof"."""
+    if verdict is None:
+        return "n/a"
+    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof"
+
+
 def experiment_page(
     group: Group,
     experiments: ExperimentsFile,
     runs: pl.DataFrame,
     ceilings: list[MeasuredCeilings],
     verdict: Verdict,
+    step_verdicts: Mapping[str, StepVerdict] | None = None,
 ) -> Page:
     ordered, keys, key = group_rows(group, runs)
     rows = ordered
@@ -203,7 +213,7 @@ def experiment_page(
                 f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
                 if throughput
                 else "n/a",
-                si(row["modelled_attained"], "FLOP/s"),
+                _bound_cell((step_verdicts or {}).get(row["run_id"])),
                 number(row["modelled_ai"]),
             ]
         )
@@ -280,7 +290,12 @@ def _render(report: Report) -> list[Page]:
         return []
     return [
         experiment_page(
-            group, report.experiments, report.runs, report.ceilings, report.verdicts[group.id]
+            group,
+            report.experiments,
+            report.runs,
+            report.ceilings,
+            report.verdicts[group.id],
+            report.step_verdicts,
         )
         for group in report.experiments.groups
     ]

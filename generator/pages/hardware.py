@@ -4,7 +4,7 @@ measured here beside them."""
 from __future__ import annotations
 
 from generator.catalog import Device, lookup_device
-from generator.formatting import percent, si
+from generator.formatting import number, percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import HARDWARE_PAGE
@@ -66,7 +66,7 @@ def hardware_page(
         value = device.peak(key)
         if value is None:
             return "–"
-        return f"{value / 1e12:.4g}" + (" †" if key in device.derived else "")
+        return number(value / 1e12) + (" †" if key in device.derived else "")
 
     rows = [
         {
@@ -75,10 +75,10 @@ def hardware_page(
             "cc": d.compute_capability or "–",
             "main": [cell(d, k) for k in MAIN_PEAKS],
             "other": [cell(d, k) for k in PEAK_KEYS if k not in MAIN_PEAKS],
-            "bandwidth": f"{d.bandwidth_bytes_per_s / 1e9:.4g}"
+            "bandwidth": number(d.bandwidth_bytes_per_s / 1e9)
             + (" †" if "memory_bandwidth_gbs" in d.derived else ""),
-            "memory": f"{d.memory_bytes / 1e9:.4g}",
-            "tdp": f"{d.tdp_w:.4g}" if d.tdp_w else "n/a",
+            "memory": number(d.memory_bytes / 1e9),
+            "tdp": number(d.tdp_w) if d.tdp_w else "n/a",
             "sms": str(d.sm_count) if d.sm_count else "–",
             "source": d.source,
             "notes": one_line(d.notes),

@@ -12,6 +12,7 @@ from generator.analysis.speedups import device_speedups, summary
 from generator.analysis.verdicts import Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
+from generator.pages.bound_sentences import bound_sentences
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import LANDING_PAGE
 from generator.pages.render import ChartBook, render
@@ -90,7 +91,8 @@ def _backward_sentence(device: str, items: list[StepParts]) -> str:
 
 def headlines(report: Report) -> list[str]:
     """Three to five results, each with the device it holds on and its interval."""
-    found = [verdict_summary(report.experiments, report.verdicts)]
+    found = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
+    found.append(verdict_summary(report.experiments, report.verdicts))
     tables = device_speedups(report.runs, report.steps)
     if tables:
         found.append(summary(max(tables, key=lambda t: len(t.rows))))

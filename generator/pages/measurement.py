@@ -5,7 +5,10 @@ from __future__ import annotations
 import polars as pl
 
 from generator.analysis import hierarchy
+from generator.analysis.bound_words import bound_cell
 from generator.analysis.kernels import family_shares
+from generator.analysis.step_verdict import TIME_BASES
+from generator.analysis.view_verdicts import export_verdict
 from generator.analysis.views import MeasurementView
 from generator.formatting import number, percent, seconds, short_name, si
 from generator.pages.data import measurement_frames, steps_frame
@@ -60,7 +63,7 @@ def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
             ("peak", si(bound.peak_flops_per_s, "FLOP/s")),
             ("bandwidth", si(bound.bandwidth_bytes_per_s, "B/s")),
             ("ridge point", f"{number(bound.ridge_ai)} FLOP/byte"),
-            ("bound", bound.bound),
+            ("bound", bound_cell(bound.bound, bound.efficiency)),
             ("roof at this AI", si(bound.roof_flops_per_s, "FLOP/s")),
             ("efficiency (attained / roof)", percent(100 * bound.efficiency)),
         ]
@@ -199,6 +202,7 @@ def _family_range_rows(view: MeasurementView) -> list[list[str]]:
 
 def measurement_page(view: MeasurementView) -> Page:
     device = view.match.device
+    verdict = export_verdict(view)
     path = f"{GENERATED_DIR}/{view.slug}.md"
     charts = ChartBook(path)
     levels = hierarchy.levels(view)  # None: the export has no L1/L2 bytes
@@ -221,6 +225,12 @@ def measurement_page(view: MeasurementView) -> Page:
         origin=view.origin,
         citation=one_line(view.citation),
         device_line=device_line(view.match),
+        verdict=verdict.words() if verdict else None,
+        basis=verdict.basis() if verdict else None,
+        basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
+        run_page=f"runs/{view.slug.removeprefix('run-')}.md"
+        if view.slug.startswith("run-")
+        else None,
         model=view.model,
         workload=one_line(view.workload),
         batch=view.batch if view.batch is not None else "n/a",
@@ -270,7 +280,7 @@ def measurements_index(views: list[MeasurementView]) -> Page:
                     seconds(view.step.time_s),
                     number(view.step.arithmetic_intensity),
                     si(view.step.attained_flops_per_s, "FLOP/s"),
-                    view.bound.bound if view.bound else "n/a",
+                    bound_cell(view.bound.bound, view.bound.efficiency) if view.bound else "n/a",
                 ],
             }
         )

@@ -11,6 +11,8 @@ from generator.analysis.bound_words import LATENCY_BOUND_BELOW
 from generator.analysis.overview import headline_sentences
 from generator.analysis.views import MeasurementView
 from generator.formatting import percent
+from generator.pages.bound_sentences import bound_sentences
+from generator.pages.counts import ncu_text
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -20,12 +22,12 @@ def _measured(runs: pl.DataFrame, views: list[MeasurementView], literature: int)
     ok = runs.filter(pl.col("status") == "ok")
     status = Counter(runs["status"].to_list())
     others = ", ".join(f"{n} {s}" for s, n in sorted(status.items()) if s != "ok")
-    devices = sorted(set(ok["device_name"].to_list()))
+    devices = sorted(set(ok["device_label"].to_list()))  # the catalog's names, one per device
     models = sorted(set(ok["model"].to_list()))
     return (
         f"{len(ok)} measured training or inference steps ({others or 'none failed'}) of "
         f"{len(models)} models ({', '.join(models)}) on {', '.join(devices) or 'no device'}; "
-        f"{len(views)} imported Nsight Compute exports; {literature} published numbers from "
+        f"{ncu_text(views)}; {literature} published numbers from "
         "the seed reports checked against ours."
     )
 
@@ -41,7 +43,9 @@ def overview_page(report: Report) -> Page:
         for group in (report.experiments.groups if report.experiments else [])
         if (verdict := report.verdicts[group.id]).outcome != "not evaluated"
     ]
-    headlines = headline_sentences(views, runs, ceilings, run_findings, replications)
+    headlines = bound_sentences(runs, report.step_verdicts, "runs") + headline_sentences(
+        views, runs, ceilings, run_findings, replications
+    )
     points, roofs = report.overview.points, report.overview.roofs
     path = f"{GENERATED_DIR}/overview.md"
     book = ChartBook(path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -18,6 +19,7 @@ import polars as pl
 from generator.analysis.device_choice import Workload
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.replication import Replication
+from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import Verdict
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
@@ -28,6 +30,7 @@ from generator.records.ceilings import MeasuredCeilings
 from generator.records.complexity_tables import ComplexityTables
 from generator.records.import_source import Imported
 from generator.records.references import Reference
+from generator.records.run import RunRecord
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,9 @@ class Report:
     steps: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # ok run -> its steps.csv
     trace_pages: Mapping[str, Page] = field(default_factory=dict)  # slug -> page, from cache
     measurement_pages: Mapping[str, Page] = field(default_factory=dict)  # the same, for views
+    step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> verdict
+    run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
+    records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,8 @@ class Page:
     in_nav: bool = True  # False: reached by links only (one page per run would flood the nav)
     # Downloads already made and linked (a page from the trace cache): docs-relative -> bytes
     files: Mapping[str, bytes] | None = None
+    # Files offered as they are (a run's run.json, steps.csv, ...): download name -> source
+    copies: Mapping[str, Path] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

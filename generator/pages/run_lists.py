@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from generator.findings import Finding
+from generator.formatting import number as plain_number
 from generator.pages.page import Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
@@ -59,7 +60,7 @@ def configuration_rows(
                 f"{len(runs)}" + ("" if ok else f" {first['status']}"),
                 interval(first) if ok else "",
                 half_width(first) if ok else "",
-                f"{first['throughput']:.4g}" if ok and first.get("throughput") else "n/a",
+                plain_number(first["throughput"]) if ok and first.get("throughput") else "n/a",
                 ", ".join(sorted(found)),
             ]
         )

@@ -14,7 +14,7 @@ from generator.pages import run_lists
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_pages import run_pages
+from generator.pages.run_pages import RunContext, run_pages
 from generator.pages.run_text import half_width, interval, run_label
 from generator.records.ceilings import MeasuredCeilings
 
@@ -134,17 +134,30 @@ def list_pages(
     ]
 
 
+def run_contexts(report: Report) -> dict[str, RunContext]:
+    """Each run's verdict, record, files and the pages that link from its page."""
+    kernels = {view.slug for view in report.views}
+    traces = {view.slug for view in report.traces}
+    contexts = {}
+    for run_id in report.runs["run_id"]:
+        slug = f"run-{run_id}"
+        contexts[run_id] = RunContext(
+            findings=report.run_findings.get(run_id, ()),
+            verdict=report.step_verdicts.get(run_id),
+            record=report.records.get(run_id),
+            folder=report.run_folders.get(run_id),
+            steps=report.steps.get(run_id),
+            kernel_page=f"../{slug}.md" if slug in kernels else None,
+            trace_page=f"../traces/{slug}.md" if slug in traces else None,
+        )
+    return contexts
+
+
 def _render(report: Report) -> list[Page]:
-    kernel_slugs = {view.slug for view in report.views}
     return [
         runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
         *list_pages(report.runs, report.experiments, report.run_findings),
-        *run_pages(
-            report.runs.sort("run_id").to_dicts(),
-            report.run_findings,
-            kernel_slugs,
-            report.citation,
-        ),
+        *run_pages(report.runs.sort("run_id").to_dicts(), run_contexts(report), report.citation),
     ]
 
 

@@ -8,7 +8,10 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.bound_words import bound_cell
+from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.trace_roofline import POINT_KIND, Roof
+from generator.analysis.view_verdicts import trace_verdict
 from generator.analysis.views import TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
@@ -50,7 +53,7 @@ def _point_cells(row: dict[str, Any], key: str) -> list[str]:
         number(row["arithmetic_intensity"]),
         si(row["attained_flops_per_s"], "FLOP/s"),
         row["path"] or "n/a",
-        row["bound"] or "n/a",
+        bound_cell(row["bound"], row["efficiency"]),
         percent(100 * row["efficiency"]) if row["efficiency"] is not None else "n/a",
     ]
 
@@ -121,6 +124,7 @@ def trace_page(view: TraceView) -> Page:
         )
     phases = analysis.by_phase.to_dicts()
     total = analysis.total
+    verdict = trace_verdict(analysis)
     markdown = render(
         "trace.md.j2",
         title=view.title,
@@ -130,6 +134,10 @@ def trace_page(view: TraceView) -> Page:
         citation=one_line(view.citation),
         point_kind=POINT_KIND,
         device_line=device_line(analysis.match),
+        verdict=verdict.words() if verdict else None,
+        basis=verdict.basis() if verdict else None,
+        basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
+        run_page=f"../runs/{view.slug.removeprefix('run-')}.md" if view.kind == "run" else None,
         roof_line=f"{analysis.roof.name} ({analysis.roof.source})" if analysis.roof else "none",
         on_gpu=analysis.attribution.on_gpu,
         totals=_point_cells({**total, "what": "all", "counted_as": "every op"}, "what"),
@@ -181,7 +189,7 @@ def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:
             si(total["flops"], "FLOP"),  # type: ignore[arg-type]
             number(total["arithmetic_intensity"]),  # type: ignore[arg-type]
             si(total["attained_flops_per_s"], "FLOP/s"),  # type: ignore[arg-type]
-            str(total["bound"] or "n/a"),
+            bound_cell(total["bound"], total["efficiency"]),  # type: ignore[arg-type]
         ],
     }
 

@@ -18,6 +18,8 @@ from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
+from generator.analysis.run_verdicts import run_verdicts
+from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analyze_raw
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
@@ -27,6 +29,7 @@ from generator.ingest import NcuExport
 from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.ingest.trace.read import read_trace
 from generator.pages.page import Page
+from generator.pages.run_text import run_label
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
@@ -48,6 +51,7 @@ class Analysed:
     overview: OverviewPoints
     traces: list[TraceView]  # imported traces first, then each run's profiled step
     trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
+    step_verdicts: dict[str, StepVerdict]  # ok run -> its bound, % of roof and intervals
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -83,6 +87,7 @@ def analyse(loaded: Loaded) -> Analysed:
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
+        step_verdicts=run_verdicts(runs, loaded.ceilings),
     )
 
 
@@ -152,7 +157,9 @@ def _run_view_of_trace(
     ]  # fmt: skip
     return TraceView(
         slug=slug,
-        title=record.run_id,
+        title=run_label(
+            {**record.config.model_dump(), "device_label": device_label(record.device_name)}
+        ),
         kind="run",
         origin=f"measurements/runs/{record.run_id}/",
         citation="",

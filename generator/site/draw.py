@@ -33,4 +33,7 @@ def draw(checked: Checked) -> Report:
         traces=analysed.traces,
         trace_pages=analysed.trace_pages,
         measurement_pages=measurement_pages,
+        step_verdicts=analysed.step_verdicts,
+        run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
+        records=loaded.records,
     )

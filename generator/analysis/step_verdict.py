@@ -1,0 +1,138 @@
+"""One verdict per step, computed once and printed the same way by every page that names a
+bound: the bound class by one rule (`bound_words.bound_regime`: the side of the ridge, and
+latency/overhead-bound under 10 % of the roof), the fraction of the roof and the attained
+FLOP/s each with the interval of the time they rest on, and which time that is.
+
+Three times measure different things, and the verdict always says which one it rests on:
+- the timed median: unprofiled steps, timed one after another; its interval comes from them.
+  This is the number to quote for a step.
+- kernel time: the summed kernels of one step under Nsight Compute (clocks locked to base,
+  caches flushed between replays): longer kernels, no host time, and no interval.
+- the profiled step: one step under torch.profiler, which adds its own overhead; no interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from generator.analysis.bound_words import LATENCY, bound_regime
+from generator.formatting import number, percent, seconds, si
+
+TIMED = "timed median"
+KERNEL = "kernel time"
+PROFILED = "counted ops of the profiled step"
+TIME_BASES = {
+    TIMED: "The timed median is the median of the timed, unprofiled steps (pooled over the "
+    "configuration's runs), with its 95 % interval: the number to quote.",
+    KERNEL: "Kernel time is the summed kernel time of one step profiled under Nsight Compute "
+    "(clocks locked to base, caches flushed): no host time, and no interval.",
+    PROFILED: "The profiled step is one step under torch.profiler, with the profiler's "
+    "overhead: no interval.",
+}
+
+
+@dataclass(frozen=True)
+class Roof:
+    label: str  # e.g. "NVIDIA H100 SXM fp32 datasheet", "AMD EPYC measured fp32 GEMM and triad"
+    peak_flops_per_s: float
+    bandwidth_bytes_per_s: float
+
+    @property
+    def ridge_ai(self) -> float:
+        return self.peak_flops_per_s / self.bandwidth_bytes_per_s
+
+    def at(self, ai: float) -> float:
+        return min(self.peak_flops_per_s, ai * self.bandwidth_bytes_per_s)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its 95 % interval (None where the time it rests on has none)."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+
+    def text(
+        self, shown: Callable[[float], str], bare: Callable[[float], str] | None = None
+    ) -> str:
+        """`shown` formats one number with its unit, e.g. seconds; `bare` the interval's ends
+        where they share the value's unit ("41.2 % [40.1, 42]")."""
+        if self.low is None or self.high is None:
+            return shown(self.value)
+        ends = bare or shown
+        return f"{shown(self.value)} [{ends(self.low)}, {ends(self.high)}]"
+
+    def percent_text(self) -> str:
+        """A fraction as a percentage with its interval: "41.2 % [40.1, 42]"."""
+        return self.text(lambda f: percent(100 * f), lambda f: number(100 * f, 3))
+
+
+@dataclass(frozen=True)
+class StepVerdict:
+    side: str  # "compute" or "memory": the side of the ridge the point's AI is on
+    bound: str  # side, or latency/overhead under 10 % of the roof
+    ai: float  # FLOP/byte
+    attained: Estimate  # FLOP/s
+    of_roof: Estimate  # attained / roof at this AI
+    time: Estimate  # seconds
+    roof: Roof
+    time_basis: str  # TIMED, KERNEL or PROFILED
+    flops_kind: str  # "modelled", "counted" or "analytic"
+
+    def words(self) -> str:
+        """The bound and the fraction of the roof with its interval, e.g.
+        "compute-bound at 41.2 % [40.1 %, 42 %] of the roof"."""
+        share = self.of_roof.percent_text()
+        if self.bound == LATENCY:
+            return f"{LATENCY}-bound at {share} of the roof (under 10 %; {self.side} side of the ridge)"
+        return f"{self.bound}-bound at {share} of the roof"
+
+    def basis(self) -> str:
+        """What the verdict rests on, in one clause."""
+        return (
+            f"{self.flops_kind} FLOPs over the {self.time_basis} {self.time.text(seconds)}, "
+            f"against the {self.roof.label} roof"
+        )
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The verdict as the rows of a page's table."""
+        return [
+            ("bound", self.words()),
+            ("attained", self.attained.text(lambda v: si(v, "FLOP/s"))),
+            ("arithmetic intensity", f"{number(self.ai)} FLOP/byte ({self.flops_kind})"),
+            ("roof at this AI", f"{si(self.roof.at(self.ai), 'FLOP/s')} ({self.roof.label})"),
+            ("ridge point", f"{number(self.roof.ridge_ai)} FLOP/byte"),
+            (f"time it rests on: {self.time_basis}", self.time.text(seconds)),
+        ]
+
+
+def step_verdict(
+    flops: float | None,
+    nbytes: float | None,
+    time: Estimate | None,
+    roof: Roof | None,
+    time_basis: str,
+    flops_kind: str,
+) -> StepVerdict | None:
+    """None when a part is missing: then no bound is claimed."""
+    if not flops or not nbytes or time is None or not time.value or roof is None:
+        return None
+    ai = flops / nbytes
+    at = roof.at(ai)
+    # A longer time is a lower rate: the interval's ends swap.
+    attained = Estimate(
+        flops / time.value,
+        flops / time.high if time.high else None,
+        flops / time.low if time.low else None,
+    )
+    of_roof = Estimate(
+        attained.value / at,
+        attained.low / at if attained.low is not None else None,
+        attained.high / at if attained.high is not None else None,
+    )
+    side = "compute" if ai >= roof.ridge_ai else "memory"
+    regime = bound_regime(side, of_roof.value)
+    assert regime is not None  # of_roof is known
+    return StepVerdict(side, regime, ai, attained, of_roof, time, roof, time_basis, flops_kind)

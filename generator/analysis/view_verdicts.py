@@ -1,0 +1,49 @@
+"""The verdict of a kernel page (an ncu export's counted step over its kernel time) and of a
+trace page (a profiled step's analytic FLOPs over its time), by the same rule as a run's."""
+
+from __future__ import annotations
+
+from generator.analysis.step_verdict import (
+    KERNEL,
+    PROFILED,
+    Estimate,
+    Roof,
+    StepVerdict,
+    step_verdict,
+)
+from generator.analysis.trace_analysis import TraceAnalysis
+from generator.analysis.views import MeasurementView
+
+
+def export_verdict(view: MeasurementView) -> StepVerdict | None:
+    step, bound, device = view.step, view.bound, view.match.device
+    if bound is None or device is None or step.time_s is None:
+        return None
+    roof = Roof(
+        f"{device.name} {bound.precision} datasheet",
+        bound.peak_flops_per_s,
+        bound.bandwidth_bytes_per_s,
+    )
+    return step_verdict(step.flops, step.dram_bytes, Estimate(step.time_s), roof, KERNEL, "counted")
+
+
+def trace_verdict(analysis: TraceAnalysis) -> StepVerdict | None:
+    total, roof = analysis.total, analysis.roof
+    path = str(total.get("path") or "")
+    peak = roof.peak(path) if roof is not None and path else None
+    if roof is None or not peak:
+        return None
+    label = f"{roof.name} {path} ({roof.source})"
+    return step_verdict(
+        _number(total.get("flops")),
+        _number(total.get("bytes")),
+        # the counted ops' time: the totals' attained rate and fraction of the roof use it
+        Estimate(float(total.get("counted_time_s") or total["time_s"])),  # type: ignore[arg-type]
+        Roof(label, peak, roof.bandwidth_bytes_per_s),
+        PROFILED,
+        "analytic",
+    )
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
