@@ -47,7 +47,7 @@ def test_a_compute_bound_h100_step_with_its_interval_in_two_clicks(
     watch.page.wait_for_load_state("networkidle")
     clicks += 1
     assert clicks <= 2
-    assert watch.page.locator("article h1").inner_text().strip() == label
+    assert watch.page.locator("article h1").inner_text().strip().rstrip("¶").strip() == label
     verdict = watch.page.locator("article .ra-verdict").inner_text()
     assert f"compute-bound at {share} of the roof" in verdict
     cite = watch.page.locator("article .admonition.quote").inner_text()

@@ -144,7 +144,7 @@ def workloads(
             Workload(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
                 RUN_PRECISION_PEAK.get(row["precision"], "fp32"), row["dataset"], row["batch"],
-                row["phase"] == "train_step", row["device_name"], row["median_s"], bound,
+                row["phase"] == "train_step", row["device_label"], row["median_s"], bound,
                 measured_on_gpu=row["device"] == "cuda", runs=row.get("pooled_runs") or 1,
             )
         )  # fmt: skip

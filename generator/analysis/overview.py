@@ -105,7 +105,7 @@ def overview_points(
             roofs.append(
                 {
                     "device": device_label(measured.device_name),
-                    "label": f"{measured.device_name} measured GEMM and triad",
+                    "label": f"{device_label(measured.device_name)} measured GEMM and triad",
                     "peak": gemm,
                     "bandwidth": measured.triad_bytes_per_s,
                 }

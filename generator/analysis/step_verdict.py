@@ -81,10 +81,20 @@ class StepVerdict:
     time_basis: str  # TIMED, KERNEL or PROFILED
     flops_kind: str  # "modelled", "counted" or "analytic"
 
+    @property
+    def above_roof(self) -> bool:
+        """Faster than its roof allows: the roof (a measured ceiling) is no ceiling."""
+        return self.of_roof.value > 1
+
     def words(self) -> str:
         """The bound and the fraction of the roof with its interval, e.g.
-        "compute-bound at 41.2 % [40.1 %, 42 %] of the roof"."""
+        "compute-bound at 41.2 % [40.1, 42] of the roof"."""
         share = self.of_roof.percent_text()
+        if self.above_roof:
+            return (
+                f"{self.bound} side at {share} of the roof: above it, so this roof is no "
+                "ceiling for this step"
+            )
         if self.bound == LATENCY:
             return f"{LATENCY}-bound at {share} of the roof (under 10 %; {self.side} side of the ridge)"
         return f"{self.bound}-bound at {share} of the roof"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from generator.catalog import Device
+from generator.catalog import Device, device_label
 from generator.ingest.trace.attribute import Attribution, tensor_path
 from generator.records.ceilings import MeasuredCeilings
 
@@ -50,7 +50,7 @@ def ceilings_roof(ceilings: MeasuredCeilings) -> Roof | None:
     if gemm is None or not streams:
         return None
     peaks = dict.fromkeys(("fp32", "tf32_tensor", "fp64", "bf16_tensor", "fp16_tensor"), gemm)
-    return Roof(ceilings.device_name, "measured ceilings", peaks, max(streams))
+    return Roof(device_label(ceilings.device_name), "measured ceilings", peaks, max(streams))
 
 
 def work_points(attribution: Attribution) -> pl.DataFrame:

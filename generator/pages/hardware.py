@@ -3,7 +3,7 @@ measured here beside them."""
 
 from __future__ import annotations
 
-from generator.catalog import Device, lookup_device
+from generator.catalog import Device, device_label, lookup_device
 from generator.formatting import number, percent, si
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
@@ -45,7 +45,7 @@ def _measured_rows(
         for quantity, value, datasheet, unit in quantities:
             rows.append(
                 [
-                    measured.device_name,
+                    device_label(measured.device_name),
                     quantity,
                     si(value, unit),
                     si(datasheet, unit) if datasheet else "not in the catalog",

@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.catalog import device_label
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.formatting import number, si
@@ -47,7 +48,7 @@ def _cells(
 
 def _ceiling_cells(measured: MeasuredCeilings) -> list[str]:
     return [
-        measured.device_name,
+        device_label(measured.device_name),
         measured.gemm_summary(),
         si(measured.copy_bytes_per_s, "B/s"),
         si(measured.triad_bytes_per_s, "B/s"),

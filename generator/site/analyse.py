@@ -236,8 +236,8 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
     csv_path = run.csv_path
     return MeasurementView(
         slug=f"run-{run_id}",
-        title=f"{config.model} {phase}, batch {config.batch}, "
-        f"{config.precision} on {record.device_name} (run {run_id})",
+        title=f"{run_label({**config.model_dump(), 'device_label': device_label(record.device_name)})}"
+        f" (group {config.group}): kernels",
         origin=f"measured here: `{csv_path.as_posix()}` (`nox -s measure -- --ncu`)",
         citation=f"Roofline Atlas, run {run_id} (commit {commit[:12]})",
         model=config.model,
