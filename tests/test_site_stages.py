@@ -188,7 +188,8 @@ def test_the_about_page_counts_the_inputs(report: Report) -> None:
         in page.markdown
     )
     assert (
-        "<code>measurements/imported/</code></td><td>Nsight Compute exports, verbatim</td><td>1</td>"
+        "<code>measurements/imported/</code></td><td>imported files, verbatim</td>"
+        "<td>1 Nsight Compute export, 0 torch.profiler traces</td>"
         in page.markdown
     )
     assert "<td>6</td>" in page.markdown  # the six literature rows of the set
