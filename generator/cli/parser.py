@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from generator.cli.build_args import add_build_folders
 from generator.cli.commands import (
     cmd_check_gpu,
     cmd_complexity,
@@ -373,17 +374,9 @@ def _add_site(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "replaced unless the whole build succeeds. Skipped when site/ was built from the same "
         "inputs (measurements, docs, mkdocs.yml, the generator's code, library versions).",
     )
-    site.add_argument("--measurements", default="measurements", help="default: %(default)s")
-    site.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
-    site.add_argument("--site-dir", default="site", help="output folder (default: %(default)s)")
+    add_build_folders(site, "output folder")
     site.add_argument(
         "--no-build", action="store_true", help="write the pages only (for `mkdocs serve`)"
-    )
-    site.add_argument(
-        "--cache-dir",
-        default=".cache/roofline-atlas",
-        help="parsed exports (Parquet) and rendered chart files, keyed by content hash "
-        "(default: %(default)s)",
     )
     site.add_argument(
         "--force",

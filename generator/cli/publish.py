@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from generator.cli.build_args import add_build_folders
+
 
 def cmd_publish(args: argparse.Namespace) -> int:
     """Check, build as the version (the `site` command's pipeline), commit into gh-pages."""
@@ -76,12 +78,7 @@ def add_publish(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         action="store_true",
         help="publish site/ as the last `publish` of this VERSION left it, without rebuilding",
     )
-    publish.add_argument("--measurements", default="measurements", help="default: %(default)s")
-    publish.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
-    publish.add_argument("--site-dir", default="site", help="build folder (default: %(default)s)")
-    publish.add_argument(
-        "--cache-dir", default=".cache/roofline-atlas", help="default: %(default)s"
-    )
+    add_build_folders(publish, "build folder")
     publish.add_argument(
         "--force", action="store_true", help="rebuild even when site/ is this build already"
     )

@@ -1,0 +1,17 @@
+"""The folders a report build reads and writes, as `site` and `publish` both take them."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_build_folders(parser: argparse.ArgumentParser, site_dir_help: str) -> None:
+    parser.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    parser.add_argument("--docs", default="docs", help="MkDocs docs_dir (default: %(default)s)")
+    parser.add_argument("--site-dir", default="site", help=f"{site_dir_help} (default: site)")
+    parser.add_argument(
+        "--cache-dir",
+        default=".cache/roofline-atlas",
+        help="parsed exports (Parquet) and rendered chart files, keyed by content hash "
+        "(default: %(default)s)",
+    )
