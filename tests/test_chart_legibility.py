@@ -28,6 +28,7 @@ from generator.charts import (
     worth_drawing,
 )
 from generator.charts.analyses import parts_chart, saturation_chart
+from generator.charts.roofline import STEP_MARK, roofline_caption, step_mark_words
 from generator.charts.comparisons import latency_scatter, speedup_chart
 from generator.charts.scales import (
     COLUMN_PX,
@@ -516,3 +517,26 @@ def test_seconds_axes_tick_in_the_unit_their_title_names(specs: dict[str, dict[s
         finish(wrong)
     assert unit_title("median step time (s) with 95 % CI") == "median step time with 95 % CI"
     assert unit_title("samples/s") == "samples/s"
+
+
+def test_roofline_caption_is_written_from_the_marks_it_describes(
+    specs: dict[str, dict[str, Any]],
+) -> None:
+    """The kernel page's caption once said "red diamond" for a white one: its words now come
+    from the mark the chart draws."""
+    step_marks = [
+        u["mark"] for u in units(specs["kernel roofline"]) if u["mark"].get("shape") == "diamond"
+    ]
+    assert step_marks == [{"type": "point", **STEP_MARK}]
+    caption = roofline_caption(12, 3, "NVIDIA L4")
+    assert f"the step as {step_mark_words()};" in caption
+    assert step_mark_words() == "a white diamond with a black edge"
+    assert step_mark_words({**STEP_MARK, "fill": "red", "stroke": None}) == "a red diamond"
+    assert caption.startswith("Log-log roofline: 12 kernels as points sized by their share")
+    assert caption.endswith("3 kernels with zero or unknown FLOPs or bytes cannot be drawn on "
+                            "log axes and are not shown.")  # fmt: skip
+    assert "roofs of the NVIDIA L4" in caption and "red" not in caption
+    assert roofline_caption(1, 0, None) == (
+        "Log-log roofline: 1 kernel as a point sized by its share of kernel time, one colour "
+        "and marker per kernel family; the step as a white diamond with a black edge."
+    )
