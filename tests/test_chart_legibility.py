@@ -28,7 +28,7 @@ from generator.charts import (
     worth_drawing,
 )
 from generator.charts.analyses import parts_chart, saturation_chart
-from generator.charts.roofline import STEP_MARK, roofline_caption, step_mark_words
+from generator.charts.captions import STEP_MARK, roofline_caption, step_mark_words
 from generator.charts.comparisons import latency_scatter, speedup_chart
 from generator.charts.scales import (
     COLUMN_PX,
