@@ -22,6 +22,7 @@ pytestmark = pytest.mark.site
 
 CHROMIUM = os.environ.get("RA_CHROMIUM", "/usr/bin/chromium")
 VIEWPORT = {"width": 1400, "height": 900}  # the reader's screen the layout is judged on
+BLANK_BELOW_CHART_PX = 40  # more blank space than this under a drawing is a box sized wrong
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -149,6 +150,20 @@ class PageWatch:
         )
         return result
 
+    def blank_under_charts(self) -> list[str]:
+        """Drawn charts whose box runs more than BLANK_BELOW_CHART_PX below their SVG or
+        canvas: a fixed height, or a stray element, leaving a gap before the next text."""
+        result: list[str] = self.page.eval_on_selector_all(
+            "div.ra-chart[data-rendered='ok']",
+            "(els, most) => els.flatMap(e => {"
+            " const drawn = e.querySelector('svg.marks, canvas'); if (!drawn) return [];"
+            " const gap = e.getBoundingClientRect().bottom - drawn.getBoundingClientRect().bottom;"
+            " return gap > most ? [e.dataset.spec + ': ' + Math.round(gap) + ' px'] : [];"
+            "})",
+            BLANK_BELOW_CHART_PX,
+        )
+        return result
+
 
 def site_pages(site: Path) -> list[str]:
     return sorted(
@@ -169,6 +184,7 @@ def test_every_page_loads_offline_without_errors_and_charts_have_marks(
     charts = 0
     overflowing: dict[str, list[str]] = {}
     clipped: dict[str, list[str]] = {}
+    blank: dict[str, list[str]] = {}
     for path in pages:
         watch.open(path)
         for state, marks in watch.chart_marks():
@@ -179,8 +195,11 @@ def test_every_page_loads_offline_without_errors_and_charts_have_marks(
             overflowing[path] = found
         if found := watch.clipped_charts():
             clipped[path] = found
+        if found := watch.blank_under_charts():
+            blank[path] = found
     assert overflowing == {}, "tables wider than the page at 1400 px"
     assert clipped == {}, "charts clipped at 1400 px"
+    assert blank == {}, f"chart boxes with over {BLANK_BELOW_CHART_PX} px blank under the drawing"
     assert watch.errors == []
     assert watch.external == []
     assert charts >= 2  # the L4 and BERT pages have points to draw

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import altair as alt
 import polars as pl
 import pytest
 
@@ -27,6 +28,7 @@ from generator.charts import (
     worth_drawing,
 )
 from generator.charts.analyses import parts_chart, saturation_chart
+from generator.charts.captions import STEP_MARK, roofline_caption, step_mark_words
 from generator.charts.comparisons import latency_scatter, speedup_chart
 from generator.charts.scales import (
     COLUMN_PX,
@@ -35,17 +37,23 @@ from generator.charts.scales import (
     LEGEND_CHAR_PX,
     LEGEND_SYMBOL_PX,
     PALETTE,
+    SECONDS_LABEL,
     TITLE_CHARS,
     device_dash_scale,
     device_scale,
     device_shape_scale,
+    finish,
+    inline,
+    seconds_axis,
+    seconds_titles_with_unit,
+    unit_title,
 )
 from generator.charts.trace import time_bars, trace_roofline
 
 EPYC = "AMD EPYC (2 threads)"
 H100 = "NVIDIA H100 SXM"
 MIN_LABEL_PX_PER_CHAR = 6  # a 10 px legend label needs at least this much per character
-SI_TITLE = re.compile(r"FLOP/s|FLOPs?\b(?!/byte)|bytes|samples/s|parameters|\(s\)|time")
+SI_TITLE = re.compile(r"FLOP/s|FLOPs?\b(?!/byte)|bytes|samples/s|parameters|\(s\)|time|latency")
 
 
 # ---- the specs of every builder, from small inputs --------------------------------------
@@ -315,7 +323,7 @@ def test_quantities_have_si_tick_labels(specs: dict[str, dict[str, Any]]) -> Non
             checked += 1
             axis_format = str(channel["axis"].get("format", ""))
             assert axis_format.endswith("s"), f"{name}: {title!r} axis format {axis_format!r}"
-            if "(s)" in title or "time" in title:  # seconds: 12ms, never a bare 12m
+            if "(s)" in title or "time" in title or "latency" in title:  # 12ms, never 12m
                 assert "'s'" in channel["axis"].get("labelExpr", ""), f"{name}: {title}"
     assert checked >= 15
 
@@ -486,3 +494,49 @@ def test_names_stay_inside_the_plot() -> None:
     assert side == {"aten::left": "left", "aten::right": "right"}
     ridge_text = next(u for u in texts if u["encoding"]["text"]["field"] == "ridge_at")
     assert [r["ridge_at"] for r in rows(ridge_text, spec)] == ["ridge 97.5"]
+
+
+def test_seconds_axes_tick_in_the_unit_their_title_names(specs: dict[str, dict[str, Any]]) -> None:
+    """Ticks that carry their unit ("500µs", "12ms") under a title that names none: "time
+    (s)" above "12ms" reads as twelve seconds."""
+    seconds_guides = 0
+    for name, spec in specs.items():
+        assert seconds_titles_with_unit(spec) == [], name
+        for _, channel in channels(spec):
+            for guide in (channel.get("axis"), channel.get("legend")):
+                if isinstance(guide, dict) and guide.get("labelExpr") == SECONDS_LABEL:
+                    seconds_guides += 1
+                    assert "(s)" not in str(channel.get("title", "")), f"{name}: {channel}"
+    assert seconds_guides >= 5  # time bars, sweep of times, latency, heatmap, step parts
+    wrong = (
+        alt.Chart(inline([{"t": 0.01}]))
+        .mark_bar()
+        .encode(x=alt.X("t:Q", title="time (s)", axis=seconds_axis()))
+    )
+    with pytest.raises(ValueError, match="time"):
+        finish(wrong)
+    assert unit_title("median step time (s) with 95 % CI") == "median step time with 95 % CI"
+    assert unit_title("samples/s") == "samples/s"
+
+
+def test_roofline_caption_is_written_from_the_marks_it_describes(
+    specs: dict[str, dict[str, Any]],
+) -> None:
+    """The kernel page's caption once said "red diamond" for a white one: its words now come
+    from the mark the chart draws."""
+    step_marks = [
+        u["mark"] for u in units(specs["kernel roofline"]) if u["mark"].get("shape") == "diamond"
+    ]
+    assert step_marks == [{"type": "point", **STEP_MARK}]
+    caption = roofline_caption(12, 3, "NVIDIA L4")
+    assert f"the step as {step_mark_words()};" in caption
+    assert step_mark_words() == "a white diamond with a black edge"
+    assert step_mark_words({**STEP_MARK, "fill": "red", "stroke": None}) == "a red diamond"
+    assert caption.startswith("Log-log roofline: 12 kernels as points sized by their share")
+    assert caption.endswith("3 kernels with zero or unknown FLOPs or bytes cannot be drawn on "
+                            "log axes and are not shown.")  # fmt: skip
+    assert "roofs of the NVIDIA L4" in caption and "red" not in caption
+    assert roofline_caption(1, 0, None) == (
+        "Log-log roofline: 1 kernel as a point sized by its share of kernel time, one colour "
+        "and marker per kernel family; the step as a white diamond with a black edge."
+    )

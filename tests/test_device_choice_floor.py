@@ -27,7 +27,14 @@ from generator.analysis.device_choice import (
 from generator.analysis.trace_analysis import analyze_trace
 from generator.analysis.views import TraceView
 from generator.catalog import load_catalog
-from generator.pages.device_choice import device_choice_page, dollar_range, dollars, price_link
+from generator.pages.device_choice import (
+    WORKLOADS_PER_PAGE,
+    device_choice_pages,
+    dollar_range,
+    dollars,
+    price_link,
+    workload_parts,
+)
 from tests.helpers import REPO
 
 CATALOG = load_catalog()
@@ -206,10 +213,37 @@ def test_price_source_is_a_link() -> None:
     assert (url, note) == ("https://example.org/prices", "on-demand, May 2026")
     assert price_link("https://example.org/p") == ("https://example.org/p", "https://example.org/p")
     priced = next(d for d in CATALOG if d.price_usd_per_hour)
-    page = device_choice_page([_mnist_cnn()], (priced, B200))
+    hub, page = device_choice_pages([_mnist_cnn()], (priced, B200))
     assert f'(<a href="{price_link(priced.price_source)[0]}">' in page.markdown
     assert "per 1,000 steps" in page.markdown
     assert "938 steps (MNIST&#39;s 60,000 training images)" in page.markdown
-    assert f'<a href="{LAUNCH_LATENCY_SOURCE}">' in page.markdown
+    assert f'<a href="{LAUNCH_LATENCY_SOURCE}">' in hub.markdown
     costs = page.markdown.split("## Cost", 1)[1]
     assert not re.search(r"\d[eE][-+]?\d", costs), "an amount in scientific notation"
+
+
+def test_device_choice_is_a_hub_and_one_page_per_group_every_workload_on_one() -> None:
+    """One page of 118 workloads was 44,000 px tall: the hub links a page per experiment
+    group (published exports first, variants after their group), a large group continues on
+    further pages, and each workload is on exactly one page with its floor on every device."""
+    cpu = _mnist_cnn()
+    many = [replace(cpu, label=f"H-run-{i}") for i in range(WORKLOADS_PER_PAGE + 1)]
+    published = replace(cpu, label="BERT attention on an A100", how="ncu")
+    items = [*many, replace(cpu, label="C-gpu-run"), replace(cpu, label="C-run"), published]
+    groups = {"C-gpu-run": "C-gpu", "C-run": "C"} | {w.label: "H" for w in many}
+    titles = {"C": "Cross-model", "C-gpu": "Cross-model on a GPU", "H": "Inference"}
+    parts = workload_parts(items, groups, titles)
+    assert [(slug, title, len(chunk)) for slug, title, chunk in parts] == [
+        ("published", "Published exports and traces", 1),
+        ("C", "C: Cross-model", 1),
+        ("C-gpu", "C-gpu: Cross-model on a GPU", 1),
+        ("H", "H: Inference (page 1 of 2)", WORKLOADS_PER_PAGE),
+        ("H-2", "H: Inference (page 2 of 2)", 1),
+    ]
+    hub, *pages = device_choice_pages(items, (B200, GRACE), None, groups, titles)
+    assert hub.in_nav and not any(page.in_nav for page in pages)
+    assert "[C-gpu: Cross-model on a GPU](device-choice/C-gpu.md): 1 workload\n" in hub.markdown
+    assert hub.tables["bound-per-device"].height == len(items) * 2  # every number, as data
+    for w in items:
+        (home,) = [page for page in pages if f"<td>{w.label}</td>" in page.markdown]
+        assert home.tables["bound-per-device"].filter(pl.col("workload") == w.label).height == 2

@@ -39,6 +39,7 @@ PAGES = {  # page kind -> generated file (relative to docs/)
     "step-parts": "measurements/step-parts.md",
     "kernels": "measurements/l4-resnet18-train-step-b64.md",
     "device-choice": "measurements/device-choice.md",
+    "device-choice-part": "measurements/device-choice/published.md",
     "replication": "measurements/replication.md",
     "runs": "measurements/runs.md",
     "findings": "measurements/findings.md",
@@ -95,7 +96,7 @@ def test_golden_pages_have_charts_and_data_links(
 ) -> None:
     """A guard that the golden set exercises what it pins: charts and downloads."""
     for kind in (
-        "overview", "hardware", "complexity", "experiment", "kernels", "device-choice",
+        "overview", "hardware", "complexity", "experiment", "kernels", "device-choice-part",
         "saturation", "step-parts", "latency-correlation", "speedups",
     ):  # fmt: skip
         text, specs = generated[kind]

@@ -241,6 +241,7 @@ def test_every_page_is_in_the_navigation_in_reading_order(repo_site: Path) -> No
     runs_page = (repo_site / "measurements" / "runs" / "index.html").read_text(encoding="utf-8")
     traces = (repo_site / "measurements" / "traces" / "index.html").read_text(encoding="utf-8")
     kernels = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
+    choice = (repo_site / "measurements/device-choice/index.html").read_text(encoding="utf-8")
     for page in repo_site.rglob("index.html"):
         url = page.parent.relative_to(repo_site).as_posix()
         if url in (".", "search") or url.startswith("assets"):
@@ -255,7 +256,11 @@ def test_every_page_is_in_the_navigation_in_reading_order(repo_site: Path) -> No
         if url.startswith("measurements/run-"):
             assert f'href="{page.parent.name}/"' in kernels, url
             continue
+        if url.startswith("measurements/device-choice/"):  # one page per group, from the hub
+            assert f'href="{page.parent.name}/"' in choice, url
+            continue
         assert any(link.rstrip("/").endswith(url) for link in links), url
     order = [next(i for i, link in enumerate(links) if name in link) for name in
-             ("overview", "hardware", "complexity", "experiments/A", "device-choice", "explore")]  # fmt: skip
+             ("overview", "experiments/A", "runs", "hardware", "device-choice", "complexity",
+              "explore", "cite", "architecture", "about")]  # fmt: skip
     assert order == sorted(order)

@@ -124,8 +124,8 @@ def test_write_replaces_the_generated_pages_and_builds_the_nav(
     )
     assert (docs / "measurements" / "data" / "overview" / "overview-roofline.svg").is_file()
     titles = [next(iter(item)) if isinstance(item, dict) else item for item in written.nav]
-    assert titles[:3] == ["Roofline Atlas", "Overview", "Hardware"]
-    assert {"Experiments", "Kernels", "Methodology", "Cite"} <= set(titles)
+    assert titles[:3] == ["Roofline Atlas", "Results", "Experiments"]
+    assert {"Experiments", "Kernels", "Method", "Cite", "Project"} <= set(titles)
 
 
 def test_publish_needs_mkdocs_yml(tmp_path: Path) -> None:

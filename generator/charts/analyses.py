@@ -107,7 +107,7 @@ def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
             x=alt.X(
                 "median_s:Q",
                 stack="zero",
-                title="median time per part of the step (s)",
+                title="median time per part of the step",
                 # SI seconds (12ms, not 12m), and a plain 0 at the origin
                 axis=alt.Axis(format="~s", tickCount=8, labelExpr=SECONDS_LABEL),
             ),

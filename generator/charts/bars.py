@@ -24,6 +24,7 @@ from generator.charts.scales import (
     model_scale,
     si_axis,
     unit_axis,
+    unit_title,
 )
 
 
@@ -57,7 +58,7 @@ def sweep_chart(
         )
     )
     unit = rows[0]["unit"]
-    y = alt.Y("value:Q", title=unit, scale=alt.Scale(zero=False), axis=unit_axis(unit))
+    y = alt.Y("value:Q", title=unit_title(unit), scale=alt.Scale(zero=False), axis=unit_axis(unit))
     tooltip = [
         alt.Tooltip("label:N", title=x_title),
         alt.Tooltip("value:Q", title=unit, format=".4~s"),
@@ -121,7 +122,7 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
     rects = base.mark_rect().encode(
         color=alt.Color(
             "bound_s:Q",
-            title="bound (s)",
+            title="floor per step",
             scale=alt.Scale(type="log", scheme="viridis"),
             legend=alt.Legend(orient="bottom", format="~s", labelExpr=SECONDS_LABEL),
         ),

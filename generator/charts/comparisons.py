@@ -31,7 +31,7 @@ def _panel(field: str, title: str) -> alt.LayerChart | alt.FacetChart:
               axis=si_axis(tickCount=5))  # fmt: skip
     y = alt.Y(
         "median_s:Q",
-        title="median latency (s) with 95 % CI",
+        title="median latency with 95 % CI",
         scale=alt.Scale(type="log"),
         axis=seconds_axis(),
     )
@@ -44,7 +44,7 @@ def _panel(field: str, title: str) -> alt.LayerChart | alt.FacetChart:
     ]
     colour = alt.Color("model:N", legend=None, scale=model_scale())
     bars = alt.Chart().mark_errorbar(ticks=True).encode(
-        x=x, y=alt.Y("ci_low_s:Q", title="median latency (s) with 95 % CI"), y2="ci_high_s:Q",
+        x=x, y=alt.Y("ci_low_s:Q", title="median latency with 95 % CI"), y2="ci_high_s:Q",
         color=colour,
     )  # fmt: skip
     points = (

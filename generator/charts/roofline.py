@@ -11,6 +11,7 @@ import polars as pl
 from generator.analysis.kernels import FAMILIES, with_families
 from generator.analysis.roofline import PEAK_FOR_PRECISION, Totals
 from generator.catalog import Device
+from generator.charts.captions import STEP_MARK
 from generator.charts.roofs import (
     ai_x,
     kind_shape,
@@ -147,10 +148,7 @@ def roofline_chart(
         labelled.append(step_row)
         layers.append(
             alt.Chart(inline([step_row]))
-            # white with a black edge: no kernel family's hue, seen on either theme
-            .mark_point(
-                shape="diamond", size=260, filled=True, fill="white", stroke="black", strokeWidth=2
-            )
+            .mark_point(**STEP_MARK)
             .encode(
                 x=x,
                 y=log_y("attained_flops_per_s"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -238,9 +239,12 @@ def spec_of(chart: alt.TopLevelMixin) -> dict[str, Any]:
 
 def finish(chart: alt.TopLevelMixin) -> dict[str, Any]:
     """The chart's spec with the shared legend layout (Vega config that Altair's schema
-    does not take as a dict)."""
+    does not take as a dict). Fails on an axis or legend whose title says "(s)" while its
+    labels carry their own unit ("12ms"): the reader would take 12 for seconds."""
     spec = spec_of(chart)
     spec.setdefault("config", {}).setdefault("legend", {})["layout"] = LEGEND_LAYOUT
+    if wrong := seconds_titles_with_unit(spec):
+        raise ValueError(f"seconds-labelled guides titled with (s): {wrong}; use seconds_title")
     return spec
 
 
@@ -254,14 +258,49 @@ SECONDS_LABEL = "datum.value == 0 ? '0' : datum.label ? datum.label + 's' : ''"
 
 
 def seconds_axis(**extra: Any) -> alt.Axis:
-    """Durations as SI seconds with their unit, so 12m never reads as minutes."""
+    """Durations as SI seconds with their unit, so 12m never reads as minutes. Its title
+    names no unit (`seconds_title`): the ticks do."""
     return alt.Axis(format="~s", labelExpr=SECONDS_LABEL, **extra)
+
+
+_SECONDS_UNIT = re.compile(r"\s*\(s\)")
+
+
+def seconds_title(title: str) -> str:
+    """The title of a guide whose labels carry their unit: "step time (s)" -> "step time"
+    (the ticks read 500µs, 12ms, 1.5s)."""
+    return _SECONDS_UNIT.sub("", title)
+
+
+def seconds_titles_with_unit(spec: Any) -> list[str]:
+    """Titles that say "(s)" on channels whose axis or legend labels carry the unit."""
+    found: list[str] = []
+    if isinstance(spec, dict):
+        guides = [g for g in (spec.get("axis"), spec.get("legend")) if isinstance(g, dict)]
+        if any(g.get("labelExpr") == SECONDS_LABEL for g in guides):
+            titles = [spec.get("title"), *(g.get("title") for g in guides)]
+            found += [t for t in titles if isinstance(t, str) and _SECONDS_UNIT.search(t)]
+        for value in spec.values():
+            found += seconds_titles_with_unit(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += seconds_titles_with_unit(value)
+    return found
+
+
+def unit_title(unit: str) -> str:
+    """The title of a `unit_axis(unit)`: without "(s)" where the ticks carry seconds."""
+    return seconds_title(unit) if _is_seconds(unit) else unit
+
+
+def _is_seconds(unit: str) -> bool:
+    return "(s)" in unit or unit.strip() in {"s", "seconds"}
 
 
 def unit_axis(unit: str, **extra: Any) -> alt.Axis:
     """The axis for a metric named by its unit: seconds, intensity (plain numbers, 0.1 is
     not 100m) or an SI quantity."""
-    if "(s)" in unit or unit.strip() in {"s", "seconds"}:
+    if _is_seconds(unit):
         return seconds_axis(**extra)
     if "FLOP/byte" in unit:
         return alt.Axis(format="~g", **extra)

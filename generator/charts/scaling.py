@@ -52,7 +52,7 @@ def scaling_chart(
         for key, name in (("full_s", FULL), ("one_more_run_s", ONE_MORE))
     ]
     x = alt.X("runs:Q", title="runs in the report", scale=alt.Scale(type="log"), axis=si_axis())
-    y = alt.Y("seconds:Q", title="wall time (s)", scale=alt.Scale(type="log"), axis=seconds_axis())
+    y = alt.Y("seconds:Q", title="wall time", scale=alt.Scale(type="log"), axis=seconds_axis())
     names = list(SERIES)
     hues = alt.Scale(domain=names, range=[SERIES[n][0] for n in names])
     colour = alt.Color("series:N", scale=hues, legend=bottom_legend(names, "measured"))

@@ -110,7 +110,7 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str
                 title=None,
                 axis=alt.Axis(labelLimit=label_limit(order, AXIS_LABEL_PX)),
             ),
-            x=alt.X("time_s:Q", title="time (s)", axis=seconds_axis()),
+            x=alt.X("time_s:Q", title="time", axis=seconds_axis()),
             tooltip=[alt.Tooltip(f"{category}:N"), alt.Tooltip("time_s:Q", format=".3~s")],
         )
         .properties(title=fit_title(title), width="container", height=22 * len(order) + 20)

@@ -10,7 +10,9 @@ from generator.analysis.kernels import family_shares
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.view_verdicts import export_verdict
 from generator.analysis.views import MeasurementView
+from generator.charts.captions import roofline_caption
 from generator.formatting import number, percent, seconds, short_name, si
+from generator.pages.counts import ncu_text
 from generator.pages.data import measurement_frames, steps_frame
 from generator.pages.device_line import device_line
 from generator.pages.finding_html import admonitions
@@ -155,20 +157,10 @@ def _chart_caption(view: MeasurementView) -> str:
     drawable = view.kernels.filter(
         (pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0)
     ).height
-    hidden = view.kernels.height - drawable
-    caption = (
-        f"Log-log roofline: {drawable} kernels as circles sized by their time, the step as a red "
-        "diamond"
+    device = view.match.device
+    return roofline_caption(
+        drawable, view.kernels.height - drawable, device.name if device else None
     )
-    if view.match.device is not None:
-        caption += f", ceilings of the {view.match.device.name} (datasheet, dense)"
-    caption += "."
-    if hidden:
-        caption += (
-            f" {hidden} kernels with zero or unknown FLOPs or bytes cannot be drawn on log axes "
-            "and are not shown."
-        )
-    return caption
 
 
 def _family_rows(view: MeasurementView) -> list[list[str]]:
@@ -286,8 +278,8 @@ def measurements_index(views: list[MeasurementView]) -> Page:
         )
     return Page(
         f"{GENERATED_DIR}/index.md",
-        "Imported measurements",
-        render("measurements_index.md.j2", rows=rows),
+        "Kernels",
+        render("measurements_index.md.j2", rows=rows, counts=ncu_text(views)),
         tables={"steps": steps_frame(views)},
     )
 

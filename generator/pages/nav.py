@@ -26,10 +26,9 @@ def site_nav(
     for entry, pages in zip(registry, made, strict=True):
         if isinstance(entry, HandWritten):
             items = [{entry.title: entry.path}] if entry.path in hand_written else []
-            section = None
         else:
-            items = [{html_title(page.title): page.path} for page in pages if page.in_nav]
-            section = entry.section
+            items = [{html_title(page.title): page.path} for page in _listed(entry, pages)]
+        section = entry.section
         if section is None:
             current = None
             nav += items
@@ -46,6 +45,15 @@ def site_nav(
         if not page.startswith(".") and not page.startswith(f"{GENERATED_DIR}/")
     ]
     return nav
+
+
+def _listed(entry: Generated, pages: Sequence[Page]) -> list[Page]:
+    """The pages of an entry that the nav lists, in its nav order."""
+    shown = [p for p in pages if p.in_nav or len(pages) <= entry.nav_all_up_to]
+    if entry.nav_order is not None:
+        order = entry.nav_order
+        shown.sort(key=lambda page: order(page.path))
+    return shown
 
 
 def _nav_pages(item: Any) -> list[str]:

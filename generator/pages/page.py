@@ -82,10 +82,18 @@ class Page:
 @dataclass(frozen=True)
 class Generated:
     """A page module's declaration: the navigation section its pages go under (None: at the
-    top level) and the function that makes them."""
+    top level) and the function that makes them. The registry places each entry in the
+    reader's sections (`registry.under`), which replaces the section given here.
+
+    nav_all_up_to: while the entry makes at most this many pages, the nav lists them all,
+    link-only ones (`Page.in_nav` False) included; above it, only the in-nav ones (the nav
+    stays the same size however many there are). nav_order: a sort key over the pages'
+    paths (None: the order `render` returned)."""
 
     section: str | None
     render: Callable[[Report], list[Page]]
+    nav_all_up_to: int = 0
+    nav_order: Callable[[str], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,3 +102,4 @@ class HandWritten:
 
     title: str
     path: str
+    section: str | None = None
