@@ -47,7 +47,10 @@ Device = Literal["cpu", "cuda"]
 Optimizer = Literal["sgd", "sgd-momentum", "adam"]
 
 # Settings of the stopping rule (RunConfig.config_hash leaves them out).
-STOPPING_RULE = ("ci_target", "max_iterations", "max_seconds", "interleave")
+STOPPING_RULE = (
+    "ci_target", "max_iterations", "max_seconds", "interleave", "method", "min_blocks",
+    "max_blocks",
+)  # fmt: skip
 
 # Precisions that only mean something on a GPU: TF32 is a tensor-core mode, and fp16
 # autocast on a CPU measures an emulation nobody trains with.
@@ -68,6 +71,12 @@ class Settings(_Strict):
     max_iterations: int = Field(default=400, ge=2)
     max_seconds: float = Field(default=120.0, gt=0)  # timed seconds per configuration
     interleave: bool = True  # a group's configurations take turns, round by round
+    # blocks (measure.blocks): every block a fresh worker process, the blocks of the whole
+    # matrix in a shuffled order, the interval across blocks; rounds (measure.rounds): one
+    # process per group, configurations taking turns, the interval across iterations
+    method: Literal["blocks", "rounds"] = "blocks"
+    min_blocks: int = Field(default=5, ge=2)
+    max_blocks: int = Field(default=12, ge=2)
     seed: int = 0
     optimizer: Optimizer = "sgd-momentum"
     learning_rate: float = Field(default=0.01, gt=0)
@@ -121,6 +130,9 @@ class Group(_Strict):
     max_iterations: int | None = Field(default=None, ge=2)
     max_seconds: float | None = Field(default=None, gt=0)
     interleave: bool | None = None
+    method: Literal["blocks", "rounds"] | None = None
+    min_blocks: int | None = Field(default=None, ge=2)
+    max_blocks: int | None = Field(default=None, ge=2)
     expect: Expectation | None = None
 
     @field_validator("models", "datasets")
@@ -179,6 +191,9 @@ class RunConfig:
     max_iterations: int = 400
     max_seconds: float = 120.0
     interleave: bool = True
+    method: str = "blocks"
+    min_blocks: int = 5
+    max_blocks: int = 12
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)

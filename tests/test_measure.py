@@ -30,6 +30,7 @@ schema_version = 1
 warmup = 1
 iterations = 4
 ci_target = 0     # exactly one round of 4 steps: these tests check the records, not the rule
+method = "rounds" # one process (tests/test_blocks.py: the blocks method)
 profile = true
 
 [[groups]]
@@ -341,7 +342,7 @@ def test_staged_folder_is_all_or_nothing(tmp_path: Path) -> None:
 def test_future_run_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "run.json").write_text('{"schema_version": 99}')
-    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(1\)"):
+    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(2\)"):
         read_run(tmp_path / "r")
 
 

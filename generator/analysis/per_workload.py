@@ -36,3 +36,34 @@ def workload_samples(
         times = frame["step_s"].drop_nulls().cast(pl.Float64).to_list()
         samples.setdefault(workload, []).extend(times)
     return {workload: times for workload, times in samples.items() if times}
+
+
+def run_blocks(frame: pl.DataFrame) -> list[list[float]]:
+    """A run's step times per block (its worker processes, steps.csv `block`); a run timed
+    in one process (no `block` column, or empty) is one block."""
+    if "step_s" not in frame.columns:
+        return []
+    if "block" not in frame.columns or frame["block"].null_count() == frame.height:
+        times = frame["step_s"].drop_nulls().cast(pl.Float64).to_list()
+        return [times] if times else []
+    blocks = (
+        frame.filter(pl.col("step_s").is_not_null() & pl.col("block").is_not_null())
+        .group_by("block", maintain_order=True)
+        .agg(pl.col("step_s").cast(pl.Float64))
+        .sort("block")
+    )
+    return [times for times in blocks["step_s"].to_list() if times]
+
+
+def workload_blocks(
+    runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]
+) -> dict[str, list[list[float]]]:
+    """Workload -> the step times of each independent process that timed it: every block of
+    every ok run (a run timed in one process counts as one)."""
+    found: dict[str, list[list[float]]] = {}
+    ok = runs.filter(pl.col("status") == "ok").sort("run_id")
+    for workload, run_id in zip(ok["workload"], ok["run_id"], strict=True):
+        frame = steps.get(run_id)
+        if frame is not None:
+            found.setdefault(workload, []).extend(run_blocks(frame))
+    return {workload: blocks for workload, blocks in found.items() if blocks}

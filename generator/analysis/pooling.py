@@ -7,8 +7,15 @@ groups A, C and D is one workload. Every run's row then carries its workload's p
 median, interval and sample count in the columns the report reads (`median_s`, `ci_low_s`,
 `ci_high_s`, `iterations`, `throughput`, `modelled_attained`), so the same configuration
 shows the same numbers wherever it appears; the run's own figures stay beside them
-(`run_median_s`, ...). All intervals are recomputed from the samples with one method
-(`stats.median_ci`), whatever a run.json recorded."""
+(`run_median_s`, ...). All intervals are recomputed from the samples, whatever a run.json
+recorded, by one rule:
+
+- a workload timed by more than one independent process (the blocks of the `blocks`
+  method, or several runs of one process each) gets the estimate across processes and the
+  95 % re-measurement interval (`hierarchical.block_estimate`), `interval = "blocks"`;
+- a workload timed in one process only gets the distribution-free interval of the median
+  over its iterations (`stats.median_ci`), `interval = "one process"`: it says how precise
+  that process's median is, not where a re-measurement would fall."""
 
 from __future__ import annotations
 
@@ -17,7 +24,8 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from generator.analysis.per_workload import workload_samples
+from generator.analysis.per_workload import workload_blocks, workload_samples
+from generator.hierarchical import block_estimate
 from generator.stats import median_ci
 
 # The run's own figures, kept under these names when the pooled ones take their place.
@@ -34,6 +42,8 @@ POOLED_COLUMNS = {
     "pooled_groups": pl.String,  # their groups, comma-separated, in order
     "spread_low_s": pl.Float64,  # the lowest and highest of the pooled runs' own medians
     "spread_high_s": pl.Float64,
+    "blocks": pl.Int64,  # independent processes the interval rests on
+    "interval": pl.String,  # "blocks" (across processes) or "one process" (iterations)
 }
 
 
@@ -42,18 +52,26 @@ def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataF
     pooled timing; failed runs and runs without samples keep theirs."""
     ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(steps)))
     pooled: dict[str, dict[str, object]] = {}
+    blocks_of = workload_blocks(ok, steps)
     for workload, samples in workload_samples(ok, steps).items():
         if len(samples) < 2:
             continue
         part = ok.filter(pl.col("workload") == workload)
         ids = sorted(part["run_id"].to_list())
-        low, high = median_ci(samples)
+        blocks = blocks_of.get(workload, [])
+        if len(blocks) >= 2:
+            estimate = block_estimate(blocks)
+            median, (low, high) = estimate.estimate_s, estimate.remeasure95_s
+        else:
+            median, (low, high) = statistics.median(samples), median_ci(samples)
         medians = [statistics.median(steps[run_id]["step_s"].drop_nulls()) for run_id in ids]
         for run_id in ids:
             pooled[run_id] = {
-                "median_s": statistics.median(samples),
+                "median_s": median,
                 "ci_low_s": low,
                 "ci_high_s": high,
+                "blocks": len(blocks),
+                "interval": "blocks" if len(blocks) >= 2 else "one process",
                 "iterations": len(samples),
                 "pooled_runs": len(ids),
                 "pooled_groups": ", ".join(sorted(set(part["group"].to_list()))),
@@ -77,6 +95,8 @@ def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataF
 
 def _unpooled(row: dict[str, object]) -> dict[str, object]:
     return {
+        "blocks": None,
+        "interval": None,
         "pooled_runs": 1 if row["status"] == "ok" else 0,
         "pooled_groups": row["group"],
         "spread_low_s": row["median_s"],

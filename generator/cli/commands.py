@@ -3,6 +3,8 @@ report answers before Polars, Altair or MkDocs are even imported."""
 
 from __future__ import annotations
 
+import time
+
 import argparse
 import json
 import sys
@@ -244,8 +246,27 @@ def cmd_measure(args: argparse.Namespace) -> int:
         argv=args.argv,
         device=args.device,
         ncu_timeout_s=args.ncu_timeout,
+        seed=args.seed if args.seed is not None else time.time_ns() % 2**31,
     )
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def cmd_remeasure(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from generator.measure.block import ForkedBlocks
+    from generator.measure.provenance import command_line
+    from generator.measure.remeasure import remeasure
+
+    if args.sample < 1:
+        raise UserError(f"--sample {args.sample}: nothing to re-measure", key="--sample",
+                        fix="ask for at least one configuration")  # fmt: skip
+    remeasure(
+        Path(args.config), Path(args.measurements), args.sample, args.device, args.group,
+        args.seed if args.seed is not None else time.time_ns() % 2**31, args.min_age,
+        command_line(args.argv), ForkedBlocks(), Console(stderr=True),
+    )  # fmt: skip
+    return 0
 
 
 SLURM_ONLY_FLAGS = ("partition", "gpus_per_task", "cpus_per_task", "array_parallelism",

@@ -11,6 +11,7 @@ from generator.cli.commands import (
     cmd_complexity_tables,
     cmd_import,
     cmd_measure,
+    cmd_remeasure,
     cmd_rederive,
     cmd_site,
     cmd_summarize,
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_complexity(commands)
     _add_complexity_tables(commands)
     _add_measure(commands)
+    _add_remeasure(commands)
     _add_check_gpu(commands)
     _add_rederive(commands)
     _add_site(commands)
@@ -240,20 +242,59 @@ def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.Argumen
     tables.set_defaults(handler=cmd_complexity_tables)
 
 
+def _add_remeasure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    remeasure = commands.add_parser(
+        "remeasure",
+        help="measure N committed results again and count how many fall inside their "
+        "stated 95 %% intervals (the calibration check)",
+        description="Pick --sample N committed results at random (timed in blocks, on this "
+        "machine's device, finished at least --min-age minutes ago), measure them again in "
+        "a new invocation with the same design (fresh worker processes, its own shuffled "
+        "order, no profiling), and count how many re-measured estimates fall inside the "
+        "committed 95 %% re-measurement intervals. Writes "
+        "measurements/calibration/<when>.json; measurements/runs/ is not touched. The "
+        "report states the coverage and raises not-reproduced on each miss.",
+    )
+    remeasure.add_argument("--sample", type=int, default=12, metavar="N",
+                           help="how many configurations (default: %(default)s)")  # fmt: skip
+    remeasure.add_argument(
+        "--group", action="append", metavar="ID",
+        help="draw only from results that serve this group (repeatable; default: all)",
+    )  # fmt: skip
+    remeasure.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                           help="default: %(default)s")  # fmt: skip
+    remeasure.add_argument(
+        "--min-age", type=float, default=30.0, metavar="MINUTES",
+        help="only results finished at least this long ago (default: %(default)s)",
+    )  # fmt: skip
+    remeasure.add_argument("--seed", type=int, default=None,
+                           help="which results and their order (default: from the clock)")  # fmt: skip
+    remeasure.add_argument(
+        "--config", default="measurements/experiments.toml", help="default: %(default)s"
+    )
+    remeasure.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    remeasure.set_defaults(handler=cmd_remeasure)
+
+
 def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = commands.add_parser(
         "measure",
         help="run the experiments of measurements/experiments.toml on this machine "
         "(or a Slurm cluster: --executor slurm)",
         description="Run every configured experiment (or --group) on this machine (or, with "
-        "--executor slurm, as Slurm job arrays; see the executor options). A group's "
-        "configurations take turns in rounds (warm-up, then timed steps with forward, loss, "
-        "backward and optimizer step apart) until each median's 95 % interval is within "
-        "±ci_target (default 2 %), or max_iterations or max_seconds stops it; each round "
-        "records the machine's load, CPU frequency and, on a GPU, its clocks and throttle "
-        "reasons. Then one profiled step, the analytic complexity and full provenance go into "
-        "measurements/runs/<run-id>/. Runs already "
-        "measured with the same configuration on the same device are skipped (resume). "
+        "--executor slurm, as Slurm job arrays; see the executor options). A configuration "
+        "that several groups list is measured once and every group reads that one result. "
+        "It is timed in blocks: each block is a fresh worker process (build, warm-up, then "
+        "timed steps with forward, loss, backward and optimizer step apart), and the blocks "
+        "of the whole matrix run in a shuffled order (--seed), wave after wave, until each "
+        "configuration's 95 %% interval across blocks is within ±ci_target (default 2 %%) or "
+        "max_blocks, max_iterations or max_seconds stops it; each block records the "
+        "machine's load, CPU frequency and, on a GPU, its clocks and throttle reasons. "
+        "(A group with method = \"rounds\", and every Slurm task, is timed in one process "
+        "instead, its configurations taking turns in rounds.) Then one profiled step, the "
+        "analytic complexity and full provenance go into measurements/runs/<run-id>/. Runs "
+        "already measured with the same configuration on the same device are skipped "
+        "(resume); --force measures them again, adding blocks to a result timed in blocks. "
         "Failures are recorded and the rest go on; exit status 1 if any failed.",
     )
     measure.add_argument(
@@ -273,7 +314,16 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "GPU machine, --device cuda leaves the CPU runs measured elsewhere alone)",
     )
     measure.add_argument(
-        "--force", action="store_true", help="re-measure runs (and ceilings) already recorded"
+        "--force",
+        action="store_true",
+        help="measure runs (and ceilings) already recorded again: a result timed in blocks "
+        "gains this call's blocks (its history grows), any other is replaced",
+    )
+    measure.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the shuffled order of the blocks (default: from the clock, and printed)",
     )
     measure.add_argument(
         "--ncu",

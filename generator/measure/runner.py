@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from generator.errors import UserError
 from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
+from generator.measure.block import BlockRunner
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.conditions import Conditions
 from generator.measure.outcome import Outcome, print_summary
@@ -32,11 +34,13 @@ from generator.measure.provenance import (
     environment,
 )
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
+from generator.measure.step import StepResult
 from generator.measure.store import staged_run_folder, write_csv
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.finding import Finding, findings_json
 from generator.records.run import (
     LAYERS_FILE,
+    Invocation,
     NCU_LOG,
     TRACE_FILE,
     Measured,
@@ -51,7 +55,9 @@ from generator.records.run import (
 from generator.stats import summarize_times
 
 STEP_COLUMNS = [
-    "repeat",
+    "invocation",  # blocks: which measure call (0 = the first), as run.json's history
+    "block",  # blocks: the worker process, numbered across invocations
+    "repeat",  # rounds: the round; blocks: the block again
     "iteration",
     "forward_s",
     "loss_s",
@@ -146,28 +152,24 @@ def measure_one(
     config: RunConfig,
     folder: Path,
     ncu: NcuSettings | None,
-    state: Measuring,
-    conditions_header: dict[str, Any],
+    result: StepResult,
+    timing_method: dict[str, Any],
+    conditions: dict[str, Any],
 ) -> Measured:
-    """Profile (when asked) into `folder` (a staging folder), write the run's files, and
-    return run.json's measured part."""
+    """Write the run's files into `folder` (a staging folder) from its timed steps and its
+    profiled step (`result.ops`, the trace already in `folder`), and return run.json's
+    measured part. `timing_method`: what the method adds to or overrides in the timing
+    statistics (rounds and stopping rule, or the block estimate)."""
     from generator.complexity import analyze
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
 
     trace_path = folder / TRACE_FILE
-    result = profile_and_release(state, trace_path if config.profile else None)
-    timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | {
-        "rounds": state.rounds,
-        "stopped_by": state.stopped_by,
-        "ci_target": config.ci_target,
-    }
-    phases = {
-        name.removesuffix("_s"): summarize_times([row[name] for row in result.rows], config.batch)[
-            "median_s"
-        ]
-        for name in result.rows[0]
-        if name.endswith("_s") and name != "step_s"
-    }
+    timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | timing_method
+    phases = {}
+    for name in STEP_COLUMNS:
+        values = [row[name] for row in result.rows if row.get(name) is not None]
+        if name.endswith("_s") and name != "step_s" and len(values) >= 2:
+            phases[name.removesuffix("_s")] = summarize_times(values, config.batch)["median_s"]
     write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
     if config.profile:
         write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
@@ -209,7 +211,7 @@ def measure_one(
             arithmetic_intensity=totals["arithmetic_intensity"],
         ),
         files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
-        conditions={**conditions_header, "rounds": state.conditions},
+        conditions=conditions,
         findings=findings_json(found),
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
     )
@@ -225,7 +227,12 @@ def execute(
     console: Console | None = None,
     device: str | None = None,
     ncu_timeout_s: float = 1800.0,
+    block_runner: BlockRunner | None = None,
+    seed: int = 0,
 ) -> list[Outcome]:
+    """Measure the selected runs: groups timed by `rounds` one group at a time, the rest
+    (`blocks`, the default) as one shuffled matrix of worker-process blocks (`seed` orders
+    them; `block_runner` runs one, by default in a forked worker)."""
     # A log file or CI gets a table wide enough for run ids, not the 80-column default.
     console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     experiments = load_experiments(config_path)
@@ -247,7 +254,14 @@ def execute(
     )
     with Progress(*columns, console=console, transient=False) as bar:
         overall = bar.add_task("runs", total=len(runs))
-        for batch in batches(runs):
+        by_blocks = [run for run in runs if run.method == "blocks"]
+        if by_blocks:
+            from generator.measure.block import ForkedBlocks
+            from generator.measure.by_blocks import measure_by_blocks
+
+            session.block_runner = block_runner or ForkedBlocks()
+            measure_by_blocks(session, by_blocks, bar, overall, session.block_runner, seed)
+        for batch in batches([run for run in runs if run.method != "blocks"]):
             todo = []
             for config in batch:
                 if (outcome := session.skip(config)) is not None:
@@ -258,6 +272,7 @@ def execute(
             if todo:
                 session.measure_batch(todo, bar, overall)
     order = {config.run_id(device_name(config.device)): i for i, config in enumerate(runs)}
+    order.update({o.run_id: i for i, o in enumerate(session.outcomes) if o.run_id not in order})
     outcomes = sorted(session.outcomes, key=lambda o: order.get(o.run_id, len(order)))
     print_summary(outcomes, console)
     return outcomes
@@ -285,6 +300,14 @@ class Session:
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)
     ceilings: dict[str, str] = field(default_factory=dict)
     outcomes: list[Outcome] = field(default_factory=list)
+    block_runner: BlockRunner | None = None  # the blocks method: runs one block
+
+    def prepare(self, device: str) -> None:
+        """Ceilings and environment of `device`, once per call."""
+        if device not in self.ceilings:
+            self.ceilings[device] = _ceilings(self.measurements, device, self.force, self.console)
+        if device not in self.environments:
+            self.environments[device] = environment(device, Path.cwd())
 
     @property
     def runs_dir(self) -> Path:
@@ -315,10 +338,7 @@ class Session:
         """Time `todo` (one group, one device) in interleaved rounds; write each run as soon
         as it stops."""
         device = todo[0].device
-        if device not in self.ceilings:
-            self.ceilings[device] = _ceilings(self.measurements, device, self.force, self.console)
-        if device not in self.environments:
-            self.environments[device] = environment(device, Path.cwd())
+        self.prepare(device)
         conditions = Conditions.for_device(device)
         header = conditions.header()
         started_at = utc_now()
@@ -343,9 +363,32 @@ class Session:
     def record(
         self, state: Measuring, started_at: str, header: dict[str, Any], name: str | None = None
     ) -> Outcome:
-        """Write `state` as a run folder: measured, or failed with its error. `name`: the
-        device's, when it cannot be asked (a Slurm task on a node without that device)."""
+        """Write a rounds `state` as a run folder: measured, or failed with its error.
+        `name`: the device's, when it cannot be asked (a Slurm task on a node without it)."""
         config = state.config
+
+        def measured(folder: Path) -> Measured:
+            result = profile_and_release(state, folder / TRACE_FILE if config.profile else None)
+            method = {"rounds": state.rounds, "stopped_by": state.stopped_by,
+                      "ci_target": config.ci_target, "method": "rounds in one process"}  # fmt: skip
+            return measure_one(config, folder, self.ncu, result, method,
+                               {**header, "rounds": state.conditions})  # fmt: skip
+
+        error = failure_of(state.error) if state.error is not None else None
+        return self.write_record(config, started_at, measured, error, name=name)
+
+    def write_record(
+        self,
+        config: RunConfig,
+        started_at: str,
+        measured: Callable[[Path], Measured],
+        error: RunFailure | None,
+        name: str | None = None,
+        groups: tuple[str, ...] | None = None,
+        history: list[Invocation] | None = None,
+    ) -> Outcome:
+        """Write one run folder whole: `measured(staging folder)` writes the files and gives
+        run.json's measured part; an error there, or `error`, records a failed run instead."""
         name = name or device_name(config.device)
         run_id = config.run_id(name)
         start = RunStart(
@@ -357,23 +400,33 @@ class Session:
             started_at=started_at,
             environment=self.environments.get(config.device) or {},
             command=self.command,
+            groups=list(groups or (config.group,)),
         )
         with staged_run_folder(self.runs_dir, run_id) as folder:
-            error = state.error
             if error is None:
                 try:
-                    measured = measure_one(config, folder, self.ncu, state, header)
+                    result = measured(folder)
                 except Exception as raised:  # the profiled step or ncu failed: record, go on
-                    error = raised
+                    error = failure_of(raised)
             if error is not None:  # OOM, unsupported op, a model bug: record, go on
                 for leftover in folder.iterdir():
                     leftover.unlink()
-                failure = RunFailure(
-                    type=type(error).__name__,
-                    message=str(error),
-                    traceback=traceback.format_exception(error)[-12:],
-                )
-                write_run(folder, start.failed(failure, utc_now()))
-                return Outcome(run_id, "failed", f"{type(error).__name__}: {error}")
-            write_run(folder, start.succeeded(measured, utc_now()))
-        return Outcome.of(run_id, "ok", "", measured.timing)
+                write_run(folder, start.failed(error, utc_now()))
+                return Outcome(run_id, "failed", f"{error.type}: {error.message}")
+            finished = utc_now()
+            record = start.succeeded(result, finished)
+            record.history = [*(history or []), Invocation(
+                started_at=started_at, finished_at=finished, commit=record.commit,
+                method=result.timing.method, blocks=result.timing.blocks,
+                samples=result.timing.n - sum(h.samples or 0 for h in history or []),
+            )]  # fmt: skip
+            write_run(folder, record)
+        return Outcome.of(run_id, "ok", "", result.timing)
+
+
+def failure_of(error: BaseException) -> RunFailure:
+    return RunFailure(
+        type=type(error).__name__,
+        message=str(error),
+        traceback=traceback.format_exception(error)[-12:],
+    )

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from generator.atomic import write_json
 from generator.records.versioned import load_json, upgrade, validated
 
-RUN_SCHEMA_VERSION = 1
+RUN_SCHEMA_VERSION = 2  # 2: timing by blocks (level variances), groups, history
 RUN_FILE = "run.json"
 TRACE_FILE = "trace.json.gz"  # the profiled step, as torch.profiler wrote it (gzipped)
 LAYERS_FILE = "layers.csv"  # per layer and phase: counted FLOPs and bytes, measured time
@@ -44,8 +44,15 @@ class RunSettings(_Part):
 # runs differing only in these are one workload (analysis.pooling pools their samples).
 NOT_WORKLOAD = frozenset(
     {"group", "warmup", "iterations", "repeats", "profile", "ci_target", "max_iterations",
-     "max_seconds", "interleave"}
+     "max_seconds", "interleave", "method", "min_blocks", "max_blocks"}
 )  # fmt: skip
+
+
+def workload_key(config: dict[str, Any], device_name: str) -> str:
+    """A configuration's identity without where it was filed or how it was timed."""
+    kept = {k: v for k, v in config.items() if k not in NOT_WORKLOAD}
+    payload = json.dumps({**kept, "device_name": device_name}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 # The parts of a step that steps.csv times apart (`<phase>_s` columns), in step order.
@@ -61,7 +68,24 @@ class Timing(_Part):
     median_ci95_s: tuple[float, float] | None = None
     throughput_samples_per_s: float | None = None
     rounds: int | None = None  # interleaved rounds (measure.rounds); absent before them
-    stopped_by: str | None = None  # ci, iterations, time or rounds
+    stopped_by: str | None = None  # ci, iterations, time, rounds or blocks
+    # measure.blocks: independent worker processes; median_s is the mean of their medians,
+    # median_ci95_s the random-effects interval (generator.hierarchical)
+    method: str | None = None  # "blocks" or "rounds in one process"
+    blocks: int | None = None
+    remeasure_ci95_s: tuple[float, float] | None = None  # where a re-measurement falls
+    levels: dict[str, Any] | None = None  # hierarchical.BlockEstimate.levels()
+
+
+class Invocation(_Part):
+    """One `measure` call that added samples to a run (run.json `history`, oldest first)."""
+
+    started_at: str | None = None
+    finished_at: str | None = None
+    commit: str | None = None
+    method: str | None = None
+    blocks: int | None = None
+    samples: int | None = None
 
 
 class ModelledPoint(_Part):
@@ -108,6 +132,10 @@ class RunStart(_Part):
     started_at: str
     environment: dict[str, Any]
     command: str
+    # Every group of experiments.toml that this one result serves (one result per
+    # configuration: the first group names the folder, the others read it).
+    groups: list[str] | None = None
+    history: list[Invocation] | None = None
 
     def succeeded(self, measured: Measured, finished_at: str) -> RunRecord:
         return RunRecord.model_validate(
@@ -143,9 +171,7 @@ class RunRecord(RunStart):
     def workload(self) -> str:
         """What was measured, on which device: the same for the same configuration filed in
         two groups."""
-        config = {k: v for k, v in self.config.model_dump().items() if k not in NOT_WORKLOAD}
-        payload = json.dumps({**config, "device_name": self.device_name}, sort_keys=True)
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return workload_key(self.config.model_dump(), self.device_name)
 
     @property
     def commit(self) -> str | None:
@@ -193,13 +219,38 @@ def _number(values: dict[str, Any] | None, key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 timed a run in one process (rounds): its history is that one invocation,
+    and it serves the one group it was filed in."""
+    timing = data.get("timing") or None
+    config = data.get("config") or {}
+    git = (data.get("environment") or {}).get("git") or {}
+    if timing is not None:
+        data["timing"] = {**timing, "method": timing.get("method") or "rounds in one process"}
+        data.setdefault("history", [{
+            "started_at": data.get("started_at"),
+            "finished_at": data.get("finished_at"),
+            "commit": git.get("commit") if isinstance(git, dict) else None,
+            "method": "rounds in one process",
+            "blocks": None,
+            "samples": timing.get("n"),
+        }])  # fmt: skip
+    if isinstance(config, dict) and "group" in config:
+        data.setdefault("groups", [config["group"]])
+    return data
+
+
+MIGRATIONS = {1: _v1_to_v2}
+
+
 def read_run(folder: Path) -> RunRecord | None:
     """The run.json of a run folder, or None when there is none."""
     path = folder / RUN_FILE
     if not path.exists():
         return None
     fix = "delete the run folder and measure it again (`--force`)"
-    return validated(RunRecord, upgrade(load_json(path, fix), path, RUN_SCHEMA_VERSION), path, fix)
+    data = upgrade(load_json(path, fix), path, RUN_SCHEMA_VERSION, MIGRATIONS)
+    return validated(RunRecord, data, path, fix)
 
 
 def write_run(folder: Path, record: RunRecord) -> None:

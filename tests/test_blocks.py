@@ -1,0 +1,260 @@
+"""The blocks method of `measure`: one result per configuration across groups, the shuffled
+interleaving of the whole matrix, the stopping rule, adding blocks on a re-measurement, the
+worker process, the run.json migration, the report's pooling by blocks, and `remeasure`."""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from rich.console import Console
+
+from generator.analysis.per_workload import run_blocks
+from generator.analysis.pooling import pool_runs
+from generator.config import load_experiments, resolve_runs
+from generator.errors import UserError
+from generator.measure import runner
+from generator.measure.block import BlockRequest, BlockResult, ForkedBlocks, run_block
+from generator.measure.blocks import (
+    BlockState,
+    Shared,
+    judge,
+    measure_blocks,
+    share_configurations,
+    wave_order,
+)
+from generator.measure.ceilings import measure_ceilings
+from generator.measure.remeasure import remeasure
+from generator.records.calibration import read_calibrations
+from generator.records.run import read_run
+from tests.helpers import REPO
+
+TWO_GROUPS = """
+schema_version = 1
+[defaults]
+warmup = 1
+iterations = 3
+ci_target = 0
+min_blocks = 3
+max_blocks = 4
+profile = false
+
+[[groups]]
+id = "T"
+title = "tiny"
+hypothesis = "none"
+models = ["simple_mlp"]
+datasets = ["mnist"]
+batch_sizes = [4]
+phases = ["train_step", "inference"]
+
+[[groups]]
+id = "U"
+title = "the same inference step, filed again"
+hypothesis = "none"
+models = ["simple_mlp"]
+datasets = ["mnist"]
+batch_sizes = [4]
+phases = ["inference"]
+"""
+
+
+@pytest.fixture(autouse=True)
+def small_ceilings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        runner,
+        "measure_ceilings",
+        functools.partial(measure_ceilings, runs=2, gemm_size=64, stream_elements=4096),
+    )
+
+
+def measure(tmp_path: Path, text: str = TWO_GROUPS, force: bool = False, seed: int = 1,
+            block_runner: Any = run_block) -> list[runner.Outcome]:  # fmt: skip
+    path = tmp_path / "experiments.toml"
+    path.write_text(text)
+    return runner.execute(path, tmp_path / "m", None, force, False, ["measure"],
+                          console=Console(quiet=True), block_runner=block_runner, seed=seed)  # fmt: skip
+
+
+def test_one_result_per_configuration_read_by_every_group(tmp_path: Path) -> None:
+    outcomes = measure(tmp_path)
+    folders = sorted(p.name for p in (tmp_path / "m" / "runs").iterdir())
+    assert len(folders) == 2 and all(name.startswith("T-") for name in folders)
+    assert sorted(o.status for o in outcomes) == ["ok", "ok"]
+    inference = next(p for p in (tmp_path / "m" / "runs").iterdir() if "inference" in p.name)
+    record = read_run(inference)
+    assert record is not None and record.timing is not None
+    assert record.groups == ["T", "U"]
+    timing = record.timing
+    assert (timing.method, timing.blocks, timing.stopped_by) == ("blocks", 3, "blocks")
+    steps = pl.read_csv(inference / "steps.csv")
+    assert steps["block"].unique().sort().to_list() == [0, 1, 2]
+    assert steps["invocation"].unique().to_list() == [0]
+    assert steps.group_by("block").len()["len"].to_list() == [3, 3, 3]
+    low, high = timing.median_ci95_s or (0, 0)
+    rlow, rhigh = timing.remeasure_ci95_s or (0, 0)
+    assert rlow < low < timing.median_s < high < rhigh  # the re-measurement one is wider
+    assert timing.levels is not None and timing.levels["blocks"] == 3
+    assert [len(c) for c in [record.conditions["blocks"]]] == [3]  # type: ignore[index]
+    assert record.history is not None and [h.blocks for h in record.history] == [3]
+
+
+def test_force_adds_blocks_and_history(tmp_path: Path) -> None:
+    measure(tmp_path)
+    measure(tmp_path, force=True, seed=2)
+    inference = next(p for p in (tmp_path / "m" / "runs").iterdir() if "inference" in p.name)
+    record = read_run(inference)
+    assert record is not None and record.timing is not None and record.history is not None
+    assert record.timing.blocks == 6 and record.timing.n == 18
+    assert [(h.blocks, h.samples) for h in record.history] == [(3, 9), (6, 9)]
+    steps = pl.read_csv(inference / "steps.csv")
+    assert steps["block"].unique().sort().to_list() == list(range(6))
+    assert steps.group_by("invocation").len().sort("invocation")["len"].to_list() == [9, 9]
+
+
+def test_a_rival_result_in_another_group_is_retired(tmp_path: Path) -> None:
+    """Before results were shared, group U had its own folder for the same step."""
+    measure(tmp_path)
+    runs = tmp_path / "m" / "runs"
+    inference = next(p for p in runs.iterdir() if "inference" in p.name)
+    rival = runs / inference.name.replace("T-", "U-", 1)
+    shutil.copytree(inference, rival)
+    data = json.loads((rival / "run.json").read_text())
+    data["run_id"], data["config"]["group"] = rival.name, "U"
+    (rival / "run.json").write_text(json.dumps(data))
+    measure(tmp_path, force=True)
+    assert not rival.exists() and inference.exists()
+    assert not [p for p in runs.iterdir() if p.name.startswith(".")]
+
+
+def test_a_failing_block_is_recorded_and_the_rest_go_on(tmp_path: Path) -> None:
+    def flaky(request: BlockRequest) -> BlockResult:
+        if request.config["phase"] == "train_step":
+            return BlockResult.failed(RuntimeError("planted: out of memory"))
+        return run_block(request)
+
+    outcomes = measure(tmp_path, block_runner=flaky)
+    assert Counter(o.status for o in outcomes) == {"ok": 1, "failed": 1}
+    failed = next(p for p in (tmp_path / "m" / "runs").iterdir() if "train_step" in p.name)
+    record = read_run(failed)
+    assert record is not None and record.status == "failed" and record.error is not None
+    assert record.error.message == "planted: out of memory"
+
+
+def test_share_configurations_folds_groups() -> None:
+    runs = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), None)
+    cpu = [r for r in runs if r.device == "cpu"]
+    shared = share_configurations(cpu, lambda device: "AMD EPYC (2 threads)")
+    assert len(shared) < len(cpu)
+    by_model = {(s.config.model, s.config.batch, s.config.phase): s.groups for s in shared}
+    assert by_model[("resnet18", 128, "train_step")] == ("A", "B", "D")
+    assert by_model[("simple_mlp", 64, "inference")] == ("C-mnist", "I")
+    assert sum(len(s.groups) for s in shared) == len(cpu)
+
+
+def test_waves_interleave_the_whole_matrix() -> None:
+    wanted = {0: 5, 1: 5, 2: 5, 3: 1}
+    order = wave_order(wanted, random.Random(4))
+    assert Counter(order) == Counter(wanted)
+    assert all(a != b for a, b in zip(order, order[1:], strict=False))
+    assert order != sorted(order)
+    assert order == wave_order(wanted, random.Random(4))  # seeded: reproducible
+    assert order != wave_order(wanted, random.Random(5))
+
+
+def test_measure_blocks_runs_configurations_in_shuffled_waves() -> None:
+    configs = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"])
+    states = [BlockState(Shared(c, (c.group,))) for c in configs[:4]]
+    seen: list[str] = []
+
+    def fake(request: BlockRequest) -> BlockResult:
+        seen.append(request.config["model"] + request.config["phase"] + str(request.config["batch"]))
+        return BlockResult(rows=[{"step_s": 0.01 + 0.0001 * len(seen)}] * 3, setup_s=0.1)
+
+    finished: list[BlockState] = []
+    measure_blocks(states, fake, finished.append, seed=3)
+    assert len(finished) == 4 and all(not s.active for s in finished)
+    first_wave = seen[: 4 * 5]
+    assert len(set(first_wave[:4])) > 1  # not one configuration's blocks back to back
+
+
+def test_judge_stops_on_the_interval_or_a_cap() -> None:
+    config = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), ["A"])[0]
+    state = BlockState(Shared(config, ("A",)))
+    assert judge(state) == config.min_blocks  # nothing yet: the first wave
+    for level in (1.0, 1.001, 0.999, 1.0005, 0.9995):
+        state.add(BlockResult(rows=[{"step_s": level}] * 3, setup_s=1.0))
+    assert judge(state) == 0 and state.stopped_by == "ci"
+    noisy = BlockState(Shared(config, ("A",)))
+    for level in (1.0, 1.3, 0.7, 1.2, 0.8):
+        noisy.add(BlockResult(rows=[{"step_s": level}] * 3, setup_s=1.0))
+    more = judge(noisy)
+    assert noisy.active and 1 <= more <= config.max_blocks - 5
+    noisy.spent_s = config.max_seconds
+    assert judge(noisy) == 0 and noisy.stopped_by == "time"
+
+
+def test_a_forked_worker_times_a_block() -> None:
+    """The real path: a process forked from the forkserver builds, warms up and times."""
+    config = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"])[0]
+    request = BlockRequest(config.as_dict() | {"batch": 4, "warmup": 1}, 3, 5.0)
+    result = ForkedBlocks()(request)
+    assert result.error is None, result.error
+    assert len(result.rows) == 3 and all(row["step_s"] > 0 for row in result.rows)
+    assert result.setup_s > 0 and result.settings["precision"] == "fp32"
+    broken = ForkedBlocks()(BlockRequest(config.as_dict() | {"model": "no_such"}, 3, 5.0))
+    assert broken.error is not None
+
+
+def test_version_1_run_json_migrates() -> None:
+    folder = next((REPO / "measurements" / "runs").glob("*-cuda-*"))
+    record = read_run(folder)
+    assert record is not None and record.timing is not None
+    raw = json.loads((folder / "run.json").read_text())
+    if raw["schema_version"] == 1:
+        assert record.timing.method == "rounds in one process"
+        assert record.groups == [record.config.group]
+        assert record.history is not None and record.history[0].samples == record.timing.n
+
+
+def test_pooling_reads_blocks_and_falls_back_to_one_process() -> None:
+    frame = pl.DataFrame({"block": [0, 0, 1, 1, 2, 2], "step_s": [1.0, 1.1, 1.2, 1.3, 0.9, 1.0]})
+    assert run_blocks(frame) == [[1.0, 1.1], [1.2, 1.3], [0.9, 1.0]]
+    assert run_blocks(frame.drop("block")) == [[1.0, 1.1, 1.2, 1.3, 0.9, 1.0]]
+    runs = pl.DataFrame({
+        "run_id": ["a", "b"], "workload": ["w1", "w2"], "group": ["A", "B"], "batch": [1, 1],
+        "status": ["ok", "ok"], "median_s": [1.0, 1.0], "ci_low_s": [0.9, 0.9],
+        "ci_high_s": [1.1, 1.1], "iterations": [6, 6], "throughput": [1.0, 1.0],
+        "modelled_flops": [None, None], "modelled_attained": [None, None],
+    })  # fmt: skip
+    pooled = pool_runs(runs, {"a": frame, "b": frame.drop("block")})
+    by_run = {row["run_id"]: row for row in pooled.to_dicts()}
+    assert (by_run["a"]["interval"], by_run["a"]["blocks"]) == ("blocks", 3)
+    assert (by_run["b"]["interval"], by_run["b"]["blocks"]) == ("one process", 1)
+    assert by_run["a"]["ci_high_s"] - by_run["a"]["ci_low_s"] > 0.2  # across processes: wide
+
+
+def test_remeasure_counts_coverage_and_writes_it(tmp_path: Path) -> None:
+    measure(tmp_path)
+    path = tmp_path / "experiments.toml"
+    with pytest.raises(UserError, match="minutes old"):
+        remeasure(path, tmp_path / "m", 2, "cpu", None, 1, 30.0, "remeasure", run_block,
+                  Console(quiet=True))  # fmt: skip
+    before = {p.name: (p / "run.json").read_bytes() for p in (tmp_path / "m" / "runs").iterdir()}
+    result = remeasure(path, tmp_path / "m", 2, "cpu", None, 1, 0.0, "remeasure", run_block,
+                       Console(quiet=True))  # fmt: skip
+    assert result.total == 2 and 0 <= result.covered <= 2
+    for item in result.configurations:
+        low, high = item.committed.interval95_s
+        assert item.inside == (low <= item.remeasured.median_s <= high)
+        assert item.remeasured.blocks == 3 and item.minutes_after >= 0
+    assert [c.total for c in read_calibrations(tmp_path / "m")] == [2]
+    after = {p.name: (p / "run.json").read_bytes() for p in (tmp_path / "m" / "runs").iterdir()}
+    assert after == before  # the committed results are not touched
