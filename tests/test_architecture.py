@@ -18,6 +18,7 @@ STAGES = (
     "atomic",
     "formatting",
     "stats",
+    "hierarchical",
     "models",
     "records",
     "catalog",

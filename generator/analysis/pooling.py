@@ -74,7 +74,7 @@ def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataF
                 "interval": "blocks" if len(blocks) >= 2 else "one process",
                 "iterations": len(samples),
                 "pooled_runs": len(ids),
-                "pooled_groups": ", ".join(sorted(set(part["group"].to_list()))),
+                "pooled_groups": ", ".join(sorted(_groups(part.to_dicts()))),
                 "spread_low_s": min(medians),
                 "spread_high_s": max(medians),
             }
@@ -98,7 +98,16 @@ def _unpooled(row: dict[str, object]) -> dict[str, object]:
         "blocks": None,
         "interval": None,
         "pooled_runs": 1 if row["status"] == "ok" else 0,
-        "pooled_groups": row["group"],
+        "pooled_groups": ", ".join(sorted(_groups([row]))),
         "spread_low_s": row["median_s"],
         "spread_high_s": row["median_s"],
     }
+
+
+def _groups(rows: list[dict[str, object]]) -> set[str]:
+    """Every group the rows serve: their own and those sharing the one result."""
+    found: set[str] = set()
+    for row in rows:
+        shared = row.get("groups")
+        found.update(shared if isinstance(shared, list) and shared else [str(row["group"])])
+    return found

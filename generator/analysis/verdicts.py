@@ -17,6 +17,7 @@ import polars as pl
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
+from generator.ingest.runs import in_group
 
 # The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
 DEVICE = "device_label"
@@ -316,7 +317,7 @@ def group_rows(
 ) -> tuple[list[dict[str, Any]], list[str], str | None]:
     """The group's ok runs ordered by device, then along the swept variable; the swept keys;
     and the one swept key (`sweep_key`)."""
-    rows = runs.filter((pl.col("group") == group.id) & (pl.col("status") == "ok")).to_dicts()
+    rows = runs.filter(in_group(group.id) & (pl.col("status") == "ok")).to_dicts()
     keys = swept(rows) if rows else []
     key = sweep_key(keys)
     order_key = key or "run_id"

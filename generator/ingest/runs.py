@@ -14,7 +14,8 @@ from generator.records.run import RUN_FILE, RunRecord, read_run
 RUN_COLUMNS: dict[str, Any] = {
     "run_id": pl.String,
     "workload": pl.String,  # the configuration without its group (records.run.NOT_WORKLOAD)
-    "group": pl.String,
+    "group": pl.String,  # the group that names the run's folder
+    "groups": pl.List(pl.String),  # every group this one result serves (run.json groups)
     "model": pl.String,
     "dataset": pl.String,
     "batch": pl.Int64,
@@ -77,3 +78,8 @@ def load_runs(measurements: Path) -> pl.DataFrame:
                 )
             rows.append(_row(data))
     return pl.DataFrame(rows, schema=RUN_SCHEMA).sort("run_id")
+
+
+def in_group(group_id: str) -> pl.Expr:
+    """The runs a group reads: those filed in it and the shared results that serve it."""
+    return pl.col("groups").list.contains(group_id) | (pl.col("group") == group_id)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import polars as pl
+from rich.console import Console
 from rich.progress import Progress
 
 from generator.config import RunConfig
@@ -24,7 +26,8 @@ from generator.measure.block import BlockRequest, BlockRunner
 from generator.measure.blocks import BlockState, measure_blocks, share_configurations
 from generator.measure.conditions import Conditions
 from generator.measure.outcome import Outcome
-from generator.measure.provenance import device_name, environment
+from generator.measure.provenance import device_name
+from generator.measure.run_files import NcuSettings, measure_one
 from generator.measure.step import StepResult
 from generator.records.run import (
     RUN_FILE,
@@ -38,11 +41,36 @@ from generator.records.run import (
     write_run,
 )
 
-if TYPE_CHECKING:
-    from generator.measure.runner import Session
+
+class Session(Protocol):
+    """What this method uses of `measure`'s session (measure.runner.Session)."""
+
+    runs_dir: Path
+    force: bool
+    ncu: NcuSettings | None
+    console: Console
+    outcomes: list[Outcome]
+    block_runner: BlockRunner | None
+
+    def skip(self, config: RunConfig) -> Outcome | None: ...
+
+    def prepare(self, device: str) -> None: ...
+
+    def write_record(
+        self,
+        config: RunConfig,
+        started_at: str,
+        measured: Callable[[Path], Measured],
+        error: RunFailure | None,
+        name: str | None = None,
+        groups: tuple[str, ...] | None = None,
+        history: list[Invocation] | None = None,
+    ) -> Outcome: ...
 
 
-def _prior(existing: RunRecord | None, folder: Path) -> tuple[list[dict[str, Any]], list[Invocation]]:
+def _prior(
+    existing: RunRecord | None, folder: Path
+) -> tuple[list[dict[str, Any]], list[Invocation]]:
     """The earlier blocks' rows and history of a blocks result, or nothing to add to."""
     if existing is None or existing.status != "ok" or existing.timing is None:
         return [], []
@@ -59,7 +87,9 @@ def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
     return [blocks[key] for key in sorted(blocks)]
 
 
-def timing_of(times: list[list[float]], config: RunConfig, stopped_by: str | None) -> dict[str, Any]:
+def timing_of(
+    times: list[list[float]], config: RunConfig, stopped_by: str | None
+) -> dict[str, Any]:
     """run.json's timing from the blocks: the estimate, both intervals and the levels."""
     estimate = block_estimate(times)
     low, high = estimate.remeasure95_s
@@ -191,8 +221,6 @@ def _record(
                                   "setup_s": block.setup_s, **block.conditions})  # fmt: skip
 
     def measured(folder: Path) -> Measured:
-        from generator.measure.runner import measure_one
-
         ops: list[dict[str, Any]] = []
         if config.profile:
             request = BlockRequest(config.as_dict(), 0, 0.0, trace_path=str(folder / TRACE_FILE))

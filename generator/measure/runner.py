@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from collections.abc import Callable
@@ -10,15 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import torch
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
-from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
 from generator.measure.block import BlockRunner
@@ -34,60 +30,19 @@ from generator.measure.provenance import (
     environment,
 )
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
-from generator.measure.step import StepResult
-from generator.measure.store import staged_run_folder, write_csv
+from generator.measure.run_files import NcuSettings, measure_one
+from generator.measure.store import staged_run_folder
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
-from generator.records.finding import Finding, findings_json
 from generator.records.run import (
-    LAYERS_FILE,
-    Invocation,
-    NCU_LOG,
     TRACE_FILE,
+    Invocation,
     Measured,
-    ModelledPoint,
     RunFailure,
     RunSettings,
     RunStart,
-    Timing,
     read_run,
     write_run,
 )
-from generator.stats import summarize_times
-
-STEP_COLUMNS = [
-    "invocation",  # blocks: which measure call (0 = the first), as run.json's history
-    "block",  # blocks: the worker process, numbered across invocations
-    "repeat",  # rounds: the round; blocks: the block again
-    "iteration",
-    "forward_s",
-    "loss_s",
-    "backward_s",
-    "optimizer_step_s",
-    "step_s",
-]
-OPS_COLUMNS = [
-    "phase",
-    "op",
-    "calls",
-    "self_time_s",
-    "total_time_s",
-    "self_device_time_s",
-    "input_shapes",
-]
-
-
-def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """layers.csv: each layer's analytic FLOPs and bytes beside its measured time."""
-    from generator.analysis.layer_join import layer_rows
-    from generator.analysis.trace_analysis import analyze_trace
-
-    analysis = analyze_trace(trace_path)
-    by_layer_phase = (
-        analysis.points.filter(pl.col("layer").is_not_null())
-        .group_by("layer", "phase")
-        .agg(pl.col("time_s").sum())
-    )
-    return layer_rows(by_layer_phase, layers).to_dicts()
 
 
 def device_available(device: str) -> bool:
@@ -121,100 +76,6 @@ def _ceilings(measurements: Path, device: str, force: bool, console: Console) ->
     )
     write_ceilings(measurements, measured)
     return identity
-
-
-@dataclass(frozen=True)
-class NcuSettings:
-    executable: str
-    metrics: list[str]  # cut to what this GPU has (ncu_mode.metrics_for_this_gpu)
-    timeout_s: float
-
-
-def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
-    config_path = folder / "ncu-config.json"
-    config_path.write_text(json.dumps(config.as_dict()))
-    report = folder / "profile.ncu-rep"
-    profile = ncu_mode.profile_command(ncu.executable, report, config_path, metrics=ncu.metrics)
-    ncu_mode.run_ncu(profile, ncu.timeout_s, log=folder / NCU_LOG)
-    export = ncu_mode.export_command(ncu.executable, report)
-    (folder / "ncu.csv").write_text(ncu_mode.run_ncu(export, ncu.timeout_s))
-    report.unlink(missing_ok=True)
-    config_path.unlink(missing_ok=True)
-    return {
-        "profile_command": profile,
-        "export_command": export,
-        "clock_control": ncu_mode.CLOCK_CONTROL,
-        "cache_control": ncu_mode.CACHE_CONTROL,
-    }
-
-
-def measure_one(
-    config: RunConfig,
-    folder: Path,
-    ncu: NcuSettings | None,
-    result: StepResult,
-    timing_method: dict[str, Any],
-    conditions: dict[str, Any],
-) -> Measured:
-    """Write the run's files into `folder` (a staging folder) from its timed steps and its
-    profiled step (`result.ops`, the trace already in `folder`), and return run.json's
-    measured part. `timing_method`: what the method adds to or overrides in the timing
-    statistics (rounds and stopping rule, or the block estimate)."""
-    from generator.complexity import analyze
-    from generator.complexity.report import LAYER_COLUMNS, complexity_dict
-
-    trace_path = folder / TRACE_FILE
-    timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | timing_method
-    phases = {}
-    for name in STEP_COLUMNS:
-        values = [row[name] for row in result.rows if row.get(name) is not None]
-        if name.endswith("_s") and name != "step_s" and len(values) >= 2:
-            phases[name.removesuffix("_s")] = summarize_times(values, config.batch)["median_s"]
-    write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
-    if config.profile:
-        write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
-    complexity = analyze(
-        config.model,
-        config.input_shape,
-        config.batch,
-        config.classes,
-        optimizer=config.optimizer,
-        precision=config.precision,
-        training=config.phase == "train_step",
-        vocab=config.vocab,
-        lm_phase=config.lm_phase,
-    )
-    layers = complexity_dict(complexity, None)["layers"]
-    write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
-    found: list[Finding] = []
-    if config.profile:
-        layer_rows = measured_layers(trace_path, layers)
-        write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
-        found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
-    totals = complexity.totals()
-    median = timing["median_s"]
-    files = ["run.json", "steps.csv", "complexity.csv"]
-    if config.profile:
-        files += ["ops.csv", TRACE_FILE, LAYERS_FILE]
-    profiled = ncu is not None and config.device == "cuda"
-    return Measured(
-        settings=result.settings,
-        timing=Timing.model_validate(timing),
-        phase_median_s=phases,
-        complexity=totals,
-        # CPU (and any run without counters): analytic FLOPs and bytes over measured time.
-        modelled_point=ModelledPoint(
-            flops=totals["step_flops"],
-            bytes=totals["min_traffic_bytes"],
-            time_s=median,
-            attained_flops_per_s=totals["step_flops"] / median,
-            arithmetic_intensity=totals["arithmetic_intensity"],
-        ),
-        files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
-        conditions=conditions,
-        findings=findings_json(found),
-        **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
-    )
 
 
 def execute(

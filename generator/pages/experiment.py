@@ -23,6 +23,7 @@ from generator.analysis.verdicts import (
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent
+from generator.ingest.runs import in_group
 from generator.pages import run_lists
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
@@ -281,7 +282,7 @@ def experiment_page(
         f"{group.id}: {group.title}",
         markdown,
         book.specs,
-        {"runs": runs.filter(pl.col("group") == group.id)},
+        {"runs": runs.filter(in_group(group.id))},
     )
 
 

@@ -11,6 +11,7 @@ from generator.catalog import device_label
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.formatting import number, si
+from generator.ingest.runs import in_group
 from generator.pages import run_lists
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -24,8 +25,6 @@ ORDER = ["model", "dataset", "phase", "precision", "device", "device_label", "ba
 
 def _also_in(row: dict[str, Any]) -> str:
     """The other groups whose runs of this configuration every other page pools with it."""
-    if (row.get("pooled_runs") or 0) < 2:
-        return ""
     return ", ".join(g for g in str(row["pooled_groups"]).split(", ") if g != row["group"])
 
 
@@ -108,7 +107,7 @@ def _groups(
     known = [g.id for g in experiments.groups] if experiments else []
     extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
     return {
-        group_id: runs.filter(pl.col("group") == group_id).sort(ORDER).to_dicts()
+        group_id: runs.filter(in_group(group_id)).sort(ORDER).to_dicts()
         for group_id in [*known, *extra]
     }
 

@@ -181,11 +181,15 @@ class RunRecord(RunStart):
     def row(self) -> dict[str, Any]:
         """The run's row of the runs table (`ingest.runs.RUN_SCHEMA`)."""
         timing, point, error = self.timing, self.modelled_point, self.error
-        ci = (timing.median_ci95_s if timing else None) or (None, None)
+        # The interval the report states: where a re-measurement falls (blocks), else the
+        # median's interval within its one process.
+        stated = timing and (timing.remeasure_ci95_s or timing.median_ci95_s)
+        ci = stated or (None, None)
         return {
             "run_id": self.run_id,
             "workload": self.workload,
             "group": self.config.group,
+            "groups": list(self.groups or [self.config.group]),
             "model": self.config.model,
             "dataset": self.config.dataset,
             "batch": self.config.batch,

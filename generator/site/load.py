@@ -15,6 +15,7 @@ from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import load_runs
+from generator.records.calibration import CalibrationFile, read_calibrations
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
 from generator.records.ceilings import (
     MeasuredCeilings,
@@ -73,6 +74,7 @@ class Loaded:
     citation: dict[str, Any]
     benchmarks: BenchmarkResults | None
     traces: list[LoadedTrace]
+    calibrations: list[CalibrationFile]  # `remeasure` calls, oldest first
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -117,6 +119,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         citation={**read_citation(repository), "report-commit": report_commit(repository)},
         benchmarks=read_benchmarks(repository),
         traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
+        calibrations=read_calibrations(measurements),
     )
 
 
