@@ -1,6 +1,7 @@
-"""Empirical ceilings of this device: the best of several runs of a large GEMM per
-precision and of STREAM-style copy and triad, so rooflines can show what the machine
-really reaches beside its datasheet."""
+"""Empirical ceilings of this device, so rooflines can show what the machine really reaches
+beside its datasheet: per precision the best GEMM rate (on a GPU the best of several runs of
+one large `torch.mm`; on a CPU the best point of a sweep of kernels, shapes and thread
+counts, `cpu_sweep`), and the best of several runs of STREAM-style copy and triad."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import torch
 
 from generator.formatting import utc_now
+from generator.measure.cpu_sweep import SweepPlan, default_plan, sweep_ceilings
 from generator.measure.provenance import cpu_supports_bf16
 
 
@@ -41,29 +43,21 @@ def _gemm_precisions(device: str) -> dict[str, torch.dtype]:
     return precisions
 
 
-def measure_ceilings(
-    device: str,
-    runs: int = 5,
-    gemm_size: int | None = None,
-    stream_elements: int | None = None,
-) -> dict[str, Any]:
-    """GEMM FLOP/s per precision and copy/triad bytes/s; default sizes far beyond the
-    caches (1 GiB / 128 MiB of fp32 per stream array on GPU / CPU)."""
-    cuda = device == "cuda"
-    sync = torch.cuda.synchronize if cuda else (lambda: None)
-    gemm_size = gemm_size or (8192 if cuda else 2048)
-    stream_elements = stream_elements or ((1 << 28) if cuda else (1 << 25))
-    result: dict[str, Any] = {"gemm": {}, "stream": {}}
+def _one_gemm(
+    device: str, size: int, runs: int, sync: Callable[[], None]
+) -> dict[str, dict[str, Any]]:
+    """Per precision, the best of `runs` runs of one square `torch.mm` of `size`."""
+    gemm: dict[str, dict[str, Any]] = {}
     previous_tf32 = torch.backends.cuda.matmul.allow_tf32
     try:
         for precision, dtype in _gemm_precisions(device).items():
             torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-            a = torch.randn(gemm_size, gemm_size, device=device).to(dtype)
-            b = torch.randn(gemm_size, gemm_size, device=device).to(dtype)
-            flops = 2 * gemm_size**3
+            a = torch.randn(size, size, device=device).to(dtype)
+            b = torch.randn(size, size, device=device).to(dtype)
+            flops = 2 * size**3
             times = _best_time(functools.partial(torch.mm, a, b), sync, runs)
-            result["gemm"][precision] = {
-                "size": gemm_size,
+            gemm[precision] = {
+                "size": size,
                 "flops": flops,
                 "times_s": times,
                 "best_flops_per_s": flops / min(times),
@@ -71,6 +65,29 @@ def measure_ceilings(
             del a, b
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+    return gemm
+
+
+def measure_ceilings(
+    device: str,
+    runs: int = 5,
+    gemm_size: int | None = None,
+    stream_elements: int | None = None,
+    sweep: SweepPlan | None = None,
+) -> dict[str, Any]:
+    """GEMM FLOP/s per precision and copy/triad bytes/s; default sizes far beyond the
+    caches (1 GiB / 128 MiB of fp32 per stream array on GPU / CPU). On a CPU without
+    `gemm_size` the GEMM rate is the best of `sweep` (default: `cpu_sweep.default_plan`);
+    a `gemm_size` times that one square `torch.mm` alone, as on a GPU."""
+    cuda = device == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    stream_elements = stream_elements or ((1 << 28) if cuda else (1 << 25))
+    result: dict[str, Any] = {"gemm": {}, "stream": {}}
+    if not cuda and gemm_size is None:
+        plan = sweep or default_plan(torch.get_num_threads())
+        result["gemm"] = sweep_ceilings(_gemm_precisions(device), plan)
+    else:
+        result["gemm"] = _one_gemm(device, gemm_size or (8192 if cuda else 2048), runs, sync)
     x = torch.rand(stream_elements, device=device)
     y = torch.rand(stream_elements, device=device)
     z = torch.empty(stream_elements, device=device)

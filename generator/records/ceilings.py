@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,21 @@ class _Part(BaseModel):
 
 
 class GemmRate(_Part):
+    """The best rate; a CPU's sweep (measure/cpu_sweep.py) adds the kernel, shape and
+    threads that reached it and every point it swept (`sweep.points`); a file of one
+    square GEMM has `size` instead."""
+
     best_flops_per_s: float
+    kernel: str = ""
+    shape: list[int] = []
+    threads: int | None = None
+
+    def best_of(self) -> str:
+        """'conv2d [4, 128, 28, 28, 128, 3, 3] on 1 thread(s)', or '' for one square GEMM."""
+        if not self.kernel:
+            return ""
+        threads = f" on {self.threads} thread(s)" if self.threads else ""
+        return f"{self.kernel} {self.shape}{threads}"
 
 
 class StreamRate(_Part):
@@ -53,6 +67,10 @@ class MeasuredCeilings:
     copy_bytes_per_s: float | None
     triad_bytes_per_s: float | None
     measured_at: str
+    device_id: str = ""  # the file's name: measurements/ceilings/<device_id>.json
+    # precision -> how its best GEMM rate was reached ("conv2d [4, 128, ...] on 1 thread"),
+    # empty for files of one square GEMM
+    gemm_best_of: dict[str, str] = field(default_factory=dict)
 
     def gemm_summary(self) -> str:
         return ", ".join(f"{p} {si(v, 'FLOP/s')}" for p, v in self.gemm_flops_per_s.items())
@@ -76,6 +94,8 @@ def read_ceilings(path: Path) -> MeasuredCeilings:
         copy_bytes_per_s=copy.best_bytes_per_s if copy else None,
         triad_bytes_per_s=triad.best_bytes_per_s if triad else None,
         measured_at=parsed.measured_at,
+        device_id=parsed.device_id,
+        gemm_best_of={p: rate.best_of() for p, rate in parsed.gemm.items() if rate.kernel},
     )
 
 
