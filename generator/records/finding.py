@@ -11,6 +11,7 @@ from typing import Any
 FINDING_IDS = (
     "incomplete-step",
     "above-roof",
+    "above-ceiling",
     "tensor-work-uncounted",
     "flops-mismatch",
     "fewer-flops-algorithm",

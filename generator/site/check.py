@@ -1,11 +1,13 @@
 """Stage 3, check: the findings that need more than one export's analysis. Each export's
-own checks run with its analysis; here, the timing checks of every measured run."""
+own checks run with its analysis; here, the timing checks of every measured run, and each
+run's step and profiled ops against its device's measured ceilings."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from generator.findings import Finding, throttle_findings, timing_findings
+from generator.findings.ceiling_checks import above_ceiling
 from generator.records.finding import stored_findings
 from generator.site.analyse import Analysed
 
@@ -28,4 +30,11 @@ def check(analysed: Analysed) -> Checked:
             *throttle_findings(record.conditions if record is not None else None),
             *stored_findings(record.findings if record is not None else None),
         )
+    ops = {
+        t.origin.removeprefix("measurements/runs/").rstrip("/"): t.analysis.by_op
+        for t in analysed.traces
+        if t.kind == "run"
+    }
+    for run, above in above_ceiling(analysed.runs, loaded.ceilings, ops).items():
+        found[run] = (*found.get(run, ()), *above)
     return Checked(analysed, found)

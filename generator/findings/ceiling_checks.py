@@ -1,0 +1,121 @@
+"""A measured ceiling that real work beats is no ceiling: a run's modelled step, or an op of
+its profiled step, attained more FLOP/s than the GEMM ceiling measured on its device. The
+step's number is right (analytic FLOPs over measured time); the ceiling under it is too low
+(one GEMM shape, one thread count), and every efficiency against it is overstated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.device_choice import RUN_PRECISION_GEMM
+from generator.formatting import si
+from generator.records.ceilings import MeasuredCeilings
+from generator.records.finding import Finding
+
+ABOVE_CEILING = "above-ceiling"
+REMEASURE = (
+    "measure the ceilings again: delete measurements/ceilings/{device_id}.json and run "
+    "`nox -s measure` (or `nox -s measure -- --force`, which re-measures the runs too); its "
+    "CPU sweep tries the kernels, shapes and thread counts the models use"
+)
+# On a GPU the fp32 ceiling is one fp32 GEMM without TF32, while cuDNN runs fp32
+# convolutions on TF32 tensor cores unless torch.backends.cudnn.allow_tf32 is off.
+GPU_FIX = (
+    "an fp32 step on a GPU may run its convolutions on TF32 tensor cores (cuDNN's default, "
+    "torch.backends.cudnn.allow_tf32): compare it with the tf32 ceiling, or set "
+    "allow_tf32 = False for a pure fp32 run; else " + REMEASURE
+)
+
+
+def _ceiling(
+    device_name: str, precision: str, ceilings: Sequence[MeasuredCeilings]
+) -> tuple[str, float] | None:
+    """(GEMM precision key, its measured rate) on the device, or None."""
+    key = RUN_PRECISION_GEMM.get(precision, "")
+    for measured in ceilings:
+        if measured.device_name == device_name and measured.gemm_flops_per_s.get(key):
+            return key, measured.gemm_flops_per_s[key]
+    return None
+
+
+def _fix(device_name: str, ceilings: Sequence[MeasuredCeilings]) -> str:
+    device_id = next(
+        (m.device_id for m in ceilings if m.device_name == device_name and m.device_id),
+        "<device>",
+    )
+    on_cpu = device_id.startswith("cpu-") or device_id == "<device>"
+    return (REMEASURE if on_cpu else GPU_FIX).format(device_id=device_id)
+
+
+def step_above_ceiling(row: dict[str, Any], ceilings: Sequence[MeasuredCeilings]) -> list[Finding]:
+    """`row`: a runs row (ingest.runs / analysis.pooling) with `modelled_attained`."""
+    attained = row.get("modelled_attained")
+    found = _ceiling(str(row.get("device_name") or ""), str(row.get("precision") or ""), ceilings)
+    if row.get("status") != "ok" or attained is None or found is None:
+        return []
+    key, ceiling = found
+    if attained <= ceiling:
+        return []
+    what = f"{row['model']} b{row['batch']} {row['phase']}"
+    return [
+        Finding(
+            ABOVE_CEILING,
+            "warning",
+            f"{what} runs above its device's measured ceiling",
+            f"{what} runs at {si(attained, 'FLOP/s')}, above the measured {key} GEMM ceiling "
+            f"of {si(ceiling, 'FLOP/s')} on {row['device_name']} "
+            f"({attained / ceiling:.2f}×): the ceiling is no ceiling, and efficiencies against "
+            "it are overstated",
+            _fix(str(row["device_name"]), ceilings),
+        )
+    ]
+
+
+def ops_above_ceiling(
+    run: dict[str, Any], by_op: pl.DataFrame, ceilings: Sequence[MeasuredCeilings]
+) -> list[Finding]:
+    """The ops of a run's profiled step (`by_op`: op, attained_flops_per_s) above the
+    measured GEMM ceiling of the run's precision: one finding naming the fastest."""
+    found = _ceiling(str(run.get("device_name") or ""), str(run.get("precision") or ""), ceilings)
+    if found is None or by_op.is_empty() or "attained_flops_per_s" not in by_op.columns:
+        return []
+    key, ceiling = found
+    over = by_op.filter(pl.col("attained_flops_per_s") > ceiling).sort(
+        "attained_flops_per_s", descending=True
+    )
+    if over.is_empty():
+        return []
+    worst = over.row(0, named=True)
+    others = f" ({over.height - 1} more op(s) too)" if over.height > 1 else ""
+    return [
+        Finding(
+            ABOVE_CEILING,
+            "warning",
+            f"{worst['op']} runs above its device's measured ceiling",
+            f"{worst['op']} in the profiled step runs at "
+            f"{si(worst['attained_flops_per_s'], 'FLOP/s')}, above the measured {key} GEMM "
+            f"ceiling of {si(ceiling, 'FLOP/s')} on {run['device_name']}{others}: the ceiling "
+            "is no ceiling",
+            _fix(str(run["device_name"]), ceilings),
+        )
+    ]
+
+
+def above_ceiling(
+    runs: pl.DataFrame,
+    ceilings: Sequence[MeasuredCeilings],
+    ops: dict[str, pl.DataFrame] | None = None,
+) -> dict[str, tuple[Finding, ...]]:
+    """By run id, the above-ceiling findings of every run that has one: its modelled step,
+    and the ops of its profiled step (`ops`: run id -> by-op table) where given."""
+    found: dict[str, tuple[Finding, ...]] = {}
+    for row in runs.to_dicts():
+        own = step_above_ceiling(row, ceilings)
+        if ops and row["run_id"] in ops:
+            own += ops_above_ceiling(row, ops[row["run_id"]], ceilings)
+        if own:
+            found[row["run_id"]] = tuple(own)
+    return found
