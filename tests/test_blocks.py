@@ -5,6 +5,7 @@ worker process, the run.json migration, the report's pooling by blocks, and `rem
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
 import shutil
@@ -163,19 +164,23 @@ def test_waves_interleave_the_whole_matrix() -> None:
     wanted = {0: 5, 1: 5, 2: 5, 3: 1}
     order = wave_order(wanted, random.Random(4))
     assert Counter(order) == Counter(wanted)
-    assert all(a != b for a, b in zip(order, order[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(order))
     assert order != sorted(order)
     assert order == wave_order(wanted, random.Random(4))  # seeded: reproducible
     assert order != wave_order(wanted, random.Random(5))
 
 
 def test_measure_blocks_runs_configurations_in_shuffled_waves() -> None:
-    configs = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"])
+    configs = resolve_runs(
+        load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"]
+    )
     states = [BlockState(Shared(c, (c.group,))) for c in configs[:4]]
     seen: list[str] = []
 
     def fake(request: BlockRequest) -> BlockResult:
-        seen.append(request.config["model"] + request.config["phase"] + str(request.config["batch"]))
+        seen.append(
+            request.config["model"] + request.config["phase"] + str(request.config["batch"])
+        )
         return BlockResult(rows=[{"step_s": 0.01 + 0.0001 * len(seen)}] * 3, setup_s=0.1)
 
     finished: list[BlockState] = []
@@ -203,7 +208,9 @@ def test_judge_stops_on_the_interval_or_a_cap() -> None:
 
 def test_a_forked_worker_times_a_block() -> None:
     """The real path: a process forked from the forkserver builds, warms up and times."""
-    config = resolve_runs(load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"])[0]
+    config = resolve_runs(
+        load_experiments(REPO / "measurements" / "experiments.toml"), ["C-mnist"]
+    )[0]
     request = BlockRequest(config.as_dict() | {"batch": 4, "warmup": 1}, 3, 5.0)
     result = ForkedBlocks()(request)
     assert result.error is None, result.error

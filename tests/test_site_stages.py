@@ -189,8 +189,7 @@ def test_the_about_page_counts_the_inputs(report: Report) -> None:
     )
     assert (
         "<code>measurements/imported/</code></td><td>imported files, verbatim</td>"
-        "<td>1 Nsight Compute export, 0 torch.profiler traces</td>"
-        in page.markdown
+        "<td>1 Nsight Compute export, 0 torch.profiler traces</td>" in page.markdown
     )
     assert "<td>6</td>" in page.markdown  # the six literature rows of the set
 

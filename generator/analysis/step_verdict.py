@@ -23,8 +23,10 @@ TIMED = "timed median"
 KERNEL = "kernel time"
 PROFILED = "counted ops of the profiled step"
 TIME_BASES = {
-    TIMED: "The timed median is the median of the timed, unprofiled steps (pooled over the "
-    "configuration's runs), with its 95 % interval: the number to quote.",
+    TIMED: "The timed median is the step time of the timed, unprofiled steps across the "
+    "configuration's blocks (independent processes), with its 95 % re-measurement interval: "
+    "the number to quote. A result of one process (measured before blocks) has the median's "
+    "interval within that process instead.",
     KERNEL: "Kernel time is the summed kernel time of one step profiled under Nsight Compute "
     "(clocks locked to base, caches flushed): no host time, and no interval.",
     PROFILED: "The profiled step is one step under torch.profiler, with the profiler's "

@@ -3,11 +3,10 @@ report answers before Polars, Altair or MkDocs are even imported."""
 
 from __future__ import annotations
 
-import time
-
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from generator.errors import UserError

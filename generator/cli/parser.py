@@ -11,8 +11,8 @@ from generator.cli.commands import (
     cmd_complexity_tables,
     cmd_import,
     cmd_measure,
-    cmd_remeasure,
     cmd_rederive,
+    cmd_remeasure,
     cmd_site,
     cmd_summarize,
 )
@@ -290,7 +290,7 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "configuration's 95 %% interval across blocks is within ±ci_target (default 2 %%) or "
         "max_blocks, max_iterations or max_seconds stops it; each block records the "
         "machine's load, CPU frequency and, on a GPU, its clocks and throttle reasons. "
-        "(A group with method = \"rounds\", and every Slurm task, is timed in one process "
+        '(A group with method = "rounds", and every Slurm task, is timed in one process '
         "instead, its configurations taking turns in rounds.) Then one profiled step, the "
         "analytic complexity and full provenance go into measurements/runs/<run-id>/. Runs "
         "already measured with the same configuration on the same device are skipped "

@@ -18,7 +18,7 @@ from generator.findings.export_checks import (
 )
 from generator.findings.flop_checks import flops_mismatch
 from generator.findings.layer_checks import layer_time_by_phase, profiler_overhead
-from generator.findings.timing import throttle_findings, timing_findings
+from generator.findings.timing import blocks_timing_findings, throttle_findings, timing_findings
 from generator.findings.trace_checks import trace_findings
 from generator.records.finding import FINDING_IDS, Finding, findings_json
 
@@ -26,6 +26,7 @@ __all__ = [
     "FINDING_IDS",
     "Finding",
     "above_roof",
+    "blocks_timing_findings",
     "export_findings",
     "findings_json",
     "flops_mismatch",

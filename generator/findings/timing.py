@@ -30,6 +30,8 @@ _STOPPED = {
     "iterations": "it reached `max_iterations` first",
     "time": "it reached `max_seconds` first",
     "rounds": "its group has no stopping rule (`ci_target = 0`)",
+    "blocks": "its group has no stopping rule (`ci_target = 0`)",
+    "max_blocks": "it reached `max_blocks` first",
 }
 
 
@@ -86,11 +88,40 @@ def timing_findings(step_times: Sequence[float], stopped_by: str | None = None) 
     return findings
 
 
+def blocks_timing_findings(timing: Any) -> list[Finding]:
+    """The precision of a result timed in blocks (records.run.Timing with levels): judged on
+    the interval of its long-run level across blocks, which holds the noise between
+    processes, not on its pooled iterations. Drift within a call shows up as between-block
+    variation, so there is no trend over the concatenated blocks to judge."""
+    levels, estimate = timing.levels or {}, timing.median_s
+    low, high = timing.median_ci95_s or (estimate, estimate)
+    half = max(estimate - low, high - estimate) / estimate if estimate else 0.0
+    if half <= NOISY_CI:
+        return []
+    why = f"; it stopped there because {_STOPPED[timing.stopped_by]}" if (
+        timing.stopped_by in _STOPPED) else ""  # fmt: skip
+    return [
+        Finding(
+            "noisy-timing",
+            "warning",
+            "Imprecise step time",
+            f"the long-run level's 95 % interval across {timing.blocks} blocks is "
+            f"±{percent(100 * half)} ({si(low, 's')} to {si(high, 's')}; above "
+            f"±{percent(100 * NOISY_CI)}): its blocks differ by "
+            f"{percent(100 * levels.get('between_block_cv', 0.0))} between processes and its "
+            f"steps by {percent(100 * levels.get('within_block_cv', 0.0))} within one{why}",
+            "measure again with more blocks (`max_blocks`, `max_seconds`) on a quiet machine; "
+            "compare this result only where intervals do not overlap",
+        )
+    ]
+
+
 def throttle_findings(conditions: dict[str, Any] | None) -> list[Finding]:
     """A GPU run whose clocks dropped while it was timed: NVML named a slowdown reason
     (power cap, thermal, hardware slowdown) in a round, or a round's SM clock fell more than
     THROTTLE_CLOCK_DROP below the run's highest. Runs without GPU samples say nothing."""
-    samples = [r["gpu"] for r in (conditions or {}).get("rounds", []) if r.get("gpu")]
+    periods = (conditions or {}).get("rounds") or (conditions or {}).get("blocks") or []
+    samples = [r["gpu"] for r in periods if r.get("gpu")]
     if not samples:
         return []
     reasons = sorted({x for s in samples for x in s.get("throttle_reasons", []) if x in SLOWDOWN})

@@ -16,6 +16,7 @@ import polars as pl
 
 from generator.atomic import write_bytes
 from generator.pages.page import Page
+from generator.pages.paths import INCLUDES_DIR
 from generator.pages.render import download_link, download_path
 
 RENDER_THREADS = 2
@@ -94,6 +95,8 @@ def attach_downloads(
     linked = []
     charts = rendered_charts([p for p in pages if p.files is None], cache_dir)
     for page in pages:
+        for name, text in page.includes.items():
+            files[f"{INCLUDES_DIR}/{name}.md.txt"] = text.encode()
         if page.files is not None:  # made before (site/trace_cache.py)
             files.update(page.files)
             linked.append(page)

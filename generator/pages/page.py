@@ -9,7 +9,7 @@ template and one line in the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from generator.catalog import Device
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.records.benchmarks import BenchmarkResults
+from generator.records.calibration import CalibrationFile
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.complexity_tables import ComplexityTables
 from generator.records.import_source import Imported
@@ -60,6 +61,7 @@ class Report:
     step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> verdict
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
+    calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class Page:
     in_nav: bool = True  # False: reached by links only (one page per run would flood the nav)
     # Downloads already made and linked (a page from the trace cache): docs-relative -> bytes
     files: Mapping[str, bytes] | None = None
+    # Markdown that hand-written pages include by a marker `<!-- generated: NAME -->`
+    # (site/mkdocs_hooks.py): NAME -> text, written to INCLUDES_DIR/NAME.md.txt
+    includes: Mapping[str, str] = field(default_factory=dict)
     # Files offered as they are (a run's run.json, steps.csv, ...): download name -> source
     copies: Mapping[str, Path] = field(default_factory=dict)
 

@@ -5,3 +5,4 @@ GENERATED_DIR = "measurements"  # every generated page but the hardware page
 HARDWARE_PAGE = "hardware.md"  # beside the hand-written pages
 LANDING_PAGE = "index.md"  # the site's front page, results first
 DATA_DIR = f"{GENERATED_DIR}/data"  # each page's downloads
+INCLUDES_DIR = f"{DATA_DIR}/includes"  # text hand-written pages include (site/mkdocs_hooks.py)

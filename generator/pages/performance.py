@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
+from generator.findings.calibration_checks import coverage
 from generator.formatting import si
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, render
 from generator.pages.scaling import scaling_section
 from generator.records.benchmarks import BenchmarkResults
+from generator.records.calibration import CalibrationFile
 
 
 def _times(value: float | None) -> str:
@@ -27,9 +30,28 @@ NOT_MEASURED = (
 PATH = f"{GENERATED_DIR}/performance.md"
 
 
-def performance_page(results: BenchmarkResults | None) -> Page:
+def calibration_note(calibrations: Sequence[CalibrationFile]) -> str:
+    """The measurement side of the tool's performance: do its stated intervals hold?"""
+    found = coverage(calibrations)
+    what = found.sentence() if found else (
+        "No re-measurement is on record yet (`python -m generator remeasure`).")  # fmt: skip
+    return (
+        f'!!! abstract "Do the measurement intervals hold?"\n    {what} Each one, and the '
+        "noise at each level of every result, is on [Do the intervals hold?](calibration.md).\n"
+    )
+
+
+def _with_note(markdown: str, note: str) -> str:
+    head, _, rest = markdown.partition("\n\n")
+    return f"{head}\n\n{note}\n{rest}"
+
+
+def performance_page(
+    results: BenchmarkResults | None, calibrations: Sequence[CalibrationFile] = ()
+) -> Page:
+    note = calibration_note(calibrations)
     if results is None or not results.entries:
-        return Page(PATH, "Tool performance", NOT_MEASURED)
+        return Page(PATH, "Tool performance", _with_note(NOT_MEASURED, note))
     entries = results.entries
     first = entries[0]
     rows = [
@@ -102,6 +124,7 @@ def performance_page(results: BenchmarkResults | None) -> Page:
     tables = {"benchmarks": results.frame()}
     if first.get("site_scaling"):
         tables["site_scaling"] = _scaling_frame(first["site_scaling"])
+    markdown = _with_note(markdown, note)
     return Page(PATH, "Tool performance", markdown, book.specs, tables)
 
 
@@ -119,5 +142,5 @@ def _scaling_frame(entries: list[dict[str, Any]]) -> pl.DataFrame:
 
 PAGE = Generated(
     "Project",  # the tool's own speed: out of the readers' path
-    lambda report: [performance_page(report.benchmarks)],
+    lambda report: [performance_page(report.benchmarks, report.calibrations)],
 )

@@ -13,6 +13,7 @@ from typing import Any
 
 from generator.pages import (
     about,
+    calibration,
     cite,
     complexity,
     device_choice,
@@ -77,6 +78,7 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     under("Hardware", hardware.PAGE),
     under("Hardware", device_choice.PAGE),
     HandWritten("Methodology", "methodology.md", "Method"),
+    under("Method", calibration.PAGE),
     under("Method", complexity.PAGE),
     under("Method", findings.PAGE),
     HandWritten("Explore the data", "explore.ipynb", "Method"),

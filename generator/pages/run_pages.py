@@ -46,8 +46,50 @@ class RunContext:
     trace_page: str | None = None  # relative link
 
 
-def _facts(row: dict[str, Any]) -> list[tuple[str, str]]:
+def _timed_in(row: dict[str, Any], record: RunRecord | None) -> list[tuple[str, str]]:
+    """How the run was timed: blocks (independent processes, with the level variations) or
+    one process, whose interval says nothing of the next one."""
+    timing = record.timing if record is not None else None
+    if timing is None:
+        return []
+    if timing.method != "blocks" or not timing.levels:
+        return [("timed in", "one process: the interval covers that process's noise only, "
+                 "not what changes between processes")]  # fmt: skip
+    levels = timing.levels
+    low, high = timing.median_ci95_s or (None, None)
+    return [
+        ("timed in", f"{timing.blocks} blocks (independent worker processes), "
+         f"{number(levels.get('iterations_per_block'), 3)} timed steps each on average; "
+         f"stopped by {timing.stopped_by}"),
+        ("variation of steps within a block", percent(100 * levels["within_block_cv"], 2)),
+        ("variation between blocks", percent(100 * levels["between_block_cv"], 2)),
+        ("95 % confidence interval of the long-run level",
+         f"[{seconds(low)}, {seconds(high)}]" if low is not None else "n/a"),
+    ]  # fmt: skip
+
+
+def _history(record: RunRecord | None) -> list[dict[str, str]]:
+    """Every `measure` call that added to this result, oldest first."""
+    if record is None or not record.history:
+        return []
+    return [
+        {
+            "started": (h.started_at or "n/a")[:16].replace("T", " "),
+            "finished": (h.finished_at or "n/a")[:16].replace("T", " "),
+            "commit": f"`{h.commit[:10]}`" if h.commit else "n/a",
+            "method": h.method or "n/a",
+            "blocks": str(h.blocks) if h.blocks is not None else "1 process",
+            "steps": number(h.samples),
+        }
+        for h in record.history
+    ]
+
+
+def _facts(row: dict[str, Any], record: RunRecord | None = None) -> list[tuple[str, str]]:
     pooled = (row.get("pooled_runs") or 0) > 1
+    blocks = record is not None and record.timing is not None and record.timing.method == "blocks"
+    kind = "95 % re-measurement interval" if blocks else "95 % CI"
+    groups = [g for g in (record.groups or []) if g != row["group"]] if record else []
     facts = [
         ("group", f"[{row['group']}](../experiments/{row['group']}.md)"),
         ("model", row["model"]),
@@ -57,9 +99,15 @@ def _facts(row: dict[str, Any]) -> list[tuple[str, str]]:
         ("precision", row["precision"]),
         ("device", row["device_label"]),
         ("status", row["status"]),
-        ("median step [95 % CI], this run", interval(row, "run_")),
-        ("precision of the median, this run", half_width(row, "run_")),
+        *(
+            [("also serves", ", ".join(f"[{g}](../experiments/{g}.md)" for g in groups))]
+            if groups
+            else []
+        ),
+        (f"median step [{kind}], this run", interval(row, "run_")),
+        ("its half-width, this run", half_width(row, "run_")),
         ("timed steps, this run", number(row.get("run_iterations"))),
+        *_timed_in(row, record),
         ("CV of single steps", percent(100 * row["cv"]) if row.get("cv") is not None else "n/a"),
     ]
     if pooled:
@@ -100,8 +148,13 @@ def quote(row: dict[str, Any], verdict: StepVerdict | None) -> str:
     bound with the fraction of the roof and its interval."""
     runs = row.get("pooled_runs") or 1
     pooled = f", pooled over {runs} runs" if runs > 1 else ""
+    kind = (
+        f"95 % re-measurement interval across {row['blocks']} independent processes"
+        if row.get("interval") == "blocks"
+        else "95 % interval within one process"
+    )
     text = (
-        f"median step time {interval(row)} (95 % interval; {number(row.get('iterations'))} "
+        f"median step time {interval(row)} ({kind}; {number(row.get('iterations'))} "
         f"timed, unprofiled steps{pooled})"
     )
     if verdict is not None:
@@ -138,7 +191,8 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         quote=quote(row, verdict) if ok else None,
         conditions=conditions_text(row, context.record),
         url=_citation_url(citation, row["run_id"]),
-        facts=_facts(row),
+        facts=_facts(row, context.record),
+        history=_history(context.record),
         error=one_line(row["error"]) if row.get("error") else None,
         findings=admonitions(context.findings) if context.findings else None,
         kernel_page=context.kernel_page,

@@ -12,6 +12,7 @@ FINDING_IDS = (
     "incomplete-step",
     "above-roof",
     "above-ceiling",
+    "not-reproduced",
     "tensor-work-uncounted",
     "flops-mismatch",
     "fewer-flops-algorithm",

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.findings import Finding, throttle_findings, timing_findings
+from generator.findings import (
+    Finding,
+    blocks_timing_findings,
+    throttle_findings,
+    timing_findings,
+)
+from generator.findings.calibration_checks import not_reproduced
 from generator.findings.ceiling_checks import above_ceiling
 from generator.records.finding import stored_findings
 from generator.site.analyse import Analysed
@@ -25,8 +31,13 @@ def check(analysed: Analysed) -> Checked:
     for run, times in loaded.step_times.items():
         record = loaded.records.get(run)
         timing = record.timing if record is not None else None
+        blocks = timing is not None and timing.method == "blocks" and timing.levels
         found[run] = (
-            *timing_findings(times, timing.stopped_by if timing is not None else None),
+            *(
+                blocks_timing_findings(timing)
+                if blocks
+                else timing_findings(times, timing.stopped_by if timing is not None else None)
+            ),
             *throttle_findings(record.conditions if record is not None else None),
             *stored_findings(record.findings if record is not None else None),
         )
@@ -35,6 +46,8 @@ def check(analysed: Analysed) -> Checked:
         for t in analysed.traces
         if t.kind == "run"
     }
+    for run, missed in not_reproduced(loaded.calibrations, loaded.records).items():
+        found[run] = (*found.get(run, ()), *missed)
     for run, above in above_ceiling(analysed.runs, loaded.ceilings, ops).items():
         found[run] = (*found.get(run, ()), *above)
     return Checked(analysed, found)

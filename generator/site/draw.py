@@ -36,4 +36,5 @@ def draw(checked: Checked) -> Report:
         step_verdicts=analysed.step_verdicts,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
+        calibrations=loaded.calibrations,
     )

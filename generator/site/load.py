@@ -15,8 +15,8 @@ from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import load_runs
-from generator.records.calibration import CalibrationFile, read_calibrations
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
+from generator.records.calibration import CalibrationFile, read_calibrations
 from generator.records.ceilings import (
     MeasuredCeilings,
     ceilings_path,

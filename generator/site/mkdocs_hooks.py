@@ -1,5 +1,10 @@
 """MkDocs hooks (`hooks:` in the build's config): keep the search index whole in a
-`mkdocs build --dirty`.
+`mkdocs build --dirty`, and put generated text into hand-written pages.
+
+A hand-written page may hold a marker `<!-- generated: NAME -->`; the build replaces it
+with the Markdown a generated page left in `INCLUDES_DIR/NAME.md.txt` (the
+Methodology page states the intervals' coverage this way). Such a page is always rendered
+again, also in a dirty build: its own source has not changed, what it includes has.
 
 A dirty build renders only the pages whose source is newer than their HTML, and the search
 plugin indexes only the pages it rendered, so the index it writes would lose every other
@@ -13,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +27,12 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+from generator.pages.paths import INCLUDES_DIR
 from generator.site.stamp import DIRTY_ENV
 
 _INDEX = Path("search") / "search_index.json"
+_MARKER = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
+WITH_INCLUDES = ("methodology.md",)  # hand-written pages that hold a marker
 
 _state: dict[str, Any] = {"previous": None, "order": [], "rendered": set()}
 
@@ -37,6 +46,22 @@ def on_pre_build(config: MkDocsConfig) -> None:
     index = Path(config.site_dir) / _INDEX
     if os.environ.get(DIRTY_ENV) == "1" and index.is_file():
         _state["previous"] = json.loads(index.read_text(encoding="utf-8"))
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    for name in WITH_INCLUDES:
+        file = files.get_file_from_path(name)
+        if file is not None and os.path.isfile(file.abs_dest_path):
+            os.unlink(file.abs_dest_path)  # a dirty build renders it again
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    def included(match: re.Match[str]) -> str:
+        path = Path(config.docs_dir) / INCLUDES_DIR / f"{match.group(1)}.md.txt"
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+    return _MARKER.sub(included, markdown)
 
 
 def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:

@@ -1,0 +1,133 @@
+"""The calibration check as the report shows it: the coverage sentence, `not-reproduced` on a
+miss (and not on a result measured again since), the calibration file's versioning, the
+calibration page, and the sentence on the Methodology page through the include marker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import polars as pl
+import pytest
+
+from generator.errors import UserError
+from generator.findings.calibration_checks import coverage, not_reproduced
+from generator.records.calibration import (
+    CalibrationFile,
+    read_calibration,
+    read_calibrations,
+    write_calibration,
+)
+from generator.records.run import RunRecord
+
+
+def item(run_id: str, median: float, inside: bool, committed: float = 1.0) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "workload": "w-" + run_id,
+        "committed": {
+            "median_s": committed,
+            "interval95_s": [0.95, 1.05],
+            "blocks": 5,
+            "samples": 100,
+        },
+        "committed_finished_at": "2026-11-25T07:00:00+00:00",
+        "remeasured": {
+            "median_s": median,
+            "interval95_s": [median * 0.95, median * 1.05],
+            "blocks": 5,
+            "samples": 100,
+        },
+        "minutes_after": 42.0,
+        "inside": inside,
+        "ratio": median / committed,
+    }
+
+
+def calibration(started: str, items: list[dict[str, Any]]) -> CalibrationFile:
+    return CalibrationFile.model_validate({
+        "started_at": started, "finished_at": started, "device": "cpu",
+        "device_name": "AMD EPYC (2 threads)", "command": "python -m generator remeasure",
+        "seed": 1, "configurations": items,
+    })  # fmt: skip
+
+
+def record(run_id: str, finished: str) -> RunRecord:
+    return RunRecord.model_validate({
+        "run_id": run_id, "config": {"group": "A", "model": "m", "dataset": "d", "batch": 1,
+                                     "phase": "train_step", "precision": "fp32", "device": "cpu"},
+        "config_hash": "0" * 16, "device_name": "AMD EPYC (2 threads)", "started_at": finished,
+        "environment": {}, "command": "measure", "status": "ok", "finished_at": finished,
+    })  # fmt: skip
+
+
+def test_coverage_pools_every_call() -> None:
+    first = calibration("2026-11-25T08:00:00+00:00", [item("a", 1.0, True), item("b", 1.2, False)])
+    second = calibration("2026-11-26T08:00:00+00:00", [item("a", 1.01, True)])
+    found = coverage([first, second])
+    assert found is not None and (found.covered, found.total, found.calibrations) == (2, 3, 2)
+    assert found.sentence() == (
+        "Our 95 % intervals covered 2 of 3 re-measurements (67 %; 2 re-measurement calls, "
+        "2026-11-25 to 2026-11-26, each at least 42 minutes after the result it checks)."
+    )
+    assert coverage([]) is None
+
+
+def test_not_reproduced_names_both_numbers_and_skips_results_measured_since() -> None:
+    calls = [calibration("2026-11-25T08:00:00+00:00", [item("a", 1.0, True), item("b", 1.2, False),
+                                                         item("c", 1.3, False)])]  # fmt: skip
+    records = {
+        "a": record("a", "2026-11-25T07:00:00+00:00"),
+        "b": record("b", "2026-11-25T07:00:00+00:00"),
+        "c": record("c", "2026-11-25T09:00:00+00:00"),  # measured again after the check
+    }
+    found = not_reproduced(calls, records)
+    assert list(found) == ["b"]
+    (finding,) = found["b"]
+    assert finding.id == "not-reproduced" and finding.severity == "warning"
+    assert "1.2 s (1.2× the committed 1 s), outside its interval [950 ms, 1.05 s]" in (
+        finding.evidence
+    )
+    assert "42 minutes later" in finding.evidence
+    later = calibration("2026-11-25T10:00:00+00:00", [item("b", 1.0, True)])
+    assert not_reproduced([*calls, later], records) == {}  # its newest check held
+
+
+def test_calibration_files_round_trip_and_refuse_a_newer_version(tmp_path: Path) -> None:
+    written = write_calibration(tmp_path, calibration("2026-11-25T08:00:00+00:00",
+                                                      [item("a", 1.0, True)]))  # fmt: skip
+    assert written.name == "20261125T080000Z.json"
+    assert [c.total for c in read_calibrations(tmp_path)] == [1]
+    data = json.loads(written.read_text())
+    data["schema_version"] = 9
+    written.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="newer than this tool reads"):
+        read_calibration(written)
+    assert read_calibrations(tmp_path / "nothing") == []
+
+
+def test_calibration_page_and_methodology_include() -> None:
+    """The built report from the committed measurements: the page states the coverage, and
+    the Methodology page carries the same sentence through its marker."""
+    from generator.pages.calibration import calibration_page
+    from generator.site.mkdocs_hooks import WITH_INCLUDES
+
+    methodology = (Path(__file__).parents[1] / "docs" / "methodology.md").read_text()
+    assert "<!-- generated: calibration-coverage -->" in methodology
+    assert WITH_INCLUDES == ("methodology.md",)
+    runs = pl.DataFrame({"run_id": ["b"], "model": ["m"], "batch": [1], "phase": ["train_step"],
+                         "precision": ["fp32"], "device": ["cpu"],
+                         "device_label": ["AMD EPYC (2 threads)"]})  # fmt: skip
+    calls = [
+        calibration("2026-11-25T08:00:00+00:00", [item("b", 1.2, False), item("x", 1.0, True)])
+    ]
+    # the page reads these three of the Report
+    report = SimpleNamespace(runs=runs, records={}, calibrations=calls)
+    page = calibration_page(report)  # type: ignore[arg-type]
+    assert "Our 95 % intervals covered 1 of 2 re-measurements" in page.markdown
+    assert "[m b1 train_step fp32 AMD EPYC](runs/b.md)" in page.markdown
+    assert "| **no** |" in page.markdown
+    assert page.includes["calibration-coverage"].startswith("Our 95 % intervals covered 1 of 2")
+    assert page.tables["remeasurements"].height == 2
