@@ -69,7 +69,7 @@ def latest_remeasurements(
 def not_reproduced(
     calibrations: Sequence[CalibrationFile], records: Mapping[str, RunRecord]
 ) -> dict[str, tuple[Finding, ...]]:
-    found = {}
+    found: dict[str, tuple[Finding, ...]] = {}
     for run_id, (calibration, item) in latest_remeasurements(calibrations, records).items():
         if item.inside:
             continue

@@ -45,7 +45,9 @@ from generator.records.run import (
 class Session(Protocol):
     """What this method uses of `measure`'s session (measure.runner.Session)."""
 
-    runs_dir: Path
+    @property
+    def runs_dir(self) -> Path: ...
+
     force: bool
     ncu: NcuSettings | None
     console: Console

@@ -124,7 +124,7 @@ def _ncu_settings(timeout_s: float) -> Any:
     after its timing."""
     from generator.measure import ncu as ncu_mode
     from generator.measure.gpu_check import counter_access, probe_command
-    from generator.measure.runner import NcuSettings
+    from generator.measure.run_files import NcuSettings
 
     executable = ncu_mode.find_ncu(True)
     try:
