@@ -210,3 +210,23 @@ def test_committed_cpu_steps_beat_the_one_gemm_ceiling_and_not_a_swept_one() -> 
     # the sweep on this VM reached about 490 GFLOP/s (conv2d, 2 threads): nothing beats that
     swept = [c if c.device_name != EPYC else _ceilings(490e9)[0] for c in ceilings]
     assert not any(labels[run]["device_name"] == EPYC for run in above_ceiling(runs, swept))
+
+
+def test_the_check_stage_adds_above_ceiling_to_the_run_findings(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from generator.site.analyse import analyse
+    from generator.site.check import check
+    from generator.site.load import load_measurements
+
+    analysed = analyse(load_measurements(REPO / "tests/data/golden/measurements", tmp_path))
+    assert not any(
+        f.id == "above-ceiling" for found in check(analysed).run_findings.values() for f in found
+    )
+    low = [replace(c, gemm_flops_per_s={"fp32": 1e3}) for c in analysed.loaded.ceilings]
+    checked = check(replace(analysed, loaded=replace(analysed.loaded, ceilings=low)))
+    cpu_runs = analysed.runs.filter(pl.col("device") == "cpu")["run_id"].to_list()
+    assert cpu_runs
+    for run in cpu_runs:
+        ids = [f.id for f in checked.run_findings[run]]
+        assert "above-ceiling" in ids
