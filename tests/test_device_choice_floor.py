@@ -162,6 +162,7 @@ def test_one_row_per_workload_with_its_run_count() -> None:
             "modelled_flops": [1e9] * 3,
             "modelled_bytes": [1e6] * 3,
             "device_name": ["AMD EPYC (2 threads)"] * 3,
+            "device_label": ["AMD EPYC 9R45 (2 cores)"] * 3,
             "precision": ["fp32"] * 3,
             "dataset": ["mnist"] * 3,
             "batch": [64] * 3,

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from generator.analysis.overview import overview_points
+from generator.analysis.pooling import pool_runs
 from generator.analysis.verdicts import DEVICE, group_rows, group_verdict
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs
@@ -187,7 +188,8 @@ def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None
 
 def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
-    markdown = runs_page(runs, experiments, []).markdown
+    # pooled as the site does (these copies carry no steps.csv: each run stands alone)
+    markdown = runs_page(pool_runs(runs, {}), experiments, []).markdown
     b = markdown[markdown.index("## B: ") : markdown.index("## F: ")]
     assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b
     for label in (CPU_LABEL, A100_LABEL, H100_LABEL):  # each run's label names its device
