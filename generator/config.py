@@ -11,6 +11,7 @@ import hashlib
 import json
 import tomllib
 from dataclasses import asdict, dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any, Literal
 
@@ -345,11 +346,11 @@ def _vocab(group: Group, model: str, data: Any) -> int | None:
     return MODELS[model].vocab if model in MODELS else None
 
 
-def _stopping_rule(group: Group, defaults: Settings) -> dict[str, Any]:
-    """The group's own stopping-rule settings, else the defaults'."""
+def _own_or_default(group: Group, defaults: Settings, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The group's own settings of `keys`, else the defaults'."""
     return {
         key: getattr(group, key) if getattr(group, key) is not None else getattr(defaults, key)
-        for key in STOPPING_RULE
+        for key in keys
     }
 
 
@@ -370,15 +371,9 @@ def resolve_runs(
     for group in experiments.groups:
         if group_ids and group.id not in group_ids:
             continue
-        for model, data, batch, phase, precision, device in (
-            (m, d, b, ph, pr, dv)
-            for dv in group.devices
-            for m in group.models
-            for d in group.datasets
-            for ph in group.phases
-            for pr in group.precisions
-            for b in group.batch_sizes
-        ):
+        matrix = (group.devices, group.models, group.datasets, group.phases, group.precisions,
+                  group.batch_sizes)  # fmt: skip
+        for device, model, data, phase, precision, batch in product(*matrix):
             dataset = DATASETS[data]
             if not model_spec(model).reads(dataset):
                 continue  # each model takes the group's datasets of its own kind
@@ -393,12 +388,8 @@ def resolve_runs(
                     phase=phase,
                     precision=precision,
                     device=device,
-                    warmup=group.warmup if group.warmup is not None else defaults.warmup,
-                    iterations=group.iterations
-                    if group.iterations is not None
-                    else defaults.iterations,
-                    repeats=group.repeats if group.repeats is not None else defaults.repeats,
-                    **_stopping_rule(group, defaults),
+                    **_own_or_default(group, defaults, ("warmup", "iterations", "repeats")),
+                    **_own_or_default(group, defaults, STOPPING_RULE),
                     seed=defaults.seed,
                     optimizer=defaults.optimizer,
                     learning_rate=defaults.learning_rate,

@@ -170,3 +170,36 @@ def blocks_needed(estimate: BlockEstimate, target: float, cap: int) -> int:
         if math.expm1(t_quantile(m - 1) * sd / math.sqrt(m)) <= target:
             return m
     return cap
+
+
+@dataclass(frozen=True)
+class SessionCheck:
+    """One re-measurement of a committed estimate in a later invocation: the two estimates
+    and the spread of block medians (sd of their logarithms) and blocks each rests on."""
+
+    committed_s: float
+    committed_cv: float
+    committed_blocks: int
+    again_s: float
+    again_cv: float
+    again_blocks: int
+
+
+def session_cv(checks: Sequence[SessionCheck]) -> float:
+    """The third level: how far one invocation's level moves from another's beyond what
+    their blocks already show (the machine an hour later: clocks, neighbours, the host).
+
+    The log ratio of a re-measured estimate to the committed one has variance
+    committed_cv^2 / m1 + again_cv^2 / m2 (each design's own) + 2 session^2 (each
+    invocation its own draw); the method of moments over the checks, floored at zero.
+    Feeding it to `block_estimate` widens the re-measurement interval by exactly the part
+    of the re-measurements' scatter that the blocks did not predict."""
+    if not checks:
+        return 0.0
+    excess = [
+        math.log(c.again_s / c.committed_s) ** 2
+        - c.committed_cv**2 / c.committed_blocks
+        - c.again_cv**2 / c.again_blocks
+        for c in checks
+    ]
+    return math.sqrt(max(0.0, statistics.fmean(excess) / 2))

@@ -265,3 +265,28 @@ def test_remeasure_counts_coverage_and_writes_it(tmp_path: Path) -> None:
     assert [c.total for c in read_calibrations(tmp_path / "m")] == [2]
     after = {p.name: (p / "run.json").read_bytes() for p in (tmp_path / "m" / "runs").iterdir()}
     assert after == before  # the committed results are not touched
+
+
+def test_a_later_remeasure_checks_the_interval_widened_by_the_earlier_ones(
+    tmp_path: Path,
+) -> None:
+    """The first call knows no between-invocation level; the second checks the committed
+    intervals widened by what the first measured, and says which level it used."""
+    from generator.hierarchical import block_estimate
+    from generator.records.calibration import session_cvs
+
+    measure(tmp_path)
+    path, folder = tmp_path / "experiments.toml", tmp_path / "m"
+    first = remeasure(path, folder, 2, "cpu", None, 1, 0.0, "remeasure", run_block,
+                      Console(quiet=True))  # fmt: skip
+    assert first.session_cv == 0.0
+    assert all(i.committed.block_median_cv is not None for i in first.configurations)
+    known = session_cvs(read_calibrations(folder))[first.device_name]
+    second = remeasure(path, folder, 2, "cpu", None, 2, 0.0, "remeasure", run_block,
+                       Console(quiet=True))  # fmt: skip
+    assert second.session_cv == pytest.approx(known)
+    for checked in second.configurations:
+        steps = pl.read_csv(folder / "runs" / checked.run_id / "steps.csv")
+        blocks = [g["step_s"].to_list() for _, g in steps.group_by("block", maintain_order=True)]
+        stated = block_estimate(blocks, session_cv=known)
+        assert checked.committed.interval95_s == pytest.approx(stated.remeasure95_s)

@@ -5,6 +5,7 @@ calibration page, and the sentence on the Methodology page through the include m
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,6 +19,7 @@ from generator.records.calibration import (
     CalibrationFile,
     read_calibration,
     read_calibrations,
+    session_cvs,
     write_calibration,
 )
 from generator.records.run import RunRecord
@@ -131,3 +133,44 @@ def test_calibration_page_and_methodology_include() -> None:
     assert "| **no** |" in page.markdown
     assert page.includes["calibration-coverage"].startswith("Our 95 % intervals covered 1 of 2")
     assert page.tables["remeasurements"].height == 2
+
+
+def test_session_cvs_per_device_from_checks_that_recorded_their_spreads() -> None:
+    spread = {"block_median_cv": 0.01}
+    checks = []
+    for at, ratio in enumerate((1.10, 0.92, 1.08, 0.95)):
+        found = item(f"r{at}", ratio, False)
+        found["committed"] |= spread
+        found["remeasured"] |= spread
+        checks.append(found)
+    old_style = item("r9", 3.0, False)  # no spreads recorded: not used
+    by_device = session_cvs([calibration("2026-11-25T08:00:00+00:00", [*checks, old_style])])
+    assert list(by_device) == ["AMD EPYC (2 threads)"]
+    # (mean of r^2 - 2 x 0.01^2 / 5) / 2, r the log ratios above
+    squares = [math.log(r) ** 2 - 2 * 0.01**2 / 5 for r in (1.10, 0.92, 1.08, 0.95)]
+    assert by_device["AMD EPYC (2 threads)"] == pytest.approx(math.sqrt(sum(squares) / 4 / 2))
+    assert session_cvs([calibration("2026-11-25T08:00:00+00:00", [old_style])]) == {}
+
+
+def test_a_dirty_build_renders_the_methodology_again_only_when_its_include_changed(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from generator.pages.paths import INCLUDES_DIR
+    from generator.site.mkdocs_hooks import _includes_changed
+
+    source = tmp_path / "docs" / "methodology.md"
+    included = tmp_path / "docs" / INCLUDES_DIR / "calibration-coverage.md.txt"
+    rendered = tmp_path / "site" / "methodology" / "index.html"
+    for path, text in ((source, "a\n<!-- generated: calibration-coverage -->\n"),
+                       (included, "Our 95 % intervals ..."), (rendered, "<html>")):  # fmt: skip
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    os.utime(included, (1_000, 1_000))
+    os.utime(rendered, (2_000, 2_000))
+    assert not _includes_changed(source, rendered, tmp_path / "docs")  # kept: its time kept
+    os.utime(included, (3_000, 3_000))
+    assert _includes_changed(source, rendered, tmp_path / "docs")  # written anew since
+    included.unlink()
+    assert _includes_changed(source, rendered, tmp_path / "docs")

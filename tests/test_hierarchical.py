@@ -10,10 +10,12 @@ import random
 import pytest
 
 from generator.hierarchical import (
+    SessionCheck,
     block_estimate,
     blocks_needed,
     level_variances,
     optimal_iterations,
+    session_cv,
     t_quantile,
 )
 from generator.stats import median_ci
@@ -127,3 +129,49 @@ def test_kalibera_jones_iterations_and_blocks_needed() -> None:
     assert blocks_needed(tight, 0.02, 10) == 5
     loose = block_estimate([[1.0], [1.2], [0.8], [1.1], [0.9]])
     assert blocks_needed(loose, 0.02, 10) == 10  # the cap
+
+
+def _check(first: list[list[float]], again: list[list[float]]) -> SessionCheck:
+    a, b = block_estimate(first), block_estimate(again)
+    return SessionCheck(a.estimate_s, a.block_median_cv, a.blocks,
+                        b.estimate_s, b.block_median_cv, b.blocks)  # fmt: skip
+
+
+@pytest.mark.parametrize("session", [0.0, 0.03, 0.08])
+def test_session_cv_recovers_the_third_level(session: float) -> None:
+    """Many re-measurements of configurations with a known between-invocation level: the
+    method of moments finds it (and nothing where there is none)."""
+    rng = random.Random(int(session * 1000) + 1)
+    checks = [
+        _check(
+            invocation(rng, 5, 10, 0.03, 0.06, session), invocation(rng, 5, 10, 0.03, 0.06, session)
+        )
+        for _ in range(800)
+    ]
+    found = session_cv(checks)
+    if session == 0.0:
+        assert found < 0.01
+    else:
+        assert found == pytest.approx(session, rel=0.15)
+    assert session_cv([]) == 0.0
+
+
+def test_an_estimated_session_level_restores_the_coverage() -> None:
+    """Out of sample: the level estimated from one set of re-measurements, stated in the
+    intervals of new results, covers their re-measurements at about the nominal rate."""
+    rng = random.Random(13)
+    level = 0.06
+    learned = session_cv([
+        _check(invocation(rng, 5, 10, 0.02, 0.05, level), invocation(rng, 5, 10, 0.02, 0.05, level))
+        for _ in range(300)
+    ])  # fmt: skip
+    trials, inside, inside_without = 600, 0, 0
+    for _ in range(trials):
+        blocks = invocation(rng, 5, 10, 0.02, 0.05, level)
+        again = block_estimate(invocation(rng, 5, 10, 0.02, 0.05, level)).estimate_s
+        low, high = block_estimate(blocks, session_cv=learned).remeasure95_s
+        inside += low <= again <= high
+        low, high = block_estimate(blocks).remeasure95_s
+        inside_without += low <= again <= high
+    assert 0.92 <= inside / trials <= 0.99
+    assert inside_without / trials < 0.8

@@ -14,6 +14,7 @@ from generator.analysis.verdicts import Verdict
 from generator.catalog import load_catalog
 from generator.charts.precision import precision_chart, precision_rows
 from generator.config import load_experiments
+from generator.pages.bound_sentences import bound_sentences
 from generator.pages.experiment import experiment_page
 from generator.pages.hardware import MAIN_PEAKS, hardware_page
 from generator.pages.landing import backward_sentences, headlines, verdict_summary
@@ -89,8 +90,11 @@ def test_backward_sentences_span_each_device_fp32_only() -> None:
 def test_landing_leads_with_three_to_five_results_and_the_key_figure(report: Report) -> None:
     found = headlines(report)
     assert 3 <= len(found) <= 5
-    assert found[0].startswith("Of ")  # the verdicts first
-    assert any("×" in sentence and "[" in sentence for sentence in found[1:])
+    # each device's bound with its interval first (issue 38), then the verdicts
+    bounds = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
+    assert found[: len(bounds)] == bounds
+    assert found[len(bounds)].startswith("Of ")
+    assert any("×" in sentence and "[" in sentence for sentence in found[len(bounds) + 1 :])
     pages, _ = render_pages(report)
     landing = next(page for page in pages if page.path == "index.md")
     markdown = landing.markdown

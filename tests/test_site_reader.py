@@ -31,7 +31,8 @@ class VisibleText(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
-        hidden = tag in HIDDEN or "ra-recorded" in classes
+        # clipboard-copy-txt: the notebook's code again, for mkdocs-jupyter's copy button (never shown)
+        hidden = tag in HIDDEN or bool({"ra-recorded", "clipboard-copy-txt"} & set(classes))
         if tag not in {"br", "img", "input", "meta", "link", "hr", "wbr"}:
             self._stack.append((tag, hidden))
 

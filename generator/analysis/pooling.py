@@ -47,9 +47,15 @@ POOLED_COLUMNS = {
 }
 
 
-def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
+def pool_runs(
+    runs: pl.DataFrame,
+    steps: Mapping[str, pl.DataFrame],
+    session_cvs: Mapping[str, float] | None = None,
+) -> pl.DataFrame:
     """`runs` (ingest.runs.RUN_SCHEMA) with each ok run's timing replaced by its workload's
-    pooled timing; failed runs and runs without samples keep theirs."""
+    pooled timing; failed runs and runs without samples keep theirs. `session_cvs`: device
+    name -> the between-invocation variation its re-measurements showed
+    (records.calibration.session_cvs), which widens the re-measurement interval."""
     ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(steps)))
     pooled: dict[str, dict[str, object]] = {}
     blocks_of = workload_blocks(ok, steps)
@@ -60,7 +66,8 @@ def pool_runs(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> pl.DataF
         ids = sorted(part["run_id"].to_list())
         blocks = blocks_of.get(workload, [])
         if len(blocks) >= 2:
-            estimate = block_estimate(blocks)
+            session = (session_cvs or {}).get(str(part["device_name"][0]), 0.0)
+            estimate = block_estimate(blocks, session_cv=session)
             median, (low, high) = estimate.estimate_s, estimate.remeasure95_s
         else:
             median, (low, high) = statistics.median(samples), median_ci(samples)

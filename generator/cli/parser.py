@@ -251,7 +251,7 @@ def _add_remeasure(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "machine's device, finished at least --min-age minutes ago), measure them again in "
         "a new invocation with the same design (fresh worker processes, its own shuffled "
         "order, no profiling), and count how many re-measured estimates fall inside the "
-        "committed 95 %% re-measurement intervals. Writes "
+        "committed 95 % re-measurement intervals. Writes "
         "measurements/calibration/<when>.json; measurements/runs/ is not touched. The "
         "report states the coverage and raises not-reproduced on each miss.",
     )
@@ -287,7 +287,7 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "It is timed in blocks: each block is a fresh worker process (build, warm-up, then "
         "timed steps with forward, loss, backward and optimizer step apart), and the blocks "
         "of the whole matrix run in a shuffled order (--seed), wave after wave, until each "
-        "configuration's 95 %% interval across blocks is within ±ci_target (default 2 %%) or "
+        "configuration's 95 % interval across blocks is within ±ci_target (default 2 %) or "
         "max_blocks, max_iterations or max_seconds stops it; each block records the "
         "machine's load, CPU frequency and, on a GPU, its clocks and throttle reasons. "
         '(A group with method = "rounds", and every Slurm task, is timed in one process '
@@ -349,8 +349,9 @@ def _add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _add_slurm_options(measure: argparse.ArgumentParser) -> None:
     slurm = measure.add_argument_group(
         "executor",
-        "Where the runs execute. local (the default): here, one at a time, a group's "
-        "configurations taking turns. slurm: one submitit job array per partition, each task "
+        "Where the runs execute. local (the default): here, one block (a fresh worker "
+        "process) at a time, shuffled across the matrix. slurm: one submitit job array per "
+        "partition, each task "
         "one configuration with the same runner, writing its run folder into MEASUREMENTS/runs/ "
         "on the shared filesystem; a live bar follows the jobs' states. Ctrl-C leaves the jobs "
         "running, and the same command re-attaches: measured runs are skipped by config hash "

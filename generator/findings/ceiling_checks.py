@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.device_choice import RUN_PRECISION_GEMM
+from generator.catalog import device_label
 from generator.formatting import si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import Finding
@@ -21,12 +22,15 @@ REMEASURE = (
     "`nox -s measure` (or `nox -s measure -- --force`, which re-measures the runs too); its "
     "CPU sweep tries the kernels, shapes and thread counts the models use"
 )
-# On a GPU the fp32 ceiling is one fp32 GEMM without TF32, while cuDNN runs fp32
-# convolutions on TF32 tensor cores unless torch.backends.cudnn.allow_tf32 is off.
+# On a GPU the fp32 ceiling is one fp32 GEMM without TF32. An fp32 convolution can beat it
+# honestly in analytic FLOP/s: cuDNN's Winograd and FFT algorithms do fewer multiplications
+# than the direct count, and with torch.backends.cudnn.allow_tf32 on it runs on TF32 tensor
+# cores (the run's precision switches record which).
 GPU_FIX = (
-    "an fp32 step on a GPU may run its convolutions on TF32 tensor cores (cuDNN's default, "
-    "torch.backends.cudnn.allow_tf32): compare it with the tf32 ceiling, or set "
-    "allow_tf32 = False for a pure fp32 run; else " + REMEASURE
+    "on a GPU, an fp32 convolution may run a Winograd or FFT algorithm (fewer multiplications "
+    "than the analytic count: see the fewer-flops-algorithm finding of an ncu profile) or, with "
+    "torch.backends.cudnn.allow_tf32 on (the run's precision switches), TF32 tensor cores: "
+    "compare it with the tf32 ceiling, or profile it with `--ncu`; else " + REMEASURE
 )
 
 
@@ -66,7 +70,7 @@ def step_above_ceiling(row: dict[str, Any], ceilings: Sequence[MeasuredCeilings]
             "warning",
             f"{what} runs above its device's measured ceiling",
             f"{what} runs at {si(attained, 'FLOP/s')}, above the measured {key} GEMM ceiling "
-            f"of {si(ceiling, 'FLOP/s')} on {row['device_name']} "
+            f"of {si(ceiling, 'FLOP/s')} on {device_label(str(row['device_name']))} "
             f"({attained / ceiling:.2f}×): the ceiling is no ceiling, and efficiencies against "
             "it are overstated",
             _fix(str(row["device_name"]), ceilings),
@@ -97,7 +101,8 @@ def ops_above_ceiling(
             f"{worst['op']} runs above its device's measured ceiling",
             f"{worst['op']} in the profiled step runs at "
             f"{si(worst['attained_flops_per_s'], 'FLOP/s')}, above the measured {key} GEMM "
-            f"ceiling of {si(ceiling, 'FLOP/s')} on {run['device_name']}{others}: the ceiling "
+            f"ceiling of {si(ceiling, 'FLOP/s')} on {device_label(str(run['device_name']))}"
+            f"{others}: the ceiling "
             "is no ceiling",
             _fix(str(run["device_name"]), ceilings),
         )

@@ -29,6 +29,7 @@ from generator.measure.outcome import Outcome
 from generator.measure.provenance import device_name
 from generator.measure.run_files import NcuSettings, measure_one
 from generator.measure.step import StepResult
+from generator.records.calibration import read_calibrations, session_cvs
 from generator.records.run import (
     RUN_FILE,
     TRACE_FILE,
@@ -82,7 +83,8 @@ def _prior(
     return rows, list(existing.history or [])
 
 
-def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
+def times_by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
+    """steps.csv's rows -> each block's step times, in block order."""
     blocks: dict[int, list[float]] = {}
     for row in rows:
         blocks.setdefault(int(row["block"]), []).append(float(row["step_s"]))
@@ -90,10 +92,12 @@ def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
 
 
 def timing_of(
-    times: list[list[float]], config: RunConfig, stopped_by: str | None
+    times: list[list[float]], config: RunConfig, stopped_by: str | None, session_cv: float = 0.0
 ) -> dict[str, Any]:
-    """run.json's timing from the blocks: the estimate, both intervals and the levels."""
-    estimate = block_estimate(times)
+    """run.json's timing from the blocks: the estimate, both intervals and the levels
+    (`session_cv`: the between-invocation variation the re-measurements of this device
+    have shown so far, records.calibration.session_cvs)."""
+    estimate = block_estimate(times, session_cv=session_cv)
     low, high = estimate.remeasure95_s
     return {
         "method": "blocks",
@@ -155,7 +159,7 @@ def measure_by_blocks(
             continue
         folder = session.runs_dir / shared.config.run_id(device_name(shared.config.device))
         rows, history = _prior(read_run(folder), folder) if session.force else ([], [])
-        state = BlockState(shared, prior=_by_block(rows))
+        state = BlockState(shared, prior=times_by_block(rows))
         prior[id(state)] = (rows, history)
         states.append(state)
     if not states:
@@ -165,6 +169,7 @@ def measure_by_blocks(
         session.prepare(device)
         headers[device] = Conditions.for_device(device).header()
     started_at = utc_now()
+    known = session_cvs(read_calibrations(session.runs_dir.parent))  # the third level so far
     session.console.print(
         f"timing {len(states)} configurations in blocks (worker processes, shuffled; seed {seed})"
     )
@@ -179,10 +184,11 @@ def measure_by_blocks(
 
     def finish(state: BlockState) -> None:
         rows, history = prior[id(state)]
-        outcome = _record(session, state, rows, history, started_at, headers[state.config.device])
+        name = device_name(state.config.device)
+        outcome = _record(session, state, rows, history, started_at,
+                          headers[state.config.device], known.get(name, 0.0))  # fmt: skip
         session.outcomes.append(outcome)
         if outcome.status == "ok":
-            name = device_name(state.config.device)
             for rival in index.rivals(state.config, name):
                 if (session.runs_dir / rival).exists():
                     _retire(session.runs_dir, rival)
@@ -208,6 +214,7 @@ def _record(
     history: list[Invocation],
     started_at: str,
     header: dict[str, Any],
+    session_cv: float,
 ) -> Outcome:
     config = state.config
     invocation = len(history)
@@ -232,7 +239,7 @@ def _record(
             ops = profiled.ops
         settings = state.blocks[-1].settings if state.blocks else {}
         result = StepResult(rows=rows, settings=settings, ops=ops)
-        method = timing_of(state.times(), config, state.stopped_by)
+        method = timing_of(state.times(), config, state.stopped_by, session_cv)
         return measure_one(config, folder, session.ncu, result, method,
                            {**header, "blocks": blocks_conditions})  # fmt: skip
 

@@ -13,6 +13,7 @@ import random
 from datetime import datetime
 from pathlib import Path
 
+import polars as pl
 from rich.console import Console
 from rich.table import Table
 
@@ -22,11 +23,14 @@ from generator.formatting import utc_now
 from generator.hierarchical import block_estimate
 from generator.measure.block import BlockRunner
 from generator.measure.blocks import BlockState, Shared, measure_blocks
+from generator.measure.by_blocks import times_by_block
 from generator.measure.provenance import device_name, environment
 from generator.records.calibration import (
     CalibrationFile,
     Remeasured,
     Result,
+    read_calibrations,
+    session_cvs,
     write_calibration,
 )
 from generator.records.run import RunRecord, read_run
@@ -95,37 +99,51 @@ def remeasure(
                 fix="re-measure only what the file still lists (--group), or restore its group",
             )
         states.append(BlockState(Shared(_unprofiled(config), (config.group,))))
-    console.print(f"re-measuring {sample} configurations on {name} (seed {seed})")
+    # The interval checked is the one the report states now: the committed blocks with the
+    # between-invocation variation that earlier calls measured (none before the first).
+    known = session_cvs(read_calibrations(measurements)).get(name, 0.0)
+    console.print(
+        f"re-measuring {sample} configurations on {name} (seed {seed}; between-invocation "
+        f"variation known so far: {100 * known:.1f} %)"
+    )
     measure_blocks(states, runner, lambda state: None, None, seed)
     items, failed = [], []
     for record, state in zip(picked, states, strict=True):
         if state.error is not None or len(state.times()) < 2:
             failed.append({"run_id": record.run_id, "error": state.error})
             continue
-        assert record.timing is not None and record.timing.remeasure_ci95_s is not None
-        estimate = block_estimate(state.times())
-        low, high = record.timing.remeasure_ci95_s
-        committed = Result(median_s=record.timing.median_s, interval95_s=(low, high),
-                           blocks=record.timing.blocks or 0, samples=record.timing.n)  # fmt: skip
+        stated = block_estimate(_committed_blocks(measurements, record), session_cv=known)
+        estimate = block_estimate(state.times(), session_cv=known)
+        low, high = stated.remeasure95_s
+        committed = Result(median_s=stated.estimate_s, interval95_s=(low, high),
+                           blocks=stated.blocks, samples=stated.samples,
+                           block_median_cv=stated.block_median_cv)  # fmt: skip
         again = Result(median_s=estimate.estimate_s, interval95_s=estimate.remeasure95_s,
-                       blocks=estimate.blocks, samples=estimate.samples)  # fmt: skip
+                       blocks=estimate.blocks, samples=estimate.samples,
+                       block_median_cv=estimate.block_median_cv)  # fmt: skip
         items.append(Remeasured(
             run_id=record.run_id, workload=record.workload, committed=committed,
             committed_finished_at=record.finished_at or "", remeasured=again,
             minutes_after=_minutes_between(record.finished_at or started_at, started_at),
             inside=low <= estimate.estimate_s <= high,
-            ratio=estimate.estimate_s / record.timing.median_s,
+            ratio=estimate.estimate_s / stated.estimate_s,
         ))  # fmt: skip
     git = environment(device, Path.cwd()).get("git") or {}
     result = CalibrationFile(
         started_at=started_at, finished_at=utc_now(), device=device, device_name=name,
         command=command, commit=git.get("commit") if isinstance(git, dict) else None,
-        seed=seed, configurations=items, failed=failed,
+        seed=seed, session_cv=known, configurations=items, failed=failed,
     )  # fmt: skip
     path = write_calibration(measurements, result)
     _print(result, console)
     console.print(f"written: {path}")
     return result
+
+
+def _committed_blocks(measurements: Path, record: RunRecord) -> list[list[float]]:
+    """The committed result's step times by block, from its steps.csv."""
+    steps = measurements / "runs" / record.run_id / "steps.csv"
+    return times_by_block(pl.read_csv(steps).to_dicts())
 
 
 def _unprofiled(config: RunConfig) -> RunConfig:

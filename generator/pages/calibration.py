@@ -8,12 +8,14 @@ from typing import Any
 
 import polars as pl
 
+from generator.catalog import device_label
 from generator.findings.calibration_checks import coverage
 from generator.formatting import number, percent, seconds
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
 from generator.pages.run_text import run_label
+from generator.records.calibration import session_cvs
 
 PATH = f"{GENERATED_DIR}/calibration.md"
 
@@ -41,17 +43,23 @@ def calibration_page(report: Report) -> Page:
     ]
     misses = ", ".join(_link(item.run_id, labels) for _, item in items if not item.inside)
     table = pl.DataFrame(
-        [{"started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
+        [{"call_started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
     ) if items else pl.DataFrame()  # fmt: skip
-    levels = [_levels(run_id, record.timing, labels)
+    stated = {row["run_id"]: row for row in report.runs.to_dicts()}
+    levels = [_levels(run_id, record.timing, labels, stated.get(run_id))
               for run_id, record in sorted(report.records.items())
               if record.timing is not None and record.timing.levels]  # fmt: skip
+    sessions = [
+        {"device": device_label(name), "cv": percent(100 * cv, 2)}
+        for name, cv in sorted(session_cvs(list(report.calibrations)).items())
+    ]
     markdown = render(
         "calibration.md.j2",
         sentence=found.sentence() if found else None,
         misses=misses,
         rows=rows,
         levels=levels,
+        sessions=sessions,
     )
     tables = {"remeasurements": table} if items else {}
     include = (
@@ -65,11 +73,15 @@ def calibration_page(report: Report) -> Page:
                 includes={"calibration-coverage": include})  # fmt: skip
 
 
-def _levels(run_id: str, timing: Any, labels: dict[str, str]) -> dict[str, str]:
+def _levels(
+    run_id: str, timing: Any, labels: dict[str, str], row: dict[str, Any] | None
+) -> dict[str, str]:
+    """`row`: the run's pooled row, whose interval is the one every page states."""
     levels = timing.levels
-    low, high = timing.remeasure_ci95_s or timing.median_ci95_s or (None, None)
+    median, low, high = (row["median_s"], row["ci_low_s"], row["ci_high_s"]) if row else (
+        timing.median_s, *(timing.remeasure_ci95_s or timing.median_ci95_s or (None, None)))  # fmt: skip
     half = (
-        "±" + percent(100 * max(timing.median_s - low, high - timing.median_s) / timing.median_s, 2)
+        "±" + percent(100 * max(median - low, high - median) / median, 2)
         if low is not None and high is not None else "n/a"
     )  # fmt: skip
     return {

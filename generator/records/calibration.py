@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
+from generator.hierarchical import SessionCheck, session_cv
 from generator.records.versioned import load_json, upgrade, validated
 
 CALIBRATION_SCHEMA_VERSION = 1
@@ -30,6 +31,7 @@ class Result(_Part):
     interval95_s: tuple[float, float]
     blocks: int
     samples: int
+    block_median_cv: float | None = None  # the spread its interval rests on (hierarchical)
 
 
 class Remeasured(_Part):
@@ -54,6 +56,7 @@ class CalibrationFile(_Part):
     command: str
     commit: str | None = None
     seed: int
+    session_cv: float = 0.0  # the between-invocation variation the checked intervals included
     confidence: float = 0.95
     interval: str = "re-measurement"  # which committed interval was checked (run.json)
     configurations: list[Remeasured]
@@ -90,3 +93,22 @@ def read_calibrations(measurements: Path) -> list[CalibrationFile]:
     if not folder.is_dir():
         return []
     return [read_calibration(path) for path in sorted(folder.glob("*.json"))]
+
+
+def session_cvs(calibrations: list[CalibrationFile]) -> dict[str, float]:
+    """Device name -> the between-invocation variation its re-measurements show
+    (hierarchical.session_cv), from every check that recorded both spreads; a device
+    never re-measured is absent (no third level known: 0)."""
+    checks: dict[str, list[SessionCheck]] = {}
+    for calibration in calibrations:
+        for item in calibration.configurations:
+            committed, again = item.committed, item.remeasured
+            if committed.block_median_cv is None or again.block_median_cv is None:
+                continue
+            if committed.blocks < 2 or again.blocks < 2:
+                continue
+            checks.setdefault(calibration.device_name, []).append(SessionCheck(
+                committed.median_s, committed.block_median_cv, committed.blocks,
+                again.median_s, again.block_median_cv, again.blocks,
+            ))  # fmt: skip
+    return {name: session_cv(found) for name, found in checks.items()}

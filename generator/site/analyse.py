@@ -30,6 +30,7 @@ from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
 from generator.ingest.trace.read import read_trace
 from generator.pages.page import Page
 from generator.pages.run_text import run_label
+from generator.records.calibration import session_cvs
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
@@ -55,7 +56,7 @@ class Analysed:
 
 
 def analyse(loaded: Loaded) -> Analysed:
-    runs = pool_runs(loaded.runs, loaded.steps)
+    runs = pool_runs(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     views = [
         _imported_view(item, export, analytic.get((item.name,))) for item, export in loaded.imported

@@ -3,8 +3,9 @@
 
 A hand-written page may hold a marker `<!-- generated: NAME -->`; the build replaces it
 with the Markdown a generated page left in `INCLUDES_DIR/NAME.md.txt` (the
-Methodology page states the intervals' coverage this way). Such a page is always rendered
-again, also in a dirty build: its own source has not changed, what it includes has.
+Methodology page states the intervals' coverage this way). Such a page is rendered again
+in a dirty build when what it includes is newer than its HTML, though its own source has
+not changed.
 
 A dirty build renders only the pages whose source is newer than their HTML, and the search
 plugin indexes only the pages it rendered, so the index it writes would lose every other
@@ -48,10 +49,24 @@ def on_pre_build(config: MkDocsConfig) -> None:
         _state["previous"] = json.loads(index.read_text(encoding="utf-8"))
 
 
+def _includes_changed(source: Path, rendered: Path, docs_dir: Path) -> bool:
+    """Whether any text `source` includes is newer than its rendered page (the write stage
+    keeps an unchanged file's time, so only a real change counts)."""
+    built = rendered.stat().st_mtime
+    for name in _MARKER.findall(source.read_text(encoding="utf-8")):
+        included = docs_dir / INCLUDES_DIR / f"{name}.md.txt"
+        if not included.is_file() or included.stat().st_mtime >= built:
+            return True
+    return False
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     for name in WITH_INCLUDES:
         file = files.get_file_from_path(name)
-        if file is not None and os.path.isfile(file.abs_dest_path):
+        if file is None or file.abs_src_path is None or not os.path.isfile(file.abs_dest_path):
+            continue
+        if _includes_changed(Path(file.abs_src_path), Path(file.abs_dest_path),
+                             Path(config.docs_dir)):  # fmt: skip
             os.unlink(file.abs_dest_path)  # a dirty build renders it again
     return files
 
