@@ -109,7 +109,11 @@ def block_estimate(
     t = t_quantile(m - 1)
     half = t * sd / math.sqrt(m)
     other = other_blocks or m
-    predict = t * math.sqrt(sd**2 * (1 / m + 1 / other) + 2 * session_cv**2)
+    design = sd**2 * (1 / m + 1 / other)  # estimated from m blocks: m - 1 degrees of freedom
+    variance = design + 2 * session_cv**2  # the session level taken as known
+    # Welch-Satterthwaite: the t of the share that is estimated (m - 1 df alone, no session)
+    df = int(min(1000.0, variance**2 / (design**2 / (m - 1)))) if design > 0 else 1000
+    predict = t_quantile(max(m - 1, df)) * math.sqrt(variance)
     within, between = level_variances(kept)
     return BlockEstimate(
         estimate_s=math.exp(centre),

@@ -61,7 +61,7 @@ def test_every_committed_run_above_the_ratio_carries_the_finding() -> None:
         above = any(r > PROFILER_OVERHEAD_RATIO for r in _ratios(folder).values())
         assert ("profiler-overhead" in ids) == above, folder.name
         over += above
-    assert over >= 20  # 22 runs (26 phases) when the check was added
+    assert over >= 5  # 22 runs when the check was added; 9 after the re-measurement in blocks
 
 
 def test_rederive_restores_the_finding_and_is_idempotent(
@@ -77,7 +77,8 @@ def test_rederive_restores_the_finding_and_is_idempotent(
     assert "1 runs read, 1 run.json rewritten" in capsys.readouterr().out
     stored = json.loads(path.read_text())["findings"]
     assert [f["id"] for f in stored] == ["profiler-overhead"]
-    assert "(1.84×)" in stored[0]["evidence"]
+    worst = max(_ratios(runs / MLP_B64).values())  # from the committed files
+    assert f"({worst:.2f}×)" in stored[0]["evidence"]
     before = path.read_bytes()
     assert [r.changed for r in rederive(tmp_path)] == [False]
     assert path.read_bytes() == before

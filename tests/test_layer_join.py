@@ -83,6 +83,6 @@ def test_every_committed_run_has_its_trace_and_layers() -> None:
             assert 0.99 * phase <= forward <= phase * (1 + 1e-6), folder.name
             continue
         # The ops sit inside the range; what is left is Python and dispatch between them,
-        # which in a sub-millisecond step (SimpleMLP at batch 64: 0.96 ms range, 0.44 ms in
-        # ops) is more than half of it.
-        assert 0.4 * forward_range < forward <= forward_range, folder.name
+        # which in a sub-millisecond step (SimpleMLP at batch 64 inference: 1.70 ms range,
+        # 0.59 ms in ops, profiled in a fresh worker process) is most of it.
+        assert 0.3 * forward_range < forward <= forward_range, folder.name

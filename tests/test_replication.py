@@ -149,10 +149,10 @@ def test_published_times_against_runs_measured_here(replications: dict[str, obje
     assert row.derived is not None and row.derived > 100  # type: ignore[attr-defined]  # µs
     assert row.ratio < 1e-2  # type: ignore[attr-defined]
     assert "two orders of magnitude" in row.explanation  # type: ignore[attr-defined]
-    # the CPU runs of that configuration only (groups C-mnist and I both have one; group I's
-    # GPU run must not stand in for a published CPU time)
+    # the CPU result of that configuration only (groups C-mnist and I share one result; group
+    # I's GPU run must not stand in for a published CPU time)
     assert "simple_mlp-mnist-b64-inference-fp32-cpu-" in row.source  # type: ignore[attr-defined]
-    assert "(2 run(s) of it here)" in row.source  # type: ignore[attr-defined]
+    assert "(1 run(s) of it here)" in row.source  # type: ignore[attr-defined]
 
 
 def _rows(tmp_path: Path, *lines: str) -> list[LiteratureRow]:
