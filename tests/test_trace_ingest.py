@@ -273,6 +273,22 @@ def test_attention_and_elementwise_and_foreach() -> None:
     assert op_cost("aten::frobnicate", args([[4]])) is None
 
 
+def test_nll_loss_counts_its_targets_not_the_classes_it_indexes() -> None:
+    """GPT-2's loss: 128 targets over 50,257 classes is 128 gathered values, not 6.4 M."""
+    forward = op_cost("aten::nll_loss_forward", args([[128, 50257], [128], [], [], []],
+                                                     ["float", "long", "", "Scalar", "Scalar"]))  # fmt: skip
+    assert forward is not None and forward.flops == 128 and forward.family == "loss"
+    assert forward.bytes == 128 * (4 + 8) + 4
+    backward = op_cost(
+        "aten::nll_loss_backward",
+        args([[], [128, 50257], [128], [], [], [], []],
+             ["float", "float", "long", "", "Scalar", "Scalar", "float"]),
+    )  # fmt: skip
+    assert backward is not None and backward.flops == 128
+    assert backward.bytes == 128 * 50257 * 4 + 128 * 8  # the zeroed gradient is written whole
+    assert op_cost("aten::nll_loss_forward", args([[128, 50257]])) is None  # no target: uncounted
+
+
 def test_shapes_of_an_unexpected_form_are_uncounted_not_an_error() -> None:
     assert op_cost("aten::mm", args([[3, 4]])) is None
     assert op_cost("aten::mm", args([["x"], [4, 5]])) is None

@@ -18,6 +18,7 @@ from generator.ingest.trace.formulas import (
     conv_forward,
     free,
     matmul,
+    nll_loss,
     norm,
     per_element,
 )
@@ -101,9 +102,9 @@ EMBEDDING = {
 LOSS = {
     "aten::mse_loss": per_element(3, "loss"),
     "aten::mse_loss_backward": per_element(3, "loss"),
-    "aten::nll_loss_forward": per_element(1, "loss"),
-    "aten::nll_loss_backward": per_element(1, "loss"),
-    "aten::nll_loss2d_forward": per_element(1, "loss"),
+    "aten::nll_loss_forward": nll_loss(backward=False),
+    "aten::nll_loss_backward": nll_loss(backward=True),
+    "aten::nll_loss2d_forward": nll_loss(backward=False),
 }
 ELEMENTWISE_OPS = {
     f"aten::{name}{suffix}": per_element(flops, "elementwise")
