@@ -307,3 +307,20 @@ def test_a_published_version_shows_the_version_selector(
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_a_fork_overrides_the_urls_of_citation_cff(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.site.release import REPO_URL_ENV, SITE_URL_ENV, make_release
+
+    citation = {"url": "https://a.example/atlas", "repository-code": "https://a.example/repo"}
+    monkeypatch.delenv(SITE_URL_ENV, raising=False)
+    monkeypatch.delenv(REPO_URL_ENV, raising=False)
+    ours = make_release(citation, "2026.11", "abc")
+    assert (ours.site_url, ours.repo_url) == ("https://a.example/atlas/", "https://a.example/repo")
+    assert ours.url == "https://a.example/atlas/2026.11/"
+    monkeypatch.setenv(SITE_URL_ENV, "https://fork.example/their-atlas/")
+    monkeypatch.setenv(REPO_URL_ENV, "https://fork.example/their-repo")
+    fork = make_release(citation, "2026.11", "abc")
+    assert fork.url == "https://fork.example/their-atlas/2026.11/"
+    assert fork.repo_url == "https://fork.example/their-repo"
+    assert 'site_url: "https://fork.example/their-atlas/2026.11/"' in fork.mkdocs_config()
