@@ -6,8 +6,12 @@
     return document.body.getAttribute("data-md-color-scheme") === "slate";
   }
 
-  function renderCharts() {
+  // again: also the charts already drawn (a theme change); else only those not started
+  function renderCharts(again) {
     document.querySelectorAll("div.ra-chart[data-spec]").forEach(function (el) {
+      if (again !== true && el.getAttribute("data-rendered")) {
+        return;
+      }
       var source = document.getElementById(el.getAttribute("data-spec"));
       var spec;
       try {
@@ -45,11 +49,18 @@
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(renderCharts);
+  }
+  // Opened from file://, Material's document$ never emits: the page's own load event
+  // draws whatever it has not drawn.
+  if (document.readyState === "complete") {
+    renderCharts();
   } else {
-    document.addEventListener("DOMContentLoaded", renderCharts);
+    window.addEventListener("load", renderCharts);
   }
   // Re-draw with the other theme when the reader toggles the palette.
-  new MutationObserver(renderCharts).observe(document.body, {
+  new MutationObserver(function () {
+    renderCharts(true);
+  }).observe(document.body, {
     attributes: true,
     attributeFilter: ["data-md-color-scheme"],
   });

@@ -23,6 +23,7 @@ from generator.ingest.runs import in_group
 DEVICE = "device_label"
 MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
+NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
 # metric -> (label, unit, value from a run row, its 95 % interval from the step-time CI)
 _LABELS = {
@@ -160,7 +161,11 @@ def ratio_verdict(
             "inconclusive", f"no pair of runs with {key_name(key)} {numerator} and {denominator}"
         )
     outcome = outcomes[0] if len(set(outcomes)) == 1 else "inconclusive"
-    expected = f"between {number(between[0], 3)} and {number(between[1], 3)}"
+    expected = (
+        f"at least {number(between[0], 3)}"
+        if between[1] >= NO_UPPER_BOUND
+        else f"between {number(between[0], 3)} and {number(between[1], 3)}"
+    )
     return Verdict(
         outcome,
         f"{label} of {numerator} over {denominator} is "

@@ -21,7 +21,7 @@ from generator.analysis.verdicts import (
     swept,
 )
 from generator.catalog import device_label
-from generator.config import ExperimentsFile, Group
+from generator.config import ExperimentsFile, Group, Settings
 from generator.formatting import number, percent
 from generator.ingest.runs import in_group
 from generator.pages import run_lists
@@ -35,7 +35,7 @@ from generator.records.ceilings import MeasuredCeilings
 
 # Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
 SIDE_BY_SIDE = {
-    "step_time": "median step time (s) with 95 % CI",
+    "step_time": "median step time with 95 % CI",
     "modelled_flops_per_s": "modelled FLOP/s with 95 % CI",
     "modelled_ai": "modelled AI (FLOP/byte, analytic: exact)",
 }
@@ -57,6 +57,22 @@ def verdict_html(verdict: Verdict) -> Markup:
     )
 
 
+def _timing(group: Group, d: Settings) -> str:
+    """How the group's configurations are timed, as the experiment file asks now (each run
+    page says how its own result was timed)."""
+    warmup = group.warmup if group.warmup is not None else d.warmup
+    steps = group.iterations if group.iterations is not None else d.iterations
+    if (group.method or d.method) == "blocks":
+        low = group.min_blocks or d.min_blocks
+        high = group.max_blocks or d.max_blocks
+        return (
+            f"timed in blocks: {low} to {high} fresh worker processes per configuration, each "
+            f"{warmup} warm-up steps (and at least 0.5 s) then {steps} timed steps at first"
+        )
+    repeats = group.repeats if group.repeats is not None else d.repeats
+    return f"{warmup} warm-up and {steps} timed steps, {repeats} round(s) at least, one process"
+
+
 def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
     d = experiments.defaults
     measured = {row["device"] for row in rows}
@@ -66,9 +82,7 @@ def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]
         f"of their shape); batch sizes {', '.join(map(str, group.batch_sizes))}; phases "
         f"{', '.join(group.phases)}; precisions {', '.join(group.precisions)}; devices "
         f"{', '.join(group.devices)}",
-        f"{group.warmup if group.warmup is not None else d.warmup} warm-up and "
-        f"{group.iterations if group.iterations is not None else d.iterations} timed steps, "
-        f"{group.repeats if group.repeats is not None else d.repeats} repeat(s), optimizer {d.optimizer}",
+        _timing(group, d) + f", optimizer {d.optimizer}",
         f"{len(rows)} run(s) measured"
         + (f" on {', '.join(dict.fromkeys(str(row[DEVICE]) for row in rows))}" if rows else ""),
     ]
