@@ -105,7 +105,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("flops").filter(counted).sum(),
             pl.col("bytes").filter(counted).sum(),
             counted.any().alias("_any_counted"),
-            pl.col("family").drop_nulls().mode().first(),
+            pl.col("family").drop_nulls().mode().sort().first(),  # ties: alphabetical, not by hash
         )
         .sort("time_s", descending=True)
     )

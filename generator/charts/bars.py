@@ -89,7 +89,7 @@ def sweep_chart(
     bars = (
         alt.Chart(data)
         .mark_errorbar(ticks=True)
-        .encode(x=x, y=alt.Y("low:Q", title=unit), y2="high:Q", **by_series)
+        .encode(x=x, y=alt.Y("low:Q", title=unit_title(unit)), y2="high:Q", **by_series)
     )
     layers = [bars, points]
     if numeric:

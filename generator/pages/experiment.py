@@ -35,7 +35,7 @@ from generator.records.ceilings import MeasuredCeilings
 
 # Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
 SIDE_BY_SIDE = {
-    "step_time": "median step time with 95 % CI",
+    "step_time": "median step time (s) with 95 % CI",
     "modelled_flops_per_s": "modelled FLOP/s with 95 % CI",
     "modelled_ai": "modelled AI (FLOP/byte, analytic: exact)",
 }
