@@ -240,6 +240,7 @@ def experiment_page(
             )  # fmt: skip
     measured = _measured(rows, ceilings)
     from generator.charts import modelled_roofline_chart, sweep_chart  # altair: import on use
+    from generator.charts.scales import unit_title
 
     swept_label = ", ".join(key_name(k) for k in keys) if keys else "model"
     path = f"{GENERATED_DIR}/experiments/{group.id}.md"
@@ -253,7 +254,10 @@ def experiment_page(
         metric_charts = [
             book.embed(
                 sweep_chart(
-                    metric_rows[metric], swept_label, key == "batch", f"{group.id}: {unit}"
+                    metric_rows[metric],
+                    swept_label,
+                    key == "batch",
+                    f"{group.id}: {unit_title(unit)}",
                 ),
                 f"{metric.replace('_', '-')}-{group.id}",
             )
