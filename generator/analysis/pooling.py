@@ -66,8 +66,7 @@ def pool_runs(
         ids = sorted(part["run_id"].to_list())
         blocks = blocks_of.get(workload, [])
         if len(blocks) >= 2:
-            device = str(part["device_name"][0]) if session_cvs else ""
-            session = session_cvs.get(device, 0.0) if session_cvs else 0.0
+            session = session_cvs.get(str(part["device_name"][0]), 0.0) if session_cvs else 0.0
             estimate = block_estimate(blocks, session_cv=session)
             median, (low, high) = estimate.estimate_s, estimate.remeasure95_s
         else:

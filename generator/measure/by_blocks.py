@@ -83,8 +83,7 @@ def _prior(
     return rows, list(existing.history or [])
 
 
-def times_by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
-    """steps.csv's rows -> each block's step times, in block order."""
+def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
     blocks: dict[int, list[float]] = {}
     for row in rows:
         blocks.setdefault(int(row["block"]), []).append(float(row["step_s"]))
@@ -159,7 +158,7 @@ def measure_by_blocks(
             continue
         folder = session.runs_dir / shared.config.run_id(device_name(shared.config.device))
         rows, history = _prior(read_run(folder), folder) if session.force else ([], [])
-        state = BlockState(shared, prior=times_by_block(rows))
+        state = BlockState(shared, prior=_by_block(rows))
         prior[id(state)] = (rows, history)
         states.append(state)
     if not states:

@@ -17,13 +17,13 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from generator.analysis.per_workload import run_blocks
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.formatting import utc_now
 from generator.hierarchical import block_estimate
 from generator.measure.block import BlockRunner
 from generator.measure.blocks import BlockState, Shared, measure_blocks
-from generator.measure.by_blocks import times_by_block
 from generator.measure.provenance import device_name, environment
 from generator.records.calibration import (
     CalibrationFile,
@@ -141,9 +141,8 @@ def remeasure(
 
 
 def _committed_blocks(measurements: Path, record: RunRecord) -> list[list[float]]:
-    """The committed result's step times by block, from its steps.csv."""
-    steps = measurements / "runs" / record.run_id / "steps.csv"
-    return times_by_block(pl.read_csv(steps).to_dicts())
+    """The committed result's step times by block, read as the report reads them."""
+    return run_blocks(pl.read_csv(measurements / "runs" / record.run_id / "steps.csv"))
 
 
 def _unprofiled(config: RunConfig) -> RunConfig:
