@@ -17,8 +17,9 @@ import pytest
 
 from generator.analysis.trace_analysis import analyze_trace
 from generator.errors import UserError
+from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.op_table import op_cost
-from generator.ingest.trace.read import OpArgs, looks_like_trace, read_trace
+from generator.ingest.trace.read import looks_like_trace, read_trace
 from generator.records.ceilings import MeasuredCeilings
 from generator.summaries.trace import summarize_trace
 from tests.trace_helpers import (

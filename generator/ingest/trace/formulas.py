@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.complexity.conventions import ELEMENTWISE
-from generator.ingest.trace.read import OpArgs
+from generator.ingest.trace.events import OpArgs
 
 DTYPE_BYTES: dict[str, int] = {
     "double": 8,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from generator.complexity.conventions import ELEMENTWISE
+from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.formulas import (
     Cost,
     Formula,
@@ -22,7 +23,6 @@ from generator.ingest.trace.formulas import (
     norm,
     per_element,
 )
-from generator.ingest.trace.read import OpArgs
 
 MATMUL = {
     "aten::mm": matmul(False, 0),

@@ -9,6 +9,7 @@ anyway; the older category names (`Operator`, `Runtime`, `Kernel`, ...) are mapp
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import math
@@ -17,9 +18,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from generator.errors import UserError
+from generator.ingest.trace.events import (
+    EVENT_RECORDS,
+    MISSING,
+    GeneralEvent,
+    Header,
+    OpArgs,
+    decode_event,
+    decode_events,
+)
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -37,26 +48,8 @@ CATEGORY_KIND: dict[str, str] = {
     "gpu_memset": "memset",
     "memset": "memset",
 }
-# Argument names as Kineto writes them, with the spellings older versions used.
-ARG_NAMES: dict[str, tuple[str, ...]] = {
-    "dims": ("Input Dims", "Input dims", "input_dims"),
-    "types": ("Input type", "Input types", "input_type"),
-    "concrete": ("Concrete Inputs",),
-    "sequence": ("Sequence number", "Sequence Number"),
-    "fwd_thread": ("Fwd thread id", "Fwd Thread Id"),
-    "correlation": ("correlation", "Correlation", "correlation id"),
-    "external": ("External id", "External Id", "external id"),
-}
+# Argument names, with the spellings older versions used: events.Arguments.
 REQUIRED = ("name", "ts", "dur")
-
-
-@dataclass(frozen=True)
-class OpArgs:
-    """What record_shapes wrote for one op: per input its dims, type and concrete value."""
-
-    dims: list[Any]
-    types: list[str]
-    concrete: list[str]
 
 
 @dataclass
@@ -105,22 +98,28 @@ def looks_like_trace(path: Path) -> bool:
     return text[:1] in (b"{", b"[")
 
 
-def _load(path: Path) -> Any:
+def _read_bytes(path: Path) -> bytes:
+    """The trace's JSON text, unzipped when it is a gzip stream."""
     try:
         raw = path.read_bytes()
     except OSError as err:
         raise UserError(f"cannot read the trace: {err.strerror}", file=path) from err
     if raw.startswith(GZIP_MAGIC):
         try:
-            raw = gzip.decompress(raw)
+            return gzip.decompress(raw)
         except (EOFError, OSError, zlib.error) as err:
             raise UserError(
                 f"the gzip stream is broken ({err}): the file was cut short or is not gzip",
                 file=path,
                 fix="copy the trace again; torch.profiler writes it whole when the profiler exits",
             ) from err
+    return raw
+
+
+def _parse(path: Path, raw: bytes) -> Any:
+    """The JSON document as dicts and lists, or a UserError that says where it is broken."""
     try:
-        return orjson.loads(raw)  # ~2x the stdlib's speed: a trace is megabytes of JSON
+        return orjson.loads(raw)  # ~2x the stdlib's speed
     except orjson.JSONDecodeError:
         pass  # NaN, lone surrogates, huge integers: the stdlib reads those, or says why
     try:
@@ -143,11 +142,8 @@ def _text(value: Any) -> str:
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
-def _arg(args: dict[str, Any], key: str) -> Any:
-    for spelling in ARG_NAMES[key]:
-        if spelling in args:
-            return args[spelling]
-    return None
+def _shared(texts: dict[str, str], text: str) -> str:
+    return texts.setdefault(text, text)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -162,19 +158,6 @@ def _int_or_none(value: Any) -> int | None:
     return None
 
 
-def _op_args(args: dict[str, Any]) -> OpArgs | None:
-    dims = _arg(args, "dims")
-    if not isinstance(dims, list):
-        return None
-    types = _arg(args, "types")
-    concrete = _arg(args, "concrete")
-    return OpArgs(
-        dims=dims,
-        types=[str(t) for t in types] if isinstance(types, list) else [],
-        concrete=[str(c) for c in concrete] if isinstance(concrete, list) else [],
-    )
-
-
 def _bad_event(path: Path, index: int, what: str, key: str) -> UserError:
     return UserError(
         f"traceEvents[{index}] {what}",
@@ -185,7 +168,28 @@ def _bad_event(path: Path, index: int, what: str, key: str) -> UserError:
 
 
 def read_trace(path: Path) -> RawTrace:
-    data = _load(path)
+    """The trace's event tables. Decoded straight into slim typed records
+    (`fast_decode.decode_events`: only the fields read here, no dict per event) and
+    turned into columns record by record, each freed once read: a trace's peak memory is
+    its text plus its records, not 6x the file in dicts. Input the typed decoder refuses
+    (NaN, lone surrogates, an odd shape) is read again by the general path below, which
+    says what is wrong."""
+    raw = _read_bytes(path)
+    was_enabled = gc.isenabled()
+    gc.disable()  # a parse allocates millions of objects and frees none: no cycles to find
+    try:
+        decoded = decode_events(raw)
+        if decoded is None:
+            return _read_general(path, _parse(path, raw))
+        del raw
+        return _tables(path, decoded.events, decoded.header)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _read_general(path: Path, data: Any) -> RawTrace:
+    """The trace from its parsed JSON document (dicts and lists), whatever its shape."""
     if isinstance(data, list):  # the Chrome trace "array format"
         data = {"traceEvents": data}
     if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
@@ -196,22 +200,43 @@ def read_trace(path: Path) -> RawTrace:
             fix="pass the JSON that torch.profiler writes (export_chrome_trace or "
             "tensorboard_trace_handler), or an ncu --csv export",
         )
+    events = [GeneralEvent(event) if isinstance(event, dict) else event
+              for event in data["traceEvents"]]  # fmt: skip
+    events.reverse()
+    header = Header(
+        device_properties=data.get("deviceProperties"),
+        record_shapes=data.get("record_shapes"),
+        distributed=data.get("distributedInfo"),
+    )
+    return _tables(path, events, header)
+
+
+def _tables(path: Path, events: list[Any], header: Header) -> RawTrace:
+    """Column tables from the events, taken from the end of `events` (which holds them in
+    reverse order) so that each is freed as soon as it is read."""
     tables = {kind: Events() for kind in ("op", "range", "launch", "kernel", "memcpy", "memset")}
     categories: dict[str, int] = {}
-    for index, event in enumerate(data["traceEvents"]):
-        if not isinstance(event, dict):
+    texts: dict[str, str] = {}
+    shapes: dict[tuple[bytes, ...], OpArgs | None] = {}
+    index = -1
+    while events:
+        event = events.pop()
+        index += 1
+        if isinstance(event, msgspec.Raw):
+            event = decode_event(event)
+        if not isinstance(event, EVENT_RECORDS):
             raise _bad_event(path, index, "is not a JSON object", "ph")
-        category = event.get("cat")
+        category = event.cat
         if not isinstance(category, str):
             continue  # metadata ('M') and instant events carry no category
         categories[category] = categories.get(category, 0) + 1
         kind = CATEGORY_KIND.get(category.lower())
-        if kind is None or event.get("ph", "X") != "X":
+        if kind is None or event.ph != "X":
             continue
         for key in REQUIRED:
-            if key not in event:
+            if getattr(event, key) is MISSING:
                 raise _bad_event(path, index, f"({category}) has no '{key}'", key)
-        ts, dur = event["ts"], event["dur"]
+        ts, dur = event.ts, event.dur
         if isinstance(ts, str):  # some exporters quote timestamps
             try:
                 ts = float(ts)
@@ -225,18 +250,18 @@ def read_trace(path: Path) -> RawTrace:
             raise _bad_event(path, index, "has a ts/dur beyond any time", "dur") from None
         if not (math.isfinite(ts) and math.isfinite(dur)):
             raise _bad_event(path, index, f"has a non-finite ts/dur ({ts}, {dur})", "dur")
-        raw_args = event.get("args")
-        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        args = event.arguments()
         table = tables[kind]
-        table.name.append(_text(event["name"]))
-        table.pid.append(_text(event.get("pid", "")))
-        table.tid.append(_text(event.get("tid", "")))
-        table.ts.append(float(ts))
-        table.dur.append(float(dur))
-        table.correlation.append(_int_or_none(_arg(args, "correlation")))
-        table.sequence.append(_int_or_none(_arg(args, "sequence")))
-        table.args.append(_op_args(args) if kind == "op" else None)
-        table.device.append(_int_or_none(args.get("device")))
+        # one object per distinct name, pid and tid, not one per event
+        table.name.append(_shared(texts, _text(event.name)))
+        table.pid.append(_shared(texts, _text(event.pid)))
+        table.tid.append(_shared(texts, _text(event.tid)))
+        table.ts.append(ts)
+        table.dur.append(dur)
+        table.correlation.append(_int_or_none(args.correlation))
+        table.sequence.append(_int_or_none(args.sequence))
+        table.args.append(args.op_args(shapes) if kind == "op" else None)
+        table.device.append(_int_or_none(args.device))
     if not tables["op"] and not tables["kernel"]:
         seen = ", ".join(f"{c} ({n})" for c, n in sorted(categories.items())) or "none"
         raise UserError(
@@ -245,9 +270,8 @@ def read_trace(path: Path) -> RawTrace:
             key="traceEvents",
             fix="record with torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True)",
         )
-    properties = data.get("deviceProperties")
-    flag = data.get("record_shapes")
-    distributed = data.get("distributedInfo")
+    properties, flag = header.device_properties, header.record_shapes
+    distributed = header.distributed
     return RawTrace(
         path=path,
         ops=tables["op"],
