@@ -8,7 +8,9 @@ import name. Files are hard-linked where the filesystem allows (nothing in a sit
 writes into measurements/), else copied; but each replica's trace.json.gz gets its own
 gzip header time and its ncu.csv a `==PROF==` line of its own, so that no two replicas share a
 content-keyed cache entry (the parse and trace caches would otherwise do the work of a
-thousand runs once per real run, which a set of distinct runs never gets).
+thousand runs once per real run, which a set of distinct runs never gets). A run's stored
+trace work (trace-analysis.parquet, which `measure` writes) is copied with the replica's
+trace digest in it, as `measure` would have written it for that trace.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pathlib import Path
 
 import polars as pl
 
+from generator.analysis.trace_work import WORK_FILE, WORK_KEY
 from generator.atomic import write_json, write_via
+from generator.ingest.cache import file_digest
 from generator.records.run import RUN_FILE
 
 IMPORTED_ANALYTIC = Path("complexity") / "imported.csv"
@@ -67,6 +71,22 @@ def _distinct_csv(source: Path, target: Path, index: int) -> None:
 DISTINCT = {"trace.json.gz": _distinct_trace, "ncu.csv": _distinct_csv}
 
 
+def _restamp_work(source: Path, target: Path) -> None:
+    """The stored work of the original trace, for the replica's trace: the same work (the
+    replica's JSON is the original's), stamped with the replica's trace digest, as
+    `measure` would have written it for that file."""
+    stored = source / WORK_FILE
+    if not stored.is_file():
+        return
+    meta = json.loads(pl.read_parquet_metadata(stored)[WORK_KEY])
+    meta["trace_digest"] = file_digest(target / "trace.json.gz")
+    points = pl.read_parquet(stored)
+    text = json.dumps(meta, separators=(",", ":"))
+    write_via(
+        target / WORK_FILE, lambda temp: points.write_parquet(temp, metadata={WORK_KEY: text})
+    )
+
+
 def _copy_folder(source: Path, target: Path) -> None:
     target.mkdir(parents=True)
     for path in source.iterdir():
@@ -82,8 +102,9 @@ def replicate_run(source: Path, runs_dir: Path, index: int) -> str:
     for path in source.iterdir():
         if path.name in DISTINCT:
             DISTINCT[path.name](path, target / path.name, index)
-        elif path.is_file() and path.name != RUN_FILE:
+        elif path.is_file() and path.name not in (RUN_FILE, WORK_FILE):
             _link_or_copy(path, target / path.name)
+    _restamp_work(source, target)
     record = json.loads((source / RUN_FILE).read_text(encoding="utf-8"))
     write_json(target / RUN_FILE, {**record, "run_id": run_id})
     return run_id

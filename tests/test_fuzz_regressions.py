@@ -49,6 +49,11 @@ TRACE_EXPECTED: dict[str, str | type[Exception]] = {
     # A 401-digit integer ts: read_trace's math.isfinite(ts) raised OverflowError ("int too
     # large to convert to float").
     "trace-ts-beyond-float.json": "user error",
+    # Bytes that are not UTF-8 inside a name and inside an op's shapes: the typed decode's
+    # skip of the whole text checks no UTF-8, and its per-event decode raised
+    # UnicodeDecodeError (the second file is gzip, as the reader finds by content).
+    "trace-name-not-utf8.json": "user error",
+    "trace-gzip-shapes-not-utf8.json": "user error",
 }
 
 

@@ -3,7 +3,8 @@ measurements (tests/data/golden/measurements: one imported export, 38 real runs 
 A to H (see tests/data/golden/PROVENANCE.md), the CPU and H100 ceilings, the complexity
 tables and six literature rows).
 
-Chart specs are taken out of the Markdown and compared as dicts, not as text or images.
+Chart specs are read from the scripts each chart names (`data-src`, beside the page's
+downloads) and compared as dicts, not as text or images.
 After an intended change, regenerate the expected files and review their diff:
 
     RA_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
@@ -20,14 +21,13 @@ from typing import Any
 
 import pytest
 
+from generator.pages.render import SPEC_HEAD, built_folder
 from generator.site.build import build_site
 from tests.helpers import REPO
 
 GOLDEN = REPO / "tests" / "data" / "golden"
 EXPECTED = GOLDEN / "expected"
-CHART = re.compile(
-    r'<script type="application/json" id="(?P<id>[^"]+)-spec">(?P<spec>.*?)</script>', re.S
-)
+CHART = re.compile(r'<div class="ra-chart" id="(?P<id>[^"]+)" data-src="(?P<src>[^"]+)">')
 PAGES = {  # page kind -> generated file (relative to docs/)
     "overview": "measurements/overview.md",
     "hardware": "hardware.md",
@@ -50,11 +50,16 @@ PAGES = {  # page kind -> generated file (relative to docs/)
 }
 
 
-def split_charts(markdown: str) -> tuple[str, dict[str, Any]]:
-    """Markdown with each chart's JSON replaced by a marker, and the specs by chart id."""
-    specs = {m.group("id"): json.loads(m.group("spec")) for m in CHART.finditer(markdown)}
-    text = CHART.sub(lambda m: f"<!-- chart {m.group('id')} -->", markdown)
-    return text, specs
+def split_charts(docs: Path, page: str) -> tuple[str, dict[str, Any]]:
+    """The page's Markdown, and the specs of its charts by chart id: each read from the
+    script its div names, resolved against the folder the page is served from."""
+    markdown = (docs / page).read_text(encoding="utf-8")
+    folder = docs / built_folder(page)
+    specs = {}
+    for m in CHART.finditer(markdown):
+        script = (folder / m.group("src")).resolve().read_text(encoding="utf-8")
+        specs[m.group("id")] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
+    return markdown, specs
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +76,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, 
         )  # fmt: skip
     finally:
         os.chdir(cwd)
-    return {
-        kind: split_charts((root / "docs" / page).read_text(encoding="utf-8"))
-        for kind, page in PAGES.items()
-    }
+    return {kind: split_charts(root / "docs", page) for kind, page in PAGES.items()}
 
 
 @pytest.mark.parametrize("kind", sorted(PAGES))

@@ -144,6 +144,11 @@ def test_import_a_trace_stores_it_gzipped_with_its_device(
     assert run(plain, "--name", "plain", "--measurements", measurements) == 0
     stored = measurements / "imported" / "plain" / "trace.json.gz"
     assert gzip.decompress(stored.read_bytes()) == plain.read_bytes()  # same bytes, packed
+    # each with its work stored beside it, for the trace as stored (the packed one)
+    from generator.analysis.trace_work import stored_state
+
+    assert stored_state(folder, folder / "trace.json.gz") == "current"
+    assert stored_state(stored.parent, stored) == "current"
     assert [t.name for t in discover_traces(measurements)] == ["mi250", "plain"]
     assert discover(measurements) == []  # no ncu export among them
     # a trace without deviceProperties or architecture tags needs --device: nothing written

@@ -6,10 +6,12 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from generator.errors import UserError
+from generator.pages.render import SPEC_HEAD
 from tests.conftest import build_report
 from tests.helpers import REPO, fp32_kernel, write_long
 
@@ -42,13 +44,33 @@ def test_l4_page_shows_the_totals_and_ranges(repo_site: Path) -> None:
     assert "<td>backward</td><td>1</td>" in html
 
 
+def chart_spec(page: Path, chart_id: str | None = None) -> Any:
+    """The spec of a chart on a built page (the first, or the one `chart_id` names): its
+    div's data-src, resolved as the browser does against the page's folder, read."""
+    html = page.read_text(encoding="utf-8")
+    chart = re.escape(chart_id) if chart_id else '[^"]+'
+    found = re.search(rf'<div class="ra-chart" id="{chart}" data-src="([^"]+)"', html)
+    assert found is not None, f"no chart {chart_id or ''} on {page}"
+    script = (page.parent / found.group(1)).read_text(encoding="utf-8")
+    assert script.startswith(SPEC_HEAD) and script.endswith(";\n")
+    spec = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
+    assert isinstance(spec, dict)
+    return spec
+
+
+def test_every_chart_on_every_page_names_a_spec_that_is_there(repo_site: Path) -> None:
+    charts = 0
+    for page in repo_site.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "ra-chart" not in html or 'type="application/json"' not in html
+        for src in re.findall(r'<div class="ra-chart" id="[^"]+" data-src="([^"]+)"', html):
+            assert (page.parent / src).is_file(), f"{page}: {src}"
+            charts += 1
+    assert charts > 100
+
+
 def test_chart_specs_are_embedded_and_valid_json(repo_site: Path) -> None:
-    html = (repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html").read_text(
-        encoding="utf-8"
-    )
-    payload = re.search(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, re.S)
-    assert payload is not None
-    spec = json.loads(payload.group(2))
+    spec = chart_spec(repo_site / "measurements" / "l4-resnet18-train-step-b64" / "index.html")
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/v6")
     marks = [layer["mark"]["type"] for layer in spec["layer"]]
     assert marks[:3] == ["line", "point", "point"]  # ceilings, kernels, step
@@ -206,11 +228,7 @@ def test_hardware_page_has_multi_device_rooflines_and_measured_ceilings(repo_sit
 
     html = (repo_site / "hardware" / "index.html").read_text(encoding="utf-8")
     for chart_id, key in (("roofline-fp32", "fp32"), ("roofline-fp16-tensor", "fp16_tensor")):
-        payload = re.search(
-            rf'<script type="application/json" id="{chart_id}-spec">(.*?)</script>', html, re.S
-        )
-        assert payload is not None, chart_id
-        spec = json.loads(payload.group(1))
+        spec = chart_spec(repo_site / "hardware" / "index.html", chart_id)
         data = spec["layer"][1]["data"]  # a named dataset (charts/scales.py: inline)
         drawn = {row["device"] for row in data.get("values") or spec["datasets"][data["name"]]}
         assert drawn == {d.name for d in load_catalog() if d.peak(key) is not None}

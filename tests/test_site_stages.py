@@ -107,7 +107,7 @@ def test_every_registered_page_renders_once(report: Report) -> None:
     )
     for page in pages:
         for chart_id in page.charts:  # charts travel as objects and are embedded once
-            assert page.markdown.count(f'id="{chart_id}-spec"') == 1
+            assert page.markdown.count(f'<div class="ra-chart" id="{chart_id}"') == 1
 
 
 def test_write_replaces_the_generated_pages_and_builds_the_nav(

@@ -74,3 +74,19 @@ def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_numbers_beyond_the_typed_decoder_are_read_as_the_stdlib_reads_them(
+    tmp_path: Path,
+) -> None:
+    """An integer past 64 bits in one event's args, and a ts of 1e999: the event is read by
+    the stdlib (the first is kept, the second is a UserError naming the event)."""
+    big = '{"cat": "cpu_op", "ph": "X", "name": "aten::relu", "ts": 1, "dur": 1, "pid": 1, '
+    big += '"tid": 1, "args": {"Sequence number": 123456789012345678901234567890}}'
+    path = tmp_path / "big.json"
+    path.write_text('{"traceEvents": [' + big + "]}")
+    trace = read_trace(path)
+    assert trace.ops.sequence == [123456789012345678901234567890]
+    path.write_text('{"traceEvents": [' + big.replace('"ts": 1,', '"ts": 1e999,') + "]}")
+    with pytest.raises(UserError, match=r"traceEvents\[0\] has a non-finite ts"):
+        read_trace(path)

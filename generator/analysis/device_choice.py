@@ -30,7 +30,6 @@ LAUNCH_LATENCY_SOURCE = (
     "https://github.com/facebookresearch/HolisticTraceAnalysis/blob/main/docs/source/"
     "features/cuda_kernel_launch_stats.rst"
 )
-LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})
 # Training-set sizes, for cost per epoch (steps = ceil(samples / batch)).
 EPOCH_SAMPLES = {"cifar10": 50_000, "cifar100": 50_000, "mnist": 60_000, "imagenet": 1_281_167}
 EPOCH_NAMES = {
@@ -254,14 +253,7 @@ def with_launch_counts(
 def launch_calls_measured(traces: list[TraceView]) -> tuple[float, int] | None:
     """Median host time of a kernel-launch call (µs) over every GPU trace here, and how many
     calls: the data's own check on LAUNCH_LATENCY_S (times taken under the profiler)."""
-    durations = [
-        duration
-        for trace in traces
-        for name, duration in zip(
-            trace.analysis.trace.launches.name, trace.analysis.trace.launches.dur, strict=True
-        )
-        if name in LAUNCH_CALLS
-    ]
+    durations = [duration for trace in traces for duration in trace.analysis.work.launch_calls_us]
     return (statistics.median(durations), len(durations)) if durations else None
 
 

@@ -17,9 +17,10 @@ from generator.analysis.trace_roofline import (
     totals_row,
     work_points,
 )
+from generator.analysis.trace_work import TraceWork, work_of
 from generator.catalog.matching import DeviceMatch, match_trace_device
-from generator.ingest.trace.attribute import Attribution, attribute
-from generator.ingest.trace.read import RawTrace, read_trace
+from generator.ingest.trace.attribute import INSTANCE_SCHEMA, WORK_SCHEMA, Attribution, attribute
+from generator.ingest.trace.read import Events, RawTrace, read_trace
 from generator.records.ceilings import MeasuredCeilings
 
 
@@ -37,10 +38,11 @@ class TraceAnalysis:
     by_phase: pl.DataFrame
     by_layer: pl.DataFrame
     by_range: pl.DataFrame
+    work: TraceWork  # what the trace itself gave, before the roof (stored: trace_work.py)
 
     @property
     def kernels(self) -> int:
-        return len(self.trace.kernels)
+        return self.work.kernel_count
 
 
 def _grouped(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:
@@ -61,23 +63,67 @@ def analyze_raw(
     device: str | None = None,
     ceilings: MeasuredCeilings | None = None,
 ) -> TraceAnalysis:
-    path = trace.path
     attribution = attribute(trace)
-    kernels = trace.kernels
-    match = match_trace_device(trace.device_properties, kernels.device, kernels.name, device)
+    work = work_of(trace, attribution, work_points(attribution))
+    return _on_the_roof(trace, attribution, work, device, ceilings)
+
+
+def analysis_of_work(
+    work: TraceWork,
+    path: Path,
+    device: str | None = None,
+    ceilings: MeasuredCeilings | None = None,
+) -> TraceAnalysis:
+    """The analysis from a trace's stored work (trace_work.py): the same tables as
+    `analyze_raw` gives, without the trace's events (which the pages never read)."""
+    trace = RawTrace(
+        path=path,
+        ops=Events(),
+        ranges=Events(),
+        launches=Events(),
+        kernels=Events(),
+        memcpy=Events(),
+        memset=Events(),
+        device_properties=work.device_properties,
+        record_shapes=work.record_shapes,
+        distributed=work.distributed,
+        categories=work.categories,
+    )
+    attribution = Attribution(
+        work=pl.DataFrame(schema=WORK_SCHEMA),
+        instances=pl.DataFrame(schema=INSTANCE_SCHEMA),
+        on_gpu=work.on_gpu,
+        ops_with_shapes=work.ops_with_shapes,
+        steps=work.steps,
+    )
+    return _on_the_roof(trace, attribution, work, device, ceilings)
+
+
+def _on_the_roof(
+    trace: RawTrace,
+    attribution: Attribution,
+    work: TraceWork,
+    device: str | None,
+    ceilings: MeasuredCeilings | None,
+) -> TraceAnalysis:
+    """The work placed on the device's roof: matched, grouped by op, step, phase, layer and
+    range. Reads only `work` (and `trace.path`), so both paths give the same tables."""
+    devices = [d for d, n in work.kernel_devices.items() for _ in range(n)]
+    names = [name for name, n in work.kernels.items() for _ in range(n)]
+    match = match_trace_device(work.device_properties, devices, names, device)
     roof: Roof | None = None
     if match.device is not None:
         roof = catalog_roof(match.device)
-    elif not attribution.on_gpu and ceilings is not None:
+    elif not work.on_gpu and ceilings is not None:
         roof = ceilings_roof(ceilings)
-    points = work_points(attribution)
+    points = work.points
     by_op = group_points(points, "op", roof)
     total = totals_row(points, roof)
-    step_order = {name: i for i, name in enumerate(attribution.steps)}
+    step_order = {name: i for i, name in enumerate(work.steps)}
     by_step = _grouped(points, "step", roof)
     by_step = by_step.sort(pl.col("step").replace_strict(step_order, default=len(step_order)))
     return TraceAnalysis(
-        path=path,
+        path=trace.path,
         trace=trace,
         attribution=attribution,
         match=match,
@@ -89,4 +135,5 @@ def analyze_raw(
         by_phase=_grouped(points, "phase", roof),
         by_layer=_grouped(points, "layer", roof),
         by_range=_grouped(points, "range", roof),
+        work=work,
     )

@@ -107,14 +107,15 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             counted.any().alias("_any_counted"),
             pl.col("family").drop_nulls().mode().sort().first(),  # ties: alphabetical, not by hash
         )
-        .sort("time_s", descending=True)
+        # ties in time by name: group_by's order is a hash's, and a page must not flip
+        .sort("time_s", by, descending=[True, False], nulls_last=True)
     )
     # The path that carries most of a group's FLOPs sets its roof.
     dominant = (
         points.filter(counted)
         .group_by(by, "path")
         .agg(pl.col("flops").sum().alias("_path_flops"))
-        .sort("_path_flops", descending=True)
+        .sort("_path_flops", "path", descending=[True, False])
         .group_by(by, maintain_order=True)
         .first()
         .select(by, "path")

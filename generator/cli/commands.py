@@ -217,6 +217,21 @@ def cmd_rederive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace_work(args: argparse.Namespace) -> int:
+    from generator.summaries.stored_work import store_work
+
+    done = store_work(Path(args.measurements), check=args.check)
+    stale = [d for d in done if d.was != "current"]
+    failed = [d for d in done if d.error]
+    if args.check:
+        for item in stale:
+            print(f"{item.trace}: {item.was}")
+        print(f"{len(done)} traces, {len(stale)} without current stored work")
+        return 1 if stale else 0
+    print(f"{len(done)} traces: {len(stale) - len(failed)} stored, {len(failed)} failed")
+    return 1 if failed else 0
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
     from generator.config import load_experiments, resolve_runs
 

@@ -12,6 +12,7 @@ from generator.cli.commands import (
     cmd_rederive,
     cmd_site,
     cmd_summarize,
+    cmd_trace_work,
 )
 from generator.cli.measure_parser import add_check_gpu, add_measure, add_remeasure
 from generator.cli.publish import add_publish
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_remeasure(commands)
     add_check_gpu(commands)
     _add_rederive(commands)
+    _add_trace_work(commands)
     _add_site(commands)
     add_publish(commands)
     return parser
@@ -217,6 +219,25 @@ def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     rederive.add_argument("--measurements", default="measurements", help="default: %(default)s")
     rederive.set_defaults(handler=cmd_rederive)
+
+
+def _add_trace_work(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    work = commands.add_parser(
+        "trace-work",
+        help="store each trace's analysed work beside it (trace-analysis.parquet; no torch)",
+        description="For every run's profiled step and every imported trace under "
+        "MEASUREMENTS, read and attribute the trace once and store its work table beside it "
+        "as trace-analysis.parquet, which the report reads instead of the trace (measure and "
+        "import write it themselves). Only files that are missing or out of date (another "
+        "trace, another analysis version) are written; the report never reads one that is.",
+    )
+    work.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    work.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when a trace has no current stored work",
+    )
+    work.set_defaults(handler=cmd_trace_work)
 
 
 def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

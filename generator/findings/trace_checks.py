@@ -8,7 +8,6 @@ import polars as pl
 from generator.analysis.thresholds import ROOF_TOLERANCE, UNCOUNTED_WARNING_SHARE
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.formatting import percent, si
-from generator.ingest.trace.attribute import BACKWARD_NODE
 from generator.records.finding import Finding
 
 SHAPES_FIX = (
@@ -99,12 +98,12 @@ def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]
 def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding, ...]:
     """Every check that applies to one analysed trace (the phase says whether it should
     hold a backward pass)."""
-    trace, attribution, by_op = analysis.trace, analysis.attribution, analysis.by_op
+    work, by_op = analysis.work, analysis.by_op
     time_s = float(analysis.total["time_s"])  # type: ignore[arg-type]
-    backward_ops = sum(1 for name in trace.ops.name if name.startswith(BACKWARD_NODE))
+    backward_ops = work.backward_ops
     return (
-        *missing_shapes(attribution.ops_with_shapes, len(trace.ops)),
-        *(uncounted_ops(by_op, time_s) if attribution.ops_with_shapes else []),
+        *missing_shapes(work.ops_with_shapes, work.ops),
+        *(uncounted_ops(by_op, time_s) if work.ops_with_shapes else []),
         *above_roof_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
     )

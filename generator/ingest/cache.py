@@ -22,7 +22,20 @@ MAP_DIGEST = hashlib.sha256(repr(METRIC_COLUMNS).encode()).hexdigest()[:8]
 DEFAULT_CACHE = Path(".cache") / "roofline-atlas"  # beside measurements/, git-ignored
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
 def file_digest(path: Path) -> str:
+    """The file's content digest, computed once per process for a given size and mtime (a
+    build asks for a trace's several times: cache keys, the stored analysis)."""
+    stat = path.stat()
+    known = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if known not in _DIGESTS:
+        _DIGESTS[known] = _digest(path)
+    return _DIGESTS[known]
+
+
+def _digest(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while chunk := handle.read(CHUNK):

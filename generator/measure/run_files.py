@@ -51,11 +51,15 @@ OPS_COLUMNS = [
 
 
 def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """layers.csv: each layer's analytic FLOPs and bytes beside its measured time."""
+    """layers.csv: each layer's analytic FLOPs and bytes beside its measured time. The
+    trace's work is stored beside it on the way (trace-analysis.parquet: the report reads
+    that, not the trace; derived, so run.json does not list it)."""
     from generator.analysis.layer_join import layer_rows
     from generator.analysis.trace_analysis import analyze_trace
+    from generator.analysis.trace_work import write_work
 
     analysis = analyze_trace(trace_path)
+    write_work(analysis.work, trace_path, trace_path.parent)
     by_layer_phase = (
         analysis.points.filter(pl.col("layer").is_not_null())
         .group_by("layer", "phase")

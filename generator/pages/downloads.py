@@ -17,7 +17,7 @@ import polars as pl
 from generator.atomic import write_bytes
 from generator.pages.page import Page
 from generator.pages.paths import INCLUDES_DIR
-from generator.pages.render import download_link, download_path
+from generator.pages.render import chart_script, download_link, download_path, spec_name
 
 RENDER_THREADS = 2
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
@@ -102,6 +102,7 @@ def attach_downloads(
             linked.append(page)
             continue
         for chart_id, spec in page.charts.items():
+            files[download_path(page.path, spec_name(chart_id))] = chart_script(spec)
             svg, pdf = charts[chart_key(spec)]
             files[download_path(page.path, f"{chart_id}.svg")] = svg
             files[download_path(page.path, f"{chart_id}.pdf")] = pdf

@@ -2,7 +2,7 @@
 
 Everything that came from data is HTML-escaped (Jinja autoescape): kernel names hold `<`, `>`,
 `&` and quotes. Tables are HTML so no Markdown syntax inside a name can break them, and chart
-specs are embedded as JSON with `<`, `>`, `&` written as \\u escapes.
+specs go into scripts beside the page's downloads (`chart_script`).
 """
 
 from __future__ import annotations
@@ -31,20 +31,40 @@ def one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def embed_chart(spec: dict[str, Any], chart_id: str) -> Markup:
-    """A chart div and its spec as inert JSON; charts.js renders it with vega-embed."""
+SPEC_SUFFIX = ".spec.js"  # a chart's spec, as a script beside the page's other downloads
+SPEC_HEAD = "(window.RA_CHARTS = window.RA_CHARTS || {})[document.currentScript.src] = "
+
+
+def spec_name(chart_id: str) -> str:
+    return f"{chart_id}{SPEC_SUFFIX}"
+
+
+def chart_script(spec: dict[str, Any]) -> bytes:
+    """A chart's spec as a script that files it under its own URL: charts.js loads it when
+    it draws the chart. A script, not JSON to fetch: it loads from file:// as well."""
+    payload = json.dumps(spec, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return (
+        f"(window.RA_CHARTS = window.RA_CHARTS || {{}})[document.currentScript.src] = {payload};\n"
+    ).encode()
+
+
+def embed_chart(spec: dict[str, Any], chart_id: str, page: str) -> Markup:
+    """A chart div that names its spec's script (`chart_script`, written with the page's
+    downloads); charts.js renders it with vega-embed. The spec stays out of the page: a
+    page per run is a fraction of the text for MkDocs to read and the reader to load."""
     if not spec:
         return Markup('<p class="ra-no-chart">No point can be drawn: see the totals above.</p>')
-    payload = (
-        json.dumps(spec, separators=(",", ":"), sort_keys=True, allow_nan=False)
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-    )
-    return Markup(
-        f'<script type="application/json" id="{chart_id}-spec">{payload}</script>\n'
-        f'<div class="ra-chart" id="{chart_id}" data-spec="{chart_id}-spec"></div>'
-    )
+    src = posixpath.relpath(download_path(page, spec_name(chart_id)), built_folder(page))
+    return Markup(f'<div class="ra-chart" id="{chart_id}" data-src="{escape(src)}"></div>')
+
+
+def built_folder(page: str) -> str:
+    """The folder a page is served from, relative to the site root (MkDocs'
+    use_directory_urls: a/b.md -> a/b/, a/index.md -> a/): raw HTML's URLs are relative
+    to it, and MkDocs rewrites only Markdown links."""
+    stem = page.removesuffix(".md")
+    folder = posixpath.dirname(stem) if posixpath.basename(stem) == "index" else stem
+    return folder or "."
 
 
 def html_title(title: str) -> str:
@@ -73,7 +93,7 @@ class ChartBook:
         self.specs: dict[str, dict[str, Any]] = {}
 
     def embed(self, spec: dict[str, Any], chart_id: str) -> Markup:
-        html = embed_chart(spec, chart_id)
+        html = embed_chart(spec, chart_id, self.page)
         if not spec:
             return html
         if chart_id in self.specs:

@@ -5,6 +5,8 @@ the profiler traces: each is read only when its analysis is not in the content-k
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -20,14 +22,14 @@ from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.run_verdicts import run_verdicts
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.trace_analysis import analyze_raw
+from generator.analysis.trace_analysis import analysis_of_work
+from generator.analysis.trace_work import stored_state
+from generator.analysis.trace_work import work as trace_work
 from generator.analysis.verdicts import Verdict, group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label, lookup_device
 from generator.findings import trace_findings
 from generator.ingest import NcuExport
-from generator.ingest.trace.labels import PHASE_PREFIX as PHASE_LABEL
-from generator.ingest.trace.read import read_trace
 from generator.pages.page import Page
 from generator.pages.run_text import run_label
 from generator.records.calibration import session_cvs
@@ -120,14 +122,30 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
                           item.ceilings)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, code), job))
+    _say_unstored(loaded)
     return cached_traces(jobs, loaded.cache_dir)
+
+
+def _say_unstored(loaded: Loaded) -> None:
+    """One line when traces have no current stored analysis (trace_work.py): they are
+    analysed from the trace, which is right but slow, so the reader learns how to store it."""
+    states = [stored_state(item.path.parent, item.path) for item in loaded.traces]
+    unstored = Counter(state for state in states if state != "current")
+    if unstored:
+        why = ", ".join(f"{n} {state}" for state, n in sorted(unstored.items()))
+        print(
+            f"report: {sum(unstored.values())} of {len(states)} traces have no current stored "
+            f"analysis ({why}); read from the trace this time. "
+            "`python -m generator trace-work` stores them.",
+            file=sys.stderr,
+        )
 
 
 def _imported_view_of_trace(
     slug: str, path: Path, source: Source, counted_flops: float | None
 ) -> TraceView:
     """An imported trace against its source's device."""
-    analysis = analyze_raw(read_trace(path), source.device, None)
+    analysis = analysis_of_work(trace_work(path, path.parent), path, source.device, None)
     return TraceView(
         slug=slug,
         title=source.title,
@@ -149,13 +167,9 @@ def _run_view_of_trace(
     ceilings: MeasuredCeilings | None,
 ) -> TraceView:
     """A run's profiled step against its own ceilings, with its per-layer join."""
-    raw = read_trace(path)
+    work = trace_work(path, path.parent)
     phase = record.config.phase
-    analysis = analyze_raw(raw, None, ceilings)
-    forward = [
-        d for n, d in zip(raw.ranges.name, raw.ranges.dur, strict=True)
-        if n == PHASE_LABEL + "forward"
-    ]  # fmt: skip
+    analysis = analysis_of_work(work, path, None, ceilings)
     return TraceView(
         slug=slug,
         title=run_label(
@@ -167,7 +181,7 @@ def _run_view_of_trace(
         phase=phase,
         analysis=analysis,
         layers=pl.read_csv(layers, schema=LAYERS_SCHEMA) if layers else None,
-        forward_range_s=forward[0] * 1e-6 if forward else None,
+        forward_range_s=work.forward_range_s,
         # The run's own profiler-overhead finding is about this page's layer times.
         findings=(
             *trace_findings(analysis, phase),

@@ -11,7 +11,9 @@ A dirty build renders only the pages whose source is newer than their HTML, and 
 plugin indexes only the pages it rendered, so the index it writes would lose every other
 page. Here the previous index's entries of the pages not rendered this time are put back,
 in the order a full build writes them (its pages' order), so the file equals a full
-build's. Loaded by MkDocs from this file's path, not imported by the generator.
+build's. Pages that exclude themselves from search (`search: exclude: true`, the page
+per run) get one entry with their title and no text, so a search for a run finds it.
+Loaded by MkDocs from this file's path, not imported by the generator.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ _INDEX = Path("search") / "search_index.json"
 _MARKER = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
 WITH_INCLUDES = ("methodology.md",)  # hand-written pages that hold a marker
 
-_state: dict[str, Any] = {"previous": None, "order": [], "rendered": set()}
+_state: dict[str, Any] = {
+    "previous": None, "order": [], "rendered": set(), "titles": {}, "once": {}
+}  # fmt: skip
 
 
 def _page_of(location: str) -> str:
@@ -43,7 +47,7 @@ def _page_of(location: str) -> str:
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
-    _state.update(previous=None, order=[], rendered=set())
+    _state.update(previous=None, order=[], rendered=set(), titles={}, once={})
     index = Path(config.site_dir) / _INDEX
     if os.environ.get(DIRTY_ENV) == "1" and index.is_file():
         _state["previous"] = json.loads(index.read_text(encoding="utf-8"))
@@ -79,13 +83,27 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     return _MARKER.sub(included, markdown)
 
 
+def _once(key: str, draw: Any) -> Any:
+    """`draw()` the first time `key` is asked for in a build, its HTML after that (the
+    theme's main.html: the navigation of the pages per run)."""
+    once: dict[str, Any] = _state["once"]
+    if key not in once:
+        once[key] = draw()
+    return once[key]
+
+
 def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:
     _state["order"] = [f.page.url for f in files.documentation_pages() if f.page is not None]
+    env.globals["ra_once"] = _once
     return env
 
 
 def on_page_context(context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
     _state["rendered"].add(page.url)
+    if (page.meta.get("search") or {}).get("exclude"):
+        # A page per run: its body is not indexed (thousands of near-identical tables, a
+        # third of a build), but its title is, so a search for a run finds its page.
+        _state["titles"][page.url] = page.title or ""
     return context
 
 
@@ -93,16 +111,18 @@ def on_page_context(context: Any, page: Page, config: MkDocsConfig, nav: Any) ->
 def on_post_build(config: MkDocsConfig) -> None:
     previous = _state["previous"]
     path = Path(config.site_dir) / _INDEX
-    if previous is None or not path.is_file():
+    if not path.is_file():
         return
     order = {url: i for i, url in enumerate(_state["order"])}
     fresh = json.loads(path.read_text(encoding="utf-8"))
+    titles = [{"location": url, "title": title, "text": ""}
+              for url, title in _state["titles"].items()]  # fmt: skip
     kept = [
         entry
-        for entry in previous["docs"]
+        for entry in (previous or {"docs": []})["docs"]
         if _page_of(entry["location"]) in order
         and _page_of(entry["location"]) not in _state["rendered"]
-    ]
+    ] + titles
     # sorted() is stable: each page's own entries keep their order.
     docs = sorted(kept + fresh["docs"], key=lambda e: order[_page_of(e["location"])])
     data = json.dumps({"config": fresh["config"], "docs": docs}, separators=(",", ":"), default=str)

@@ -36,12 +36,20 @@ def trace_key(files: list[Path], inputs: str, code: str) -> str:
 
 def slim(view: TraceView) -> TraceView:
     """What the pages and the device-choice analysis read: the grouped tables, the totals,
-    the launches and kernels; not the raw ops, ranges or per-item points (most of a
-    trace's memory, and of its pickle)."""
+    the work's counts; not the trace's events or the per-item points (most of a trace's
+    memory, and of its pickle)."""
     analysis: TraceAnalysis = view.analysis
     trace = analysis.trace
     attribution = analysis.attribution
-    slim_trace = replace(trace, ops=Events(), ranges=Events(), memcpy=Events(), memset=Events())
+    slim_trace = replace(
+        trace,
+        ops=Events(),
+        ranges=Events(),
+        launches=Events(),
+        kernels=Events(),
+        memcpy=Events(),
+        memset=Events(),
+    )
     return replace(
         view,
         analysis=replace(
@@ -51,6 +59,7 @@ def slim(view: TraceView) -> TraceView:
                 attribution, work=attribution.work.clear(), instances=attribution.instances.clear()
             ),
             points=analysis.points.clear(),
+            work=replace(analysis.work, points=analysis.work.points.clear()),
         ),
     )
 

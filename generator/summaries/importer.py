@@ -140,6 +140,7 @@ def _is_gzip(path: Path) -> bool:
 
 def import_export(request: ImportRequest) -> ImportResult:
     """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
+    from generator.analysis.trace_work import analyse_work, write_work
     from generator.ingest.trace.read import looks_like_trace
     from generator.summaries.export import summarize_file  # deferred: Polars
     from generator.summaries.trace import summarize_trace
@@ -165,6 +166,8 @@ def import_export(request: ImportRequest) -> ImportResult:
                 shutil.copyfileobj(plain, packed)  # the same bytes, compressed
         else:
             shutil.copyfile(request.file, staging / stored)  # verbatim: the evidence
+        if trace:  # its work, analysed once: the report reads this, not the trace
+            write_work(analyse_work(staging / stored), staging / stored, staging)
         (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
         load_source(staging / "source.toml")  # what the report will read back
         os.rename(staging, folder)  # fails, rather than merges, if the name was taken since

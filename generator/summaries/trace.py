@@ -65,7 +65,7 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "point_kind": POINT_KIND,
         "on_gpu": analysis.attribution.on_gpu,
         "kernels": analysis.kernels,
-        "ops": len(trace.ops),
+        "ops": analysis.work.ops,
         "ops_with_shapes": analysis.attribution.ops_with_shapes,
         "time_s": time_s,
         "flops": _clean(total["flops"]) if shapes else None,

@@ -10,11 +10,20 @@ again and again for nothing.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+
+class Refused(Exception):
+    """Text the typed decode cannot read (not UTF-8, a number it does not hold): the
+    reader reads the whole trace again with the general parse, which says what is wrong."""
+
+
+# UnicodeDecodeError and json's errors are ValueErrors
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, ValueError)
 MISSING: Any = msgspec.UNSET  # a field the event does not have
 _ABSENT = msgspec.Raw()  # a Raw field the event does not have
 
@@ -81,7 +90,10 @@ class Arguments(msgspec.Struct, gc=False):
             bytes(self.concrete_1),
         )
         if key not in shared:
-            dims, types, concrete = (msgspec.json.decode(text) if text else None for text in key)
+            try:
+                dims, types, concrete = (json.loads(text) if text else None for text in key)
+            except ValueError as err:  # the skip of the whole text checks no UTF-8
+                raise Refused from err
             shared[key] = op_args_of(dims, types, concrete)
         return shared[key]
 
@@ -146,8 +158,18 @@ _EVENT = msgspec.json.Decoder(Event | _NotArguments)
 
 
 def decode_event(raw: msgspec.Raw) -> Any:
-    """One event's record (or the non-object value the trace has in its place)."""
-    return _EVENT.decode(raw)
+    """One event's record (or the non-object value the trace has in its place). A number
+    beyond what msgspec holds (an integer past 64 bits, 1e999) is read by the stdlib, as
+    the general parse would."""
+    try:
+        return _EVENT.decode(raw)
+    except _DECODE_ERRORS:
+        pass
+    try:
+        value = json.loads(bytes(raw))
+    except ValueError as err:  # not UTF-8, NaN where JSON has none: the general parse says
+        raise Refused from err
+    return GeneralEvent(value) if isinstance(value, dict) else value
 
 
 def decode_events(raw: bytes) -> Decoded | None:
@@ -156,7 +178,7 @@ def decode_events(raw: bytes) -> Decoded | None:
     the general parse reads those and says what is wrong."""
     try:
         document = _DECODER.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except _DECODE_ERRORS:
         return None
     events = document.traceEvents
     events.reverse()

@@ -28,6 +28,7 @@ from generator.ingest.trace.events import (
     GeneralEvent,
     Header,
     OpArgs,
+    Refused,
     decode_event,
     decode_events,
 )
@@ -179,10 +180,12 @@ def read_trace(path: Path) -> RawTrace:
     gc.disable()  # a parse allocates millions of objects and frees none: no cycles to find
     try:
         decoded = decode_events(raw)
-        if decoded is None:
-            return _read_general(path, _parse(path, raw))
-        del raw
-        return _tables(path, decoded.events, decoded.header)
+        if decoded is not None:
+            try:
+                return _tables(path, decoded.events, decoded.header)
+            except Refused:
+                pass
+        return _read_general(path, _parse(path, raw))
     finally:
         if was_enabled:
             gc.enable()
