@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 # Real exports from public repositories, verbatim; tests/data/ncu/PROVENANCE.md names each origin.
@@ -71,3 +72,20 @@ def fp32_kernel(
         metric_row(kernel_id, "dram__bytes_write.sum", *dram_write, **kwargs),  # type: ignore[arg-type]
         metric_row(kernel_id, "gpu__time_duration.sum", *time, **kwargs),  # type: ignore[arg-type]
     ]
+
+
+def chart_specs(docs: Path, page: str) -> dict[str, Any]:
+    """The specs of a generated page's charts, by chart id: each read from the script its
+    div names (`data-src`), resolved against the folder the page is served from."""
+    import json
+    import re
+
+    from generator.pages.render import SPEC_HEAD, built_folder
+
+    markdown = (docs / page).read_text(encoding="utf-8")
+    specs = {}
+    pattern = r'<div class="ra-chart" id="([^"]+)" data-src="([^"]+)">'
+    for chart_id, src in re.findall(pattern, markdown):
+        script = (docs / built_folder(page) / src).resolve().read_text(encoding="utf-8")
+        specs[chart_id] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
+    return specs

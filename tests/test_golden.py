@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from generator.pages.render import SPEC_HEAD, built_folder
 from generator.site.build import build_site
-from tests.helpers import REPO
+from tests.helpers import REPO, chart_specs
 
 GOLDEN = REPO / "tests" / "data" / "golden"
 EXPECTED = GOLDEN / "expected"
-CHART = re.compile(r'<div class="ra-chart" id="(?P<id>[^"]+)" data-src="(?P<src>[^"]+)">')
 PAGES = {  # page kind -> generated file (relative to docs/)
     "overview": "measurements/overview.md",
     "hardware": "hardware.md",
@@ -51,15 +48,8 @@ PAGES = {  # page kind -> generated file (relative to docs/)
 
 
 def split_charts(docs: Path, page: str) -> tuple[str, dict[str, Any]]:
-    """The page's Markdown, and the specs of its charts by chart id: each read from the
-    script its div names, resolved against the folder the page is served from."""
-    markdown = (docs / page).read_text(encoding="utf-8")
-    folder = docs / built_folder(page)
-    specs = {}
-    for m in CHART.finditer(markdown):
-        script = (folder / m.group("src")).resolve().read_text(encoding="utf-8")
-        specs[m.group("id")] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
-    return markdown, specs
+    """The page's Markdown, and the specs of its charts by chart id."""
+    return (docs / page).read_text(encoding="utf-8"), chart_specs(docs, page)
 
 
 @pytest.fixture(scope="module")

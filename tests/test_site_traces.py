@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, chart_specs
 
 pytestmark = pytest.mark.site
 
@@ -47,15 +47,12 @@ def test_run_trace_pages_have_per_layer_rooflines(repo_site: Path) -> None:
         r"forward layers.* op time adds up to .*, [0-9.]+ % of the profiled step", page
     )
     assert match is not None
-    specs = [
-        json.loads(m)
-        for m in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.S)
-    ]
+    specs = chart_specs(repo_site.parent / "docs", f"measurements/traces/run-{run_id}.md")
     assert specs, "the trace page embeds its charts"
 
 
 def test_overview_and_device_choice_take_trace_steps(repo_site: Path) -> None:
-    overview = docs_page(repo_site, "measurements/overview.md")
+    overview = json.dumps(chart_specs(repo_site.parent / "docs", "measurements/overview.md"))
     assert "analytic FLOPs / measured time" in overview
     # the imported traces' workloads sit on the published-data part of device choice
     choice = docs_page(repo_site, "measurements/device-choice/published.md")

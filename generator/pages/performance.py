@@ -13,6 +13,7 @@ from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, render
 from generator.pages.scaling import scaling_section
+from generator.pages.trace_bench import trace_section
 from generator.records.benchmarks import BenchmarkResults
 from generator.records.calibration import CalibrationFile
 
@@ -111,6 +112,7 @@ def performance_page(
     markdown = render(
         "performance.md.j2",
         scaling=scaling_section(first.get("site_scaling"), book),
+        traces=trace_section(first.get("traces")),
         site=site,
         machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
         measured_at=first["measured_at"],

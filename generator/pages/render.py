@@ -42,10 +42,13 @@ def spec_name(chart_id: str) -> str:
 def chart_script(spec: dict[str, Any]) -> bytes:
     """A chart's spec as a script that files it under its own URL: charts.js loads it when
     it draws the chart. A script, not JSON to fetch: it loads from file:// as well."""
-    payload = json.dumps(spec, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    return (
-        f"(window.RA_CHARTS = window.RA_CHARTS || {{}})[document.currentScript.src] = {payload};\n"
-    ).encode()
+    payload = (
+        json.dumps(spec, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        .replace("<", "\\u003c")  # a kernel name's `</script>` stays text wherever it lands
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+    return f"{SPEC_HEAD}{payload};\n".encode()
 
 
 def embed_chart(spec: dict[str, Any], chart_id: str, page: str) -> Markup:

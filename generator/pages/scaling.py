@@ -86,6 +86,8 @@ def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> di
         "method": entries[0].get("method", ""),
         "note": entries[0].get("note", ""),
         "measured_at": entries[0].get("measured_at", ""),
+        "target_full": si(targets["full_s_at_1000_runs"], "s"),
+        "target_share": f"{100 * targets['one_more_over_full']:.0f} %",
         "profile_runs": f"{profiled['runs']:,}",
         "profile_full": _stages(profiled.get("stages_full_s", {})),
         "profile_one_more": _stages(profiled.get("stages_one_more_s", {})),
