@@ -90,3 +90,19 @@ def test_numbers_beyond_the_typed_decoder_are_read_as_the_stdlib_reads_them(
     path.write_text('{"traceEvents": [' + big.replace('"ts": 1,', '"ts": 1e999,') + "]}")
     with pytest.raises(UserError, match=r"traceEvents\[0\] has a non-finite ts"):
         read_trace(path)
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_plain_trace_is_mapped_and_released_as_it_is_read(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain JSON trace is read from a mapping of the file whose pages are handed back
+    as the reader passes them (every 4 kB here): the tables are the gzip copy's."""
+    import gzip
+
+    from generator.ingest.trace import read
+
+    plain = tmp_path / "trace.json"
+    plain.write_bytes(gzip.decompress((REAL_TRACES / name).read_bytes()))
+    monkeypatch.setattr(read._Release, "EVERY", 4096)
+    assert _tables(read_trace(plain)) == _tables(read_trace(REAL_TRACES / name))

@@ -11,6 +11,7 @@ again and again for nothing.
 from __future__ import annotations
 
 import json
+import mmap
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,7 +173,7 @@ def decode_event(raw: msgspec.Raw) -> Any:
     return GeneralEvent(value) if isinstance(value, dict) else value
 
 
-def decode_events(raw: bytes) -> Decoded | None:
+def decode_events(raw: bytes | mmap.mmap) -> Decoded | None:
     """The trace's events as records, or None when the text is not a trace object the typed
     decoder takes (invalid JSON, NaN, the array format, traceEvents missing or not a list):
     the general parse reads those and says what is wrong."""
