@@ -1,5 +1,5 @@
 """The report at scale (`nox -s bench -- --scaling-only`): synthetic measurement sets of
-100, 1,000 and 3,000 runs plus 30 imports, made by replicating the real records under new
+100, 1,000, 3,000 and 10,000 runs plus 30 imports, made by replicating the real records under new
 ids (benchmarks/synthetic.py), each built by `python -m generator site` as a user runs it:
 once from nothing (empty docs, site and caches: `full_s`), then again after one more
 replicated run is added (`one_more_run_s`). Each stage's seconds come from the build itself
@@ -14,7 +14,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from typing import Any
 from benchmarks.synthetic import add_run, make_measurements
 
 REPO = Path(__file__).resolve().parents[1]
-SIZES = (100, 1_000, 3_000)
+SIZES = (100, 1_000, 3_000, 10_000)
 IMPORTS = 30
 # The issue's targets, on this 2-core machine.
 TARGETS = {"full_s_at_1000_runs": 120.0, "one_more_over_full": 0.06}
@@ -41,20 +43,41 @@ def _progress(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def _build(folder: Path, stages: Path) -> float:
-    """One `python -m generator site` on the folder's set; its wall time in seconds."""
+@dataclass(frozen=True)
+class Build:
+    seconds: float
+    memory: dict[str, int]  # the build's own peak and its largest child's (site/build.py)
+    failed: str | None  # why the build did not finish, or None
+
+
+def _build(folder: Path, stages: Path) -> Build:
+    """One `python -m generator site` on the folder's set: its wall time, its peak memory,
+    and, when it failed or was killed (out of memory), the end of what it said."""
     command = [
         sys.executable, "-m", "generator", "site",
         "--measurements", str(folder / "measurements"), "--docs", str(folder / "docs"),
         "--site-dir", str(folder / "site"), "--cache-dir", str(folder / "cache"),
     ]  # fmt: skip
-    env = {**os.environ, "RA_STAGE_TIMES": str(stages)}
+    memory = stages.with_suffix(".memory.json")
+    env = {**os.environ, "RA_STAGE_TIMES": str(stages), "RA_PEAK_MEMORY": str(memory)}
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env)
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"the site build failed in {folder}:\n{done.stderr.strip()}")
-    return seconds
+    with tempfile.TemporaryFile("w+") as errors:
+        child = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=errors, text=True, cwd=REPO, env=env
+        )
+        child.wait()
+        seconds = time.perf_counter() - start
+        errors.seek(0)
+        said = errors.read().strip()
+    failed = None
+    if child.returncode != 0:
+        failed = f"exit {child.returncode}: {said[-2000:] or 'nothing on stderr'}"
+    peaks = json.loads(memory.read_text()) if memory.is_file() else {}
+    return Build(seconds, peaks, failed)
+
+
+def _bytes_under(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def _prepare(folder: Path, runs: int, imports: int) -> None:
@@ -76,22 +99,37 @@ def measure_size(folder: Path, runs: int, imports: int) -> dict[str, Any]:
     load_before = os.getloadavg()
     _progress(f"{runs:,} runs: full build from nothing …")
     full = _build(folder, folder / "stages-full.json")
-    counts = _counts(folder / "site")
-    add_run(REPO / "measurements", folder / "measurements", runs)
-    _progress(f"{runs:,} runs: rebuild after one more run ({full:.0f} s for the full build) …")
-    one_more = _build(folder, folder / "stages-one-more.json")
-    entry = {
+    entry: dict[str, Any] = {
         "runs": runs,
         "imports": imports,
-        "full_s": full,
-        "one_more_run_s": one_more,
-        "one_more_over_full": one_more / full,
-        "stages_full_s": json.loads((folder / "stages-full.json").read_text()),
-        "stages_one_more_s": json.loads((folder / "stages-one-more.json").read_text()),
-        **counts,
+        "full_s": full.seconds,
+        "full_peak_bytes": full.memory,
         "load_average_before": list(load_before),
-        "load_average_after": list(os.getloadavg()),
     }
+    if full.failed is not None:  # recorded as failed; the other sizes go on
+        _progress(f"{runs:,} runs: the full build failed ({full.failed[:200]})")
+        shutil.rmtree(folder, ignore_errors=True)
+        return {**entry, "failed": full.failed, "load_average_after": list(os.getloadavg())}
+    counts = _counts(folder / "site")
+    site_bytes = _bytes_under(folder / "site")
+    add_run(REPO / "measurements", folder / "measurements", runs)
+    _progress(
+        f"{runs:,} runs: rebuild after one more run ({full.seconds:.0f} s for the full build) …"
+    )
+    one_more = _build(folder, folder / "stages-one-more.json")
+    entry.update(
+        one_more_run_s=one_more.seconds,
+        one_more_over_full=one_more.seconds / full.seconds,
+        one_more_peak_bytes=one_more.memory,
+        stages_full_s=json.loads((folder / "stages-full.json").read_text()),
+        **counts,
+        site_bytes=site_bytes,
+        load_average_after=list(os.getloadavg()),
+    )
+    if one_more.failed is not None:
+        entry["failed"] = f"the rebuild after one more run: {one_more.failed}"
+    else:
+        entry["stages_one_more_s"] = json.loads((folder / "stages-one-more.json").read_text())
     shutil.rmtree(folder, ignore_errors=True)
     return entry
 
@@ -109,21 +147,27 @@ def measure_scaling(
             {**entry, "measured_at": measured_at, "method": METHOD, "targets": TARGETS,
              "note": note}
         )  # fmt: skip
-        _progress(
-            f"{runs:,} runs: full {entry['full_s']:.1f} s, one more run "
-            f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%})"
-        )
+        if "one_more_run_s" in entry:
+            _progress(
+                f"{runs:,} runs: full {entry['full_s']:.1f} s, one more run "
+                f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%})"
+            )
     return entries
 
 
 def scaling_table(entries: list[dict[str, Any]]) -> str:
     lines = [
-        f"{'runs':>6} {'imports':>7} {'full s':>8} {'one more s':>10} {'ratio':>6} {'pages':>6}"
+        f"{'runs':>6} {'imports':>7} {'full s':>8} {'one more s':>10} {'ratio':>6} {'pages':>6} "
+        f"{'peak GB':>7} {'site GB':>7}"
     ]
     for e in entries:
+        if "one_more_run_s" not in e:
+            lines.append(f"{e['runs']:>6,} {e['imports']:>7} failed: {e.get('failed', '')[:120]}")
+            continue
         lines.append(
             f"{e['runs']:>6,} {e['imports']:>7} {e['full_s']:>8.1f} {e['one_more_run_s']:>10.1f} "
-            f"{e['one_more_over_full']:>6.1%} {e['html_pages']:>6,}"
+            f"{e['one_more_over_full']:>6.1%} {e['html_pages']:>6,} "
+            f"{e['full_peak_bytes'].get('build_bytes', 0) / 1e9:>7.2f} {e['site_bytes'] / 1e9:>7.2f}"
         )
     return "\n".join(lines)
 

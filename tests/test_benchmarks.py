@@ -168,7 +168,7 @@ def test_generated_trace_replicates_steps_with_fresh_ids(tmp_path: Path) -> None
     assert len(kernels) == content["steps"] and kernels == set(trace.launches.correlation)
     steps = [name for name in trace.ranges.name if name.startswith("ProfilerStep#")]
     assert steps == [f"ProfilerStep#{7 + i}" for i in range(content["steps"])]
-    assert trace.ranges.ts == sorted(trace.ranges.ts)  # copies follow each other in time
+    assert list(trace.ranges.ts) == sorted(trace.ranges.ts)  # copies follow each other in time
     head = target.read_text().splitlines()[:5]  # the metadata first, as Kineto writes it
     assert '  "distributedInfo": {"rank": 0},' in head
     summary = summarize_trace(target, None)

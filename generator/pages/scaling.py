@@ -18,6 +18,17 @@ NOT_MEASURED = (
 
 def _row(entry: dict[str, Any]) -> list[str]:
     load = entry.get("load_average_before") or []
+    peaks = entry.get("full_peak_bytes") or {}
+    memory = (
+        f"{si(peaks['build_bytes'], 'B')} (+ {si(peaks['largest_child_bytes'], 'B')})"
+        if peaks
+        else "n/a"
+    )
+    if not _finished(entry):
+        failed = str(entry.get("failed", "did not finish")).splitlines()[0][:160]
+        return [f"{entry['runs']:,}", str(entry["imports"]), "n/a",
+                f"failed after {si(entry['full_s'], 's')}: {failed}", "n/a", "n/a", memory,
+                "n/a", f"{load[0]:.2f}" if load else "n/a"]  # fmt: skip
     return [
         f"{entry['runs']:,}",
         str(entry["imports"]),
@@ -25,8 +36,15 @@ def _row(entry: dict[str, Any]) -> list[str]:
         si(entry["full_s"], "s"),
         si(entry["one_more_run_s"], "s"),
         f"{100 * entry['one_more_run_s'] / entry['full_s']:.1f} %",
+        memory,
+        si(entry["site_bytes"], "B") if "site_bytes" in entry else "n/a",
         f"{load[0]:.2f}" if load else "n/a",
     ]
+
+
+def _finished(entry: dict[str, Any]) -> bool:
+    """Both builds of the size finished (a failed one is recorded, and shown, as failed)."""
+    return "one_more_run_s" in entry and "failed" not in entry
 
 
 def _stages(entry: dict[str, Any]) -> str:
@@ -35,7 +53,7 @@ def _stages(entry: dict[str, Any]) -> str:
 
 
 def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
-    at_1000 = next((e for e in entries if e["runs"] == 1000), None)
+    at_1000 = next((e for e in entries if e["runs"] == 1000 and _finished(e)), None)
     if at_1000 is None:
         return "No 1,000-run set was measured, so the targets are not judged."
     full, share = at_1000["full_s"], at_1000["one_more_run_s"] / at_1000["full_s"]
@@ -53,6 +71,7 @@ def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
 def _growth(entries: list[dict[str, Any]]) -> str:
     """Time per run from the smallest to the largest set: flat or falling is linear or
     better."""
+    entries = [e for e in entries if _finished(e)]
     if len(entries) < 2:
         return ""
     first, last = entries[0], entries[-1]
@@ -72,11 +91,14 @@ def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> di
 
     entries = sorted(entries, key=lambda e: e["runs"])
     targets = entries[0]["targets"]
+    finished = [e for e in entries if _finished(e)] or entries[:1]
     spec = scaling_chart(
-        entries, (1000, targets["full_s_at_1000_runs"]), targets["one_more_over_full"]
+        [e for e in entries if _finished(e)],
+        (1000, targets["full_s_at_1000_runs"]),
+        targets["one_more_over_full"],
     )
-    largest = max(entries, key=lambda e: e["runs"])
-    profiled = next((e for e in entries if e["runs"] == 1000), largest)
+    largest = max(finished, key=lambda e: e["runs"])
+    profiled = next((e for e in finished if e["runs"] == 1000), largest)
     return {
         "measured": True,
         "rows": [_row(e) for e in entries],

@@ -11,6 +11,7 @@ succeeded, so a failed build never leaves a partial site.
 from __future__ import annotations
 
 import os
+import resource
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -31,6 +32,7 @@ from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up
 from generator.site.write import Written, write_pages
 
 STAGE_TIMES_ENV = "RA_STAGE_TIMES"  # a path: each stage's seconds are written there (bench)
+PEAK_MEMORY_ENV = "RA_PEAK_MEMORY"  # a path: the build's peak memory is written there (bench)
 T = TypeVar("T")
 
 
@@ -45,6 +47,21 @@ class _Clock:
         result = call(*args)
         self.seconds[stage] = round(time.perf_counter() - start, 3)
         return result
+
+
+def peak_memory() -> dict[str, int]:
+    """This process's peak resident bytes (Linux's VmHWM), and the largest of its finished
+    children's (the trace workers, MkDocs): ru_maxrss, an upper bound, as a child started
+    by fork and exec keeps the resident size it was forked with."""
+    own = 0
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                own = int(line.split()[1]) * 1024
+    except OSError:
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    return {"build_bytes": own, "largest_child_bytes": children}
 
 
 def build_report(
@@ -87,6 +104,8 @@ def build_site(
     dirty = run_mkdocs and clock.run("publish", publish, written, measurements, site_dir, release)
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)
+    if memory := os.environ.get(PEAK_MEMORY_ENV):
+        write_json(Path(memory), peak_memory())
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
     print(
