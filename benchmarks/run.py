@@ -81,7 +81,7 @@ def rows_need_streaming(size: int) -> bool:
     return size * IN_MEMORY_FACTOR > default_memory_budget()
 
 
-def measure_site_build() -> dict[str, float]:
+def measure_site_build() -> dict[str, Any]:
     """`python -m generator site` on the committed measurements, as a user runs it: first
     with empty caches into a fresh folder, then again with nothing changed."""
     import shutil
@@ -98,23 +98,31 @@ def measure_site_build() -> dict[str, float]:
             sys.executable, "-m", "generator", "site", "--docs", str(folder / "docs"),
             "--site-dir", str(folder / "site"), "--cache-dir", str(folder / "cache"),
         ]  # fmt: skip
-        times = {}
+        times: dict[str, float] = {}
+        stage_times: dict[str, Any] = {}
         for name, extra in (
             ("first_s", []),
             ("second_s", []),
             ("forced_warm_cache_s", ["--force"]),
         ):
+            stages = folder / f"{name}.stages.json"
+            env = {**os.environ, "RA_STAGE_TIMES": str(stages)}
             start = time.perf_counter()
             done = subprocess.run(
-                [*command, *extra], capture_output=True, text=True, cwd=HERE.parent
+                [*command, *extra], capture_output=True, text=True, cwd=HERE.parent, env=env
             )
             if done.returncode != 0:
                 raise SystemExit(f"the site build failed:\n{done.stderr.strip()}")
             times[name] = time.perf_counter() - start
+            if stages.is_file():  # where the time went (an unchanged build has no stages)
+                stage_times[name.removesuffix("_s")] = json.loads(stages.read_text())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    times["second_over_first"] = times["second_s"] / times["first_s"]
-    return times
+    return {
+        **times,
+        "second_over_first": times["second_s"] / times["first_s"],
+        "stages_s": stage_times,
+    }
 
 
 def measure_trace_size(megabytes: int, repeats: int) -> dict[str, Any]:
