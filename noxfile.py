@@ -70,7 +70,7 @@ def bench(session: nox.Session) -> None:
     5M rows, and the torch.profiler trace ingest against HolisticTraceAnalysis' loader on
     ~10 and ~100 MB traces; write benchmarks/results.json (`-- --sizes 100000 --repeats 1`
     for a quick run, `-- --site-only` to re-time only the report build, `-- --traces-only`
-    only the trace ingest, `-- --scaling-only` only the report at 100, 1,000 and 3,000
+    only the trace ingest, `-- --scaling-only` only the report at 100, 1,000, 3,000 and 10,000
     replicated runs). torch is never installed here: HTA does not need it."""
     session.install("-e", ".[site,bench]")  # the site extra: the rebuild is timed too
     session.run("python", "-m", "benchmarks.run", *session.posargs)

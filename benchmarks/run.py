@@ -349,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--scaling-sizes",
-        default="100,1000,3000",
+        default="100,1000,3000,10000",
         help="runs per synthetic set for the report at scale (default: %(default)s)",
     )
     parser.add_argument("--note", default="", help="recorded with the report-at-scale times")

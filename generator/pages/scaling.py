@@ -11,8 +11,8 @@ from generator.formatting import si
 from generator.pages.render import ChartBook
 
 NOT_MEASURED = (
-    "Not measured yet: `nox -s bench -- --scaling-only` builds synthetic sets of 100, 1,000 "
-    "and 3,000 runs and records the times here."
+    "Not measured yet: `nox -s bench -- --scaling-only` builds synthetic sets of 100, 1,000, "
+    "3,000 and 10,000 runs and records the times here."
 )
 
 
