@@ -34,7 +34,9 @@ METHOD = (
     "under a new name, cycling through the real ones. Replicas' trace and ncu files differ "
     "in a byte that no reader uses, so content-keyed caches do not collapse them; their "
     "analyses are equal, so a chart drawn from one replica's numbers is drawn once per "
-    "real run (the chart cache is keyed by the spec)."
+    "real run (the chart cache is keyed by the spec). A run's stored trace work "
+    "(trace-analysis.parquet, which measure writes) is copied with the replica's trace "
+    "digest, as measure would have written it."
 )
 GENERATED_DOCS = ("measurements", "hardware.md", "index.md", "vega", "mathjax")
 

@@ -18,14 +18,20 @@ from generator.charts.scales import (
     seconds_axis,
     si_axis,
 )
+from generator.formatting import si
 
 FULL = "full build, from nothing"
 ONE_MORE = "rebuild after one more run"
 LINEAR = "linear growth from the smallest set"
-ONE_MORE_TARGET = "target: 10 % of the full build"
-FULL_TARGET = "target: full build of 1,000 runs under 3 min"
 SERIES = {FULL: (HUES["blue"], "circle"), ONE_MORE: (HUES["vermillion"], "square")}
-GUIDES = {LINEAR: DASHES[2], ONE_MORE_TARGET: DASHES[1]}
+
+
+def _one_more_target(share: float) -> str:
+    return f"target: {100 * share:.0f} % of the full build"
+
+
+def _full_target(runs: int, seconds: float) -> str:
+    return f"target: full build of {runs:,} runs under {si(seconds, 's')}"
 
 
 def _guide_rows(entries: list[dict[str, Any]], share: float) -> list[dict[str, Any]]:
@@ -34,7 +40,7 @@ def _guide_rows(entries: list[dict[str, Any]], share: float) -> list[dict[str, A
         {"runs": e["runs"], "seconds": first["full_s"] * e["runs"] / first["runs"], "guide": LINEAR}
         for e in entries
     ] + [
-        {"runs": e["runs"], "seconds": share * e["full_s"], "guide": ONE_MORE_TARGET}
+        {"runs": e["runs"], "seconds": share * e["full_s"], "guide": _one_more_target(share)}
         for e in entries
     ]
 
@@ -70,7 +76,8 @@ def scaling_chart(
         alt.Tooltip("seconds:Q", title="seconds", format=".3~s"),
     ]
     measured = alt.Chart(inline(points)).encode(x=x, y=y, tooltip=tooltip)
-    guides = list(GUIDES)
+    dashes = {LINEAR: DASHES[2], _one_more_target(share): DASHES[1]}
+    guides = list(dashes)
     guide = (
         alt.Chart(inline(_guide_rows(entries, share)))
         .mark_line(color=GUIDE_COLOUR, strokeWidth=1.2)
@@ -79,15 +86,14 @@ def scaling_chart(
             y=y,
             strokeDash=alt.StrokeDash(
                 "guide:N",
-                scale=alt.Scale(domain=guides, range=[GUIDES[g] for g in guides]),
+                scale=alt.Scale(domain=guides, range=[dashes[g] for g in guides]),
                 legend=bottom_legend(guides, "guides"),
             ),
         )
     )
+    full_label = _full_target(*full_target)
     target = (
-        alt.Chart(
-            inline([{"runs": full_target[0], "seconds": full_target[1], "what": FULL_TARGET}])
-        )
+        alt.Chart(inline([{"runs": full_target[0], "seconds": full_target[1], "what": full_label}]))
         .mark_point(shape="cross", size=160, color=GUIDE_COLOUR, strokeWidth=2)
         .encode(x=x, y=y, tooltip=[alt.Tooltip("what:N", title="target")])
     )

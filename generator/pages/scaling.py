@@ -19,27 +19,28 @@ NOT_MEASURED = (
 def _row(entry: dict[str, Any]) -> list[str]:
     load = entry.get("load_average_before") or []
     peaks = entry.get("full_peak_bytes") or {}
-    memory = (
-        f"{si(peaks['build_bytes'], 'B')} (+ {si(peaks['largest_child_bytes'], 'B')})"
-        if peaks
-        else "n/a"
-    )
+    memory = si(peaks["build_bytes"], "B") if peaks else "n/a"
     if not _finished(entry):
         failed = str(entry.get("failed", "did not finish")).splitlines()[0][:160]
         return [f"{entry['runs']:,}", str(entry["imports"]), "n/a",
-                f"failed after {si(entry['full_s'], 's')}: {failed}", "n/a", "n/a", memory,
+                f"failed after {_duration(entry['full_s'])}: {failed}", "n/a", "n/a", memory,
                 "n/a", f"{load[0]:.2f}" if load else "n/a"]  # fmt: skip
     return [
         f"{entry['runs']:,}",
         str(entry["imports"]),
         f"{entry.get('html_pages', 0):,}",
-        si(entry["full_s"], "s"),
-        si(entry["one_more_run_s"], "s"),
+        _duration(entry["full_s"]),
+        _duration(entry["one_more_run_s"]),
         f"{100 * entry['one_more_run_s'] / entry['full_s']:.1f} %",
         memory,
         si(entry["site_bytes"], "B") if "site_bytes" in entry else "n/a",
         f"{load[0]:.2f}" if load else "n/a",
     ]
+
+
+def _duration(seconds: float) -> str:
+    """Seconds up to two minutes, then minutes (not "1.132 ks")."""
+    return si(seconds, "s") if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 def _finished(entry: dict[str, Any]) -> bool:
