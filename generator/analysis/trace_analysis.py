@@ -76,19 +76,11 @@ def analysis_of_work(
 ) -> TraceAnalysis:
     """The analysis from a trace's stored work (trace_work.py): the same tables as
     `analyze_raw` gives, without the trace's events (which the pages never read)."""
+    empty = Events()
     trace = RawTrace(
-        path=path,
-        ops=Events(),
-        ranges=Events(),
-        launches=Events(),
-        kernels=Events(),
-        memcpy=Events(),
-        memset=Events(),
-        device_properties=work.device_properties,
-        record_shapes=work.record_shapes,
-        distributed=work.distributed,
-        categories=work.categories,
-    )
+        path, empty, empty, empty, empty, empty, empty,
+        work.device_properties, work.record_shapes, work.distributed, work.categories,
+    )  # fmt: skip
     attribution = Attribution(
         work=pl.DataFrame(schema=WORK_SCHEMA),
         instances=pl.DataFrame(schema=INSTANCE_SCHEMA),

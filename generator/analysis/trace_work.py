@@ -137,30 +137,35 @@ def write_work(work: TraceWork, trace: Path, folder: Path) -> Path:
     return path
 
 
-def stored_state(folder: Path, trace: Path) -> str:
-    """'current', 'missing' or why the stored file is out of date (its metadata only)."""
+def _stored(folder: Path, trace: Path) -> tuple[str, dict[str, Any]]:
+    """The stored file's state ('current', 'missing' or why it is out of date) and, when
+    readable, its metadata (read once: the footer only)."""
     path = folder / WORK_FILE
     if not path.is_file():
-        return "missing"
+        return "missing", {}
     try:
         meta = json.loads(pl.read_parquet_metadata(path)[WORK_KEY])
     except Exception:  # unreadable, torn, or not ours: computed again, never trusted
-        return "unreadable"
+        return "unreadable", {}
     if meta.get("version") != WORK_VERSION:
-        return f"version {meta.get('version')}, now {WORK_VERSION}"
+        return f"version {meta.get('version')}, now {WORK_VERSION}", meta
     if meta.get("trace_digest") != file_digest(trace):
-        return "the trace changed"
-    return "current"
+        return "the trace changed", meta
+    return "current", meta
+
+
+def stored_state(folder: Path, trace: Path) -> str:
+    """'current', 'missing' or why the stored file is out of date (its metadata only)."""
+    return _stored(folder, trace)[0]
 
 
 def read_work(folder: Path, trace: Path) -> TraceWork | None:
     """The stored work of `trace`, or None when there is none that is current."""
-    if stored_state(folder, trace) != "current":
+    state, meta = _stored(folder, trace)
+    if state != "current":
         return None
-    path = folder / WORK_FILE
-    meta = json.loads(pl.read_parquet_metadata(path)[WORK_KEY])
     return TraceWork(
-        points=pl.read_parquet(path),
+        points=pl.read_parquet(folder / WORK_FILE),
         on_gpu=bool(meta["on_gpu"]),
         steps=tuple(meta["steps"]),
         ops=int(meta["ops"]),

@@ -19,7 +19,6 @@ from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import TraceView
 from generator.atomic import write_bytes
 from generator.ingest.cache import file_digest
-from generator.ingest.trace.read import Events
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
 from generator.site.content_cache import entry_path, map_on_cores, read_entry
@@ -41,15 +40,7 @@ def slim(view: TraceView) -> TraceView:
     analysis: TraceAnalysis = view.analysis
     trace = analysis.trace
     attribution = analysis.attribution
-    slim_trace = replace(
-        trace,
-        ops=Events(),
-        ranges=Events(),
-        launches=Events(),
-        kernels=Events(),
-        memcpy=Events(),
-        memset=Events(),
-    )
+    slim_trace = trace.without_events()
     return replace(
         view,
         analysis=replace(

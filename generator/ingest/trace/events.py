@@ -187,6 +187,18 @@ def decode_events(raw: bytes | mmap.mmap) -> Decoded | None:
     return Decoded(events, header)
 
 
+def _spellings() -> dict[str, tuple[str, ...]]:
+    """Each argument's spellings, from `Arguments`' fields (dims_1, dims_2 -> dims)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for field in msgspec.structs.fields(Arguments):
+        key = field.name.rsplit("_", 1)[0]
+        found[key] = (*found.get(key, ()), field.encode_name)
+    return found
+
+
+_SPELLINGS = _spellings()
+
+
 class _DictArguments:
     """`Arguments`' interface over an args dict of the general parse."""
 
@@ -195,26 +207,22 @@ class _DictArguments:
     def __init__(self, args: dict[str, Any]) -> None:
         self._args = args
 
-    def _get(self, *spellings: str) -> Any:
-        for spelling in spellings:
+    def _get(self, key: str) -> Any:
+        for spelling in _SPELLINGS[key]:
             if spelling in self._args:
                 return self._args[spelling]
         return None
 
     def op_args(self, shared: dict[tuple[bytes, ...], OpArgs | None]) -> OpArgs | None:
-        return op_args_of(
-            self._get("Input Dims", "Input dims", "input_dims"),
-            self._get("Input type", "Input types", "input_type"),
-            self._get("Concrete Inputs"),
-        )
+        return op_args_of(self._get("dims"), self._get("types"), self._get("concrete"))
 
     @property
     def sequence(self) -> Any:
-        return self._get("Sequence number", "Sequence Number")
+        return self._get("sequence")
 
     @property
     def correlation(self) -> Any:
-        return self._get("correlation", "Correlation", "correlation id")
+        return self._get("correlation")
 
     @property
     def device(self) -> Any:

@@ -17,7 +17,7 @@ import mmap
 import os
 import zlib
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,13 @@ class RawTrace:
     record_shapes: bool | None  # the trace's own flag, when it writes one
     distributed: dict[str, Any]
     categories: dict[str, int]  # every category seen, with its count (for error messages)
+
+    def without_events(self) -> RawTrace:
+        """What the trace says of itself, its event tables empty (what a stored analysis
+        and a cached page keep)."""
+        empty = Events
+        return replace(self, ops=empty(), ranges=empty(), launches=empty(), kernels=empty(),
+                       memcpy=empty(), memset=empty())  # fmt: skip
 
 
 def looks_like_trace(path: Path) -> bool:
