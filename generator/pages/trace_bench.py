@@ -13,13 +13,19 @@ NOT_MEASURED = (
 )
 
 
+def _timed(size: dict[str, Any], name: str) -> str:
+    """The best of the repeats, with the range all of them spanned."""
+    runs = size.get(f"{name}_all_s") or [size[f"{name}_s"]]
+    return f"{si(size[f'{name}_s'], 's')} ({si(min(runs), 's')}–{si(max(runs), 's')})"
+
+
 def _row(size: dict[str, Any]) -> list[str]:
     return [
         si(size["bytes"], "B"),
         f"{size.get('events', 0):,}",
-        si(size["parse_s"], "s"),
-        si(size["summarize_s"], "s"),
-        si(size["hta_load_s"], "s"),
+        _timed(size, "parse"),
+        _timed(size, "summarize"),
+        _timed(size, "hta_load"),
         f"{size['hta_load_s'] / size['summarize_s']:.1f}×",
         f"{size['parse_rss_to_file']:.2f}",
         f"{size['summarize_rss_to_file']:.2f}",
