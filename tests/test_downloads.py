@@ -9,7 +9,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from generator.pages.downloads import attach_downloads, chart_files, frame_bytes
+from generator.pages.chart_render import PARALLEL_FROM, chart_files, chart_key, rendered_charts
+from generator.pages.downloads import attach_downloads, frame_bytes
 from generator.pages.page import Page
 from generator.pages.render import ChartBook, page_slug
 
@@ -82,3 +83,33 @@ def test_rendered_charts_are_cached_by_spec(
     assert chart_files(SPEC, tmp_path) == first
     with pytest.raises(AssertionError, match="rendered again"):
         chart_files({**SPEC, "mark": "bar"}, tmp_path)
+
+
+def test_a_page_per_run_leaves_its_chart_files_to_the_browser(tmp_path: Path) -> None:
+    """A trace page's charts are saved from the chart's menu: its spec script is written,
+    no SVG or PDF is rendered, and the page says where the files come from."""
+    path = "measurements/traces/run-x.md"
+    book = ChartBook(path, files=False)
+    markdown = "# X\n\n" + str(book.embed(SPEC, "ops")) + "\n"
+    page = Page(path, "X", markdown, book.specs, chart_files=False)
+    linked, files = attach_downloads([page], tmp_path)
+    assert "SVG or PNG from the chart's ⋯ menu" in linked[0].markdown
+    assert "[SVG](" not in linked[0].markdown
+    assert sorted(files) == ["measurements/data/traces-run-x/ops.spec.js"]
+    assert not list(tmp_path.iterdir())  # nothing rendered into the chart cache
+
+
+def test_charts_drawn_in_processes_equal_those_drawn_here(tmp_path: Path) -> None:
+    """The misses of a build are drawn in a process per core (vl-convert's threads wait on
+    each other); what comes back is what one process draws, and is cached."""
+    specs = [
+        {**SPEC, "data": {"values": [{"x": i, "y": i * i}, {"x": i + 1, "y": 1}]}}
+        for i in range(PARALLEL_FROM)
+    ]
+    drawn = rendered_charts(specs, tmp_path / "pool")
+    assert set(drawn) == {chart_key(spec) for spec in specs}
+    for spec in specs[:2]:
+        svg, pdf = drawn[chart_key(spec)]
+        assert svg == chart_files(spec)[0]
+        assert pdf.startswith(b"%PDF")
+    assert len(list((tmp_path / "pool").glob("*.svg"))) == PARALLEL_FROM

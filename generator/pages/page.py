@@ -82,6 +82,7 @@ class Page:
     includes: Mapping[str, str] = field(default_factory=dict)
     # Files offered as they are (a run's run.json, steps.csv, ...): download name -> source
     copies: Mapping[str, Path] = field(default_factory=dict)
+    chart_files: bool = True  # False: no SVG/PDF rendered (`ChartBook(files=False)`)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def _layer_sentence(view: TraceView, layers: pl.DataFrame | None) -> str:
 def trace_page(view: TraceView) -> Page:
     analysis = view.analysis
     path = f"{TRACE_DIR}/{view.slug}.md"
-    charts = ChartBook(path)
+    charts = ChartBook(path, files=False)
     ops = analysis.by_op.to_dicts()
     op_points = [
         {"label": r["op"], "family": r["family"] or "other", "ai": r["arithmetic_intensity"],
@@ -169,7 +169,10 @@ def trace_page(view: TraceView) -> Page:
         tables["layers"] = layers
     # A run's trace is reached from the Traces index and its run page: one nav entry per
     # run would make every page of a thousand-run report carry a thousand-entry nav.
-    return Page(path, view.title, markdown, charts.specs, tables, in_nav=view.kind != "run")
+    return Page(
+        path, view.title, markdown, charts.specs, tables, in_nav=view.kind != "run",
+        chart_files=False,
+    )  # fmt: skip
 
 
 def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:

@@ -26,6 +26,7 @@ from generator.site.analyse import analyse
 from generator.site.check import check
 from generator.site.draw import draw
 from generator.site.load import load_measurements
+from generator.site.notebook import start as start_notebook
 from generator.site.publish import publish
 from generator.site.release import make_release, release_inputs
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
@@ -96,12 +97,23 @@ def build_site(
     if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)
         return None
-    clock = _Clock()
-    report = build_report(measurements, cache_dir, clock)
-    # the version and its URL: what the Cite, landing and run pages name
-    report = replace(report, citation={**report.citation, **release.citation_fields()})
-    written = clock.run("write", write_pages, report, docs_dir, cache_dir)
-    dirty = run_mkdocs and clock.run("publish", publish, written, measurements, site_dir, release)
+    # executed beside the stages below, from the inputs alone (site/notebook.py)
+    notebook = (
+        start_notebook(docs_dir, measurements, cache_dir, fingerprint) if fingerprint else None
+    )
+    try:
+        clock = _Clock()
+        report = build_report(measurements, cache_dir, clock)
+        # the version and its URL: what the Cite, landing and run pages name
+        report = replace(report, citation={**report.citation, **release.citation_fields()})
+        written = clock.run("write", write_pages, report, docs_dir, cache_dir)
+        dirty = run_mkdocs and clock.run(
+            "publish", publish, written, measurements, site_dir, release, notebook
+        )
+    except BaseException:
+        if notebook is not None:
+            notebook.cancel()
+        raise
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)
     if memory := os.environ.get(PEAK_MEMORY_ENV):

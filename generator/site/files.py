@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.atomic import write_text
-from generator.pages.downloads import VEGA_LITE_VERSION
+from generator.pages.chart_render import VEGA_LITE_VERSION
 from generator.pages.paths import GENERATED_DIR
 
 

@@ -31,6 +31,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from generator.pages.paths import INCLUDES_DIR
+from generator.site.notebook import EXECUTED_ENV, NOTEBOOK
 from generator.site.stamp import DIRTY_ENV
 
 _INDEX = Path("search") / "search_index.json"
@@ -64,7 +65,24 @@ def _includes_changed(source: Path, rendered: Path, docs_dir: Path) -> bool:
     return False
 
 
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """With the notebook executed beside the build (site/notebook.py), mkdocs-jupyter only
+    converts that copy to HTML, and keeps the HTML under the copy's content."""
+    executed = os.environ.get(EXECUTED_ENV)
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if executed and jupyter is not None:
+        jupyter.config["execute"] = False
+        jupyter.config["cache"] = True
+        jupyter.config["cache_dir"] = str(Path(executed).parent.parent / "html")
+    return config
+
+
+@event_priority(100)  # before mkdocs-jupyter wraps the notebook's file
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    if executed := os.environ.get(EXECUTED_ENV):
+        notebook = files.get_file_from_path(NOTEBOOK)
+        if notebook is not None:
+            notebook.abs_src_path = executed
     for name in WITH_INCLUDES:
         file = files.get_file_from_path(name)
         if file is None or file.abs_src_path is None or not os.path.isfile(file.abs_dest_path):

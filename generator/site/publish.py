@@ -24,6 +24,7 @@ from typing import Any
 
 from generator.errors import UserError
 from generator.site.files import swap_dir
+from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, THEME_DIR, Release
 from generator.site.stamp import DIRTY_ENV, library_versions
 from generator.site.write import Written
@@ -33,9 +34,16 @@ STATE = ".roofline-atlas-mkdocs.json"  # in site/: what the previous build was m
 _LIBRARIES = ("mkdocs", "mkdocs-material", "mkdocs-jupyter", "pymdown-extensions", "markdown")
 
 
-def publish(written: Written, measurements: Path, site_dir: Path, release: Release) -> bool:
+def publish(
+    written: Written,
+    measurements: Path,
+    site_dir: Path,
+    release: Release,
+    notebook: Execution | None = None,
+) -> bool:
     """Build site_dir as `release`; True when MkDocs rendered only the changed pages
-    (--dirty)."""
+    (--dirty). `notebook`: the Explore notebook executed beside the build (else MkDocs
+    executes it)."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
@@ -43,7 +51,8 @@ def publish(written: Written, measurements: Path, site_dir: Path, release: Relea
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
     try:
-        output, dirty = _build(written, measurements, site_dir, config, staging, release)
+        executed = notebook.wait() if notebook is not None else None
+        output, dirty = _build(written, measurements, site_dir, config, staging, release, executed)
         swap_dir(output, site_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -57,6 +66,7 @@ def _build(
     config: Path,
     staging: Path,
     release: Release,
+    executed: Path | None = None,
 ) -> tuple[Path, bool]:
     # A child config inherits mkdocs.yml and points at this build's docs folder; the
     # release gives the site's URL (the version's own, when it has one) and theme overrides.
@@ -84,6 +94,7 @@ def _build(
         **os.environ,
         "RA_MEASUREMENTS": str(measurements.resolve()),
         DIRTY_ENV: "1" if dirty else "0",
+        **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
     result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if result.returncode != 0:

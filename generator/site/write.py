@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.pages.downloads import attach_downloads
+from generator.pages.chart_render import ChartRenderer
+from generator.pages.downloads import attach_downloads, rendered_specs
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -23,15 +24,25 @@ class Written:
     nav: list[Any]  # for the MkDocs config
 
 
-def render_pages(report: Report) -> tuple[list[Page], list[list[Page]]]:
-    """All pages, and the pages of each registry entry (in registry order)."""
-    made = [entry.render(report) if isinstance(entry, Generated) else [] for entry in REGISTRY]
+def render_pages(
+    report: Report, renderer: ChartRenderer | None = None
+) -> tuple[list[Page], list[list[Page]]]:
+    """All pages, and the pages of each registry entry (in registry order). `renderer`:
+    each entry's chart files start rendering in other processes as soon as it is made."""
+    made = []
+    for entry in REGISTRY:
+        pages = entry.render(report) if isinstance(entry, Generated) else []
+        if renderer is not None:
+            renderer.submit(rendered_specs(pages))
+        made.append(pages)
     return [page for pages in made for page in pages], made
 
 
 def write_pages(report: Report, docs_dir: Path, cache_dir: Path) -> Written:
-    pages, made = render_pages(report)
-    linked, files = attach_downloads(pages, cache_dir / "charts")
+    with ChartRenderer(cache_dir / "charts") as renderer:
+        pages, made = render_pages(report, renderer)
+        drawn = renderer.files()
+    linked, files = attach_downloads(pages, drawn=drawn)
     replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files)
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)

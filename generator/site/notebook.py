@@ -1,0 +1,106 @@
+"""The Explore notebook, executed beside the build instead of inside MkDocs.
+
+Executing docs/explore.ipynb takes a kernel's start-up and its queries (~4 s of one core),
+which MkDocs did in series after every other stage. It depends only on the measurements and
+the docs (the build's input fingerprint), so it starts in its own process when the build
+starts and runs while the report is analysed, drawn and written; MkDocs then renders the
+executed copy without executing it (site/mkdocs_hooks.py). An executed copy is kept in the
+cache under the fingerprint: a forced rebuild of the same inputs executes nothing.
+
+`python -m generator.site.notebook SOURCE TARGET` executes SOURCE into TARGET (atomically).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.atomic import write_text
+from generator.errors import UserError
+
+NOTEBOOK = "explore.ipynb"  # under docs/; its page is /explore/
+EXECUTED_ENV = "RA_EXECUTED_NOTEBOOK"  # publish.py tells mkdocs_hooks.py where the copy is
+TIMEOUT_S = 600  # one cell's limit: a 10,000-run report's queries take seconds
+
+
+@dataclass
+class Execution:
+    """A notebook being executed (or found executed) into `target`."""
+
+    target: Path
+    process: subprocess.Popen[bytes] | None
+    log: Path | None
+
+    def wait(self) -> Path:
+        """The executed copy; a UserError with the kernel's words when a cell failed."""
+        if self.process is not None:
+            code = self.process.wait()
+            words = self.log.read_text(errors="replace").strip() if self.log else ""
+            if self.log:
+                self.log.unlink(missing_ok=True)
+            if code != 0 or not self.target.is_file():
+                raise UserError(
+                    f"docs/{NOTEBOOK} could not be executed; site/ was left as it was:\n{words}",
+                    fix=f"run the notebook (jupyter lab docs/{NOTEBOOK}) and fix the failing cell",
+                )
+            self.process = None
+        return self.target
+
+    def cancel(self) -> None:
+        """Stop an execution the build no longer needs (a stage failed)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.log is not None:
+            self.log.unlink(missing_ok=True)
+
+
+def start(
+    docs_dir: Path, measurements: Path, cache_dir: Path, fingerprint: str
+) -> Execution | None:
+    """Begin executing docs_dir's notebook for the build of `fingerprint`; None when the
+    docs have no notebook."""
+    source = docs_dir / NOTEBOOK
+    if not source.is_file():
+        return None
+    key = hashlib.sha256(fingerprint.encode() + source.read_bytes()).hexdigest()[:32]
+    # named as the source: mkdocs-jupyter matches its `include` pattern on the file name
+    target = cache_dir / "notebooks" / key / NOTEBOOK
+    if target.is_file():
+        return Execution(target, None, None)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    log = Path(tempfile.mkstemp(prefix="notebook-", suffix=".log", dir=target.parent)[1])
+    env = {**os.environ, "RA_MEASUREMENTS": str(measurements.resolve())}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "generator.site.notebook", str(source), str(target)],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )  # fmt: skip
+    return Execution(target, process, log)
+
+
+def execute(source: Path, target: Path) -> None:
+    """Run every cell of `source` from its own folder (as mkdocs-jupyter did) and write
+    the notebook with its outputs to `target`."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(source, as_version=4)  # type: ignore[no-untyped-call]
+    client = NotebookClient(
+        notebook,
+        timeout=TIMEOUT_S,
+        kernel_name="python3",
+        allow_errors=False,
+        resources={"metadata": {"path": str(source.parent)}},
+    )
+    client.execute()
+    write_text(target, nbformat.writes(notebook))  # type: ignore[no-untyped-call]
+
+
+if __name__ == "__main__":
+    execute(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -1,0 +1,55 @@
+"""The Explore notebook executed beside the build (site/notebook.py): once per inputs, its
+outputs on the built page, and a failing cell reported with the notebook's name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator.errors import UserError
+from generator.site.notebook import NOTEBOOK, start
+
+
+def _notebook(folder: Path, source: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+            "execution_count": None}  # fmt: skip
+    notebook = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3",
+                "display_name": "Python 3", "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    (folder / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
+    return folder
+
+
+def test_executed_once_per_inputs(tmp_path: Path) -> None:
+    docs = _notebook(tmp_path / "docs", "import os\nprint(6 * 7, os.environ['RA_MEASUREMENTS'])")
+    running = start(docs, tmp_path / "measurements", tmp_path / "cache", "inputs-1")
+    assert running is not None and running.process is not None
+    executed = json.loads(running.wait().read_text(encoding="utf-8"))
+    printed = "".join(executed["cells"][0]["outputs"][0]["text"])
+    assert printed == f"42 {(tmp_path / 'measurements').resolve()}\n"
+    again = start(docs, tmp_path / "measurements", tmp_path / "cache", "inputs-1")
+    assert again is not None and again.process is None  # found, not executed again
+    assert again.wait() == running.target
+    other = start(docs, tmp_path / "measurements", tmp_path / "cache", "inputs-2")
+    assert other is not None and other.target != running.target
+    other.cancel()
+    assert start(tmp_path / "empty", tmp_path, tmp_path / "cache", "x") is None
+
+
+def test_a_failing_cell_names_the_notebook(tmp_path: Path) -> None:
+    docs = _notebook(tmp_path / "docs", "raise ValueError('no such column: tflops')")
+    running = start(docs, tmp_path, tmp_path / "cache", "inputs")
+    assert running is not None
+    with pytest.raises(UserError, match=r"explore\.ipynb could not be executed") as error:
+        running.wait()
+    assert "no such column: tflops" in str(error.value)
+    assert not running.target.exists()  # nothing half-written to be found next time
+
+
+def test_the_explore_page_shows_the_executed_outputs(repo_site: Path) -> None:
+    html = (repo_site / "explore" / "index.html").read_text(encoding="utf-8")
+    assert " runs, " in html and " ok" in html  # the first cell's printed count
+    assert html.count("<svg") >= 1  # the sweep drawn in the notebook
