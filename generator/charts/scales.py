@@ -176,16 +176,19 @@ def device_legend(names: set[str], title: str | None = None) -> alt.Legend:
     return bottom_legend(sorted(names), title)
 
 
-def fit_title(text: str, subtitle: str | None = None) -> alt.TitleParams:
+def fit_title_spec(text: str, subtitle: str | None = None) -> dict[str, Any]:
     """A title wrapped onto lines that fit the page's column (Vega never wraps one and
-    clips what runs past the chart's width)."""
+    clips what runs past the chart's width), as Vega-Lite's title object."""
     lines = textwrap.wrap(text, TITLE_CHARS) or [text]
     extra: dict[str, Any] = {}
     if subtitle:
         extra["subtitle"] = textwrap.wrap(subtitle, int(TITLE_CHARS * 1.2)) or [subtitle]
-    return alt.TitleParams(
-        text=lines if len(lines) > 1 else lines[0], anchor="start", limit=0, **extra
-    )
+    return {"text": lines if len(lines) > 1 else lines[0], "anchor": "start", "limit": 0, **extra}
+
+
+def fit_title(text: str, subtitle: str | None = None) -> alt.TitleParams:
+    """`fit_title_spec` for an Altair chart."""
+    return alt.TitleParams(**fit_title_spec(text, subtitle))
 
 
 # Several legends under one chart stack (Vega puts them side by side, past the right edge)
@@ -200,10 +203,22 @@ def inline(values: list[dict[str, Any]]) -> alt.NamedData:
     """A chart's data by name, its values added to the spec's `datasets` by spec_of, as
     Altair itself writes inline data (same name, same place). Altair deep-copies inline
     values at every step of building a chart: half a trace page's time."""
-    text = json.dumps(values, sort_keys=True, default=str)
-    name = "empty" if values == [{}] else "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+    name = dataset_name(values)
     _PENDING[name] = values
     return alt.NamedData(name=name)
+
+
+def dataset_name(values: list[dict[str, Any]]) -> str:
+    """The name Altair gives inline values in a spec's `datasets`: a hash of their JSON."""
+    text = json.dumps(values, sort_keys=True, default=str)
+    return "empty" if values == [{}] else "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def named_data(values: list[dict[str, Any]], datasets: dict[str, Any]) -> str:
+    """For a spec written without Altair: `values` put in `datasets`, their name returned."""
+    name = dataset_name(values)
+    datasets[name] = values
+    return name
 
 
 def frame_data(frame: pl.DataFrame) -> alt.NamedData:

@@ -1,30 +1,127 @@
-"""Charts of a profiler trace: per-op or per-layer points (analytic FLOPs over measured
-time, drawn as triangles so they never pass for ncu-counted circles or modelled diamonds)
-under the roofs they run against, and where the time went."""
+"""The charts of a profiler trace's page as Vega-Lite written directly, without Altair.
+
+A report has a trace page per profiled run, thousands of them; Altair took ~10 ms a chart
+to build and copy the same chart objects each time (40 ms a page, the largest share of a
+run's cost once its trace analysis is stored). These functions write the spec Altair wrote
+for the same data, key for key (the golden trace page pins it): points and roofs as named
+`datasets` (`inline_spec`), the rest fixed but for the domain, the colour groups, the sort
+order and the sizes that the data decide.
+
+Per-op or per-layer points (analytic FLOPs over measured time) are drawn as triangles, so
+they never pass for ncu-counted circles or modelled diamonds.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import altair as alt
-
-from generator.charts.roofs import ai_x, point_labels, ridge_marks, ridge_row, roof_domain
+from generator.charts.roofs import RIGHT_THIRD, ridge_row, roof_domain, short_label
 from generator.charts.scales import (
     AXIS_LABEL_PX,
+    DIRECT_LABELS_MAX,
     GUIDE_COLOUR,
+    LEGEND_LAYOUT,
     PALETTE,
-    bottom_legend,
-    finish,
-    fit_title,
-    inline,
+    SECONDS_LABEL,
+    fit_title_spec,
     label_limit,
-    log_y,
+    legend_columns,
+    named_data,
     roof_polyline,
-    seconds_axis,
     short_name,
 )
 
 TRACE_SHAPE = "triangle-up"
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"  # what Altair 6.3 writes
+_VIEW = {"continuousHeight": 300, "continuousWidth": 300}  # Altair's default theme
+_AI_TITLE = "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)"
+
+
+def _top(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """As Altair's to_dict and `finish` leave a top-level chart."""
+    return {
+        "$schema": SCHEMA,
+        "config": {"legend": {"layout": LEGEND_LAYOUT}, "view": dict(_VIEW)},
+        **spec,
+        "datasets": datasets,
+    }
+
+
+def _ai_x(domain: tuple[float, float]) -> dict[str, Any]:
+    return {
+        "axis": {"format": "~g"},
+        "field": "ai",
+        "scale": {"domain": list(domain), "nice": False, "type": "log"},
+        "title": _AI_TITLE,
+        "type": "quantitative",
+    }
+
+
+def _log_y(field: str) -> dict[str, Any]:
+    return {
+        "axis": {"format": "~s"},
+        "field": field,
+        "scale": {"type": "log"},
+        "title": "attained (FLOP/s)",
+        "type": "quantitative",
+    }
+
+
+def _legend(groups: list[str]) -> dict[str, Any]:
+    limit = label_limit(groups)
+    return {
+        "columns": legend_columns(groups, limit),
+        "labelLimit": limit,
+        "orient": "bottom",
+        "title": None,
+        "values": groups,
+    }
+
+
+def _ridges(name: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
+    x, y = _ai_x(domain), _log_y("flops_per_s")
+    tooltip = [{"field": "ridge", "title": "ridge (FLOP/byte)", "type": "nominal"}]
+    return [
+        {
+            "data": {"name": name},
+            "encoding": {"tooltip": tooltip, "x": x, "y": y, "y2": {"value": "height"}},
+            "mark": {"color": GUIDE_COLOUR, "strokeDash": [2, 3], "strokeWidth": 1,
+                     "type": "rule"},
+        },
+        {
+            "data": {"name": name},
+            "encoding": {"text": {"field": "ridge_at", "type": "nominal"}, "x": x, "y": y},
+            "mark": {"align": "left", "baseline": "top", "color": GUIDE_COLOUR, "dx": 4, "dy": 6,
+                     "fontSize": 10, "type": "text"},
+        },
+    ]  # fmt: skip
+
+
+def _point_labels(
+    points: list[dict[str, Any]], domain: tuple[float, float], datasets: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each point's name beside it, left of it in the right third (`roofs.point_labels`)."""
+    if len(points) > DIRECT_LABELS_MAX:
+        return []
+    low, high = (math.log10(bound) for bound in domain)
+    layers = []
+    for align, dx, keep in (("left", 7, False), ("right", -7, True)):
+        rows = [
+            {**p, "point_label": short_label(str(p.get("name", "")))}
+            for p in points
+            if (math.log10(p["ai"]) > low + RIGHT_THIRD * (high - low)) == keep
+        ]
+        if rows:
+            name = named_data(rows, datasets)
+            layers.append({
+                "data": {"name": name},
+                "encoding": {"text": {"field": "point_label", "type": "nominal"},
+                             "x": _ai_x(domain), "y": _log_y("attained")},
+                "mark": {"align": align, "color": GUIDE_COLOUR, "dx": dx, "dy": -7,
+                         "fontSize": 10, "type": "text"},
+            })  # fmt: skip
+    return layers
 
 
 def trace_roofline(
@@ -42,7 +139,7 @@ def trace_roofline(
         point["name"] = short_name(point["label"])
     ridges = [ridge_row(r["peak"], r["bandwidth"], str(r["label"])) for r in roofs]
     domain = roof_domain([p["ai"] for p in points], [r["ai"] for r in ridges])
-    x = ai_x(domain, "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)")
+    datasets: dict[str, list[dict[str, Any]]] = {}
     layers = []
     rows = [
         row
@@ -50,48 +147,50 @@ def trace_roofline(
         for row in roof_polyline(roof["peak"], roof["bandwidth"], *domain, ceiling=roof["label"])
     ]
     if rows:
-        layers.append(
-            alt.Chart(inline(rows))
-            .mark_line(strokeDash=[6, 3], color=GUIDE_COLOUR)
-            .encode(
-                x=x,
-                y=log_y("flops_per_s"),
-                order="order:Q",
-                detail="ceiling:N",
-                strokeWidth=alt.value(1.5),
-                tooltip=[alt.Tooltip("ceiling:N", title="roof")],
-            )
-        )
+        layers.append({
+            "data": {"name": named_data(rows, datasets)},
+            "encoding": {
+                "detail": {"field": "ceiling", "type": "nominal"},
+                "order": {"field": "order", "type": "quantitative"},
+                "strokeWidth": {"value": 1.5},
+                "tooltip": [{"field": "ceiling", "title": "roof", "type": "nominal"}],
+                "x": _ai_x(domain),
+                "y": _log_y("flops_per_s"),
+            },
+            "mark": {"color": GUIDE_COLOUR, "strokeDash": [6, 3], "type": "line"},
+        })  # fmt: skip
     groups = sorted({str(p.get(colour)) for p in points})
-    layers.append(
-        alt.Chart(inline(points))
-        .mark_point(filled=True, shape=TRACE_SHAPE, opacity=0.8)
-        .encode(
-            x=x,
-            y=log_y("attained"),
-            color=alt.Color(
-                f"{colour}:N",
-                scale=alt.Scale(
-                    domain=groups, range=[PALETTE[i % len(PALETTE)] for i in range(len(groups))]
-                ),
-                legend=bottom_legend(groups),
-            ),
-            size=alt.Size(
-                "time_s:Q", title="time (s)", legend=None, scale=alt.Scale(range=[30, 400])
-            ),
-            tooltip=[
-                alt.Tooltip("name:N", title="name"),
-                alt.Tooltip(f"{colour}:N"),
-                alt.Tooltip("time_s:Q", title="time (s)", format=".3~s"),
-                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
-                alt.Tooltip("attained:Q", title="FLOP/s (analytic / measured)", format=".4~s"),
+    layers.append({
+        "data": {"name": named_data(points, datasets)},
+        "encoding": {
+            "color": {
+                "field": colour,
+                "legend": _legend(groups),
+                "scale": {"domain": groups,
+                          "range": [PALETTE[i % len(PALETTE)] for i in range(len(groups))]},
+                "type": "nominal",
+            },
+            "size": {"field": "time_s", "legend": None, "scale": {"range": [30, 400]},
+                     "title": "time (s)", "type": "quantitative"},
+            "tooltip": [
+                {"field": "name", "title": "name", "type": "nominal"},
+                {"field": colour, "type": "nominal"},
+                {"field": "time_s", "format": ".3~s", "title": "time (s)", "type": "quantitative"},
+                {"field": "ai", "format": ".4~g", "title": "AI (FLOP/byte)",
+                 "type": "quantitative"},
+                {"field": "attained", "format": ".4~s", "title": "FLOP/s (analytic / measured)",
+                 "type": "quantitative"},
             ],
-        )
-    )
-    layers.extend(ridge_marks(ridges, x))
-    layers.extend(point_labels(points, x, log_y("attained"), domain, field="name"))
-    chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=360)
-    return finish(chart)
+            "x": _ai_x(domain),
+            "y": _log_y("attained"),
+        },
+        "mark": {"filled": True, "opacity": 0.8, "shape": TRACE_SHAPE, "type": "point"},
+    })  # fmt: skip
+    if ridges:
+        layers.extend(_ridges(named_data(ridges, datasets), domain))
+    layers.extend(_point_labels(points, domain, datasets))
+    spec = {"height": 360, "layer": layers, "title": fit_title_spec(title), "width": "container"}
+    return _top(spec, datasets)
 
 
 def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str, Any]:
@@ -100,19 +199,22 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str
     if not rows:
         return {}
     order = [r[category] for r in sorted(rows, key=lambda r: -r["time_s"])]
-    chart = (
-        alt.Chart(inline(rows))
-        .mark_bar()
-        .encode(
-            y=alt.Y(
-                f"{category}:N",
-                sort=order,
-                title=None,
-                axis=alt.Axis(labelLimit=label_limit(order, AXIS_LABEL_PX)),
-            ),
-            x=alt.X("time_s:Q", title="time", axis=seconds_axis()),
-            tooltip=[alt.Tooltip(f"{category}:N"), alt.Tooltip("time_s:Q", format=".3~s")],
-        )
-        .properties(title=fit_title(title), width="container", height=22 * len(order) + 20)
-    )
-    return finish(chart)
+    datasets: dict[str, list[dict[str, Any]]] = {}
+    spec = {
+        "data": {"name": named_data(rows, datasets)},
+        "encoding": {
+            "tooltip": [
+                {"field": category, "type": "nominal"},
+                {"field": "time_s", "format": ".3~s", "type": "quantitative"},
+            ],
+            "x": {"axis": {"format": "~s", "labelExpr": SECONDS_LABEL}, "field": "time_s",
+                  "title": "time", "type": "quantitative"},
+            "y": {"axis": {"labelLimit": label_limit(order, AXIS_LABEL_PX)}, "field": category,
+                  "sort": order, "title": None, "type": "nominal"},
+        },
+        "height": 22 * len(order) + 20,
+        "mark": {"type": "bar"},
+        "title": fit_title_spec(title),
+        "width": "container",
+    }  # fmt: skip
+    return _top(spec, datasets)
