@@ -13,6 +13,8 @@ import polars as pl
 import pytest
 
 from generator.errors import UserError
+from generator.pages import chart_render
+from generator.pages.chart_render import ChartRenderer
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, HandWritten, Page, Report
 from generator.pages.registry import REGISTRY
@@ -126,6 +128,29 @@ def test_write_replaces_the_generated_pages_and_builds_the_nav(
     titles = [next(iter(item)) if isinstance(item, dict) else item for item in written.nav]
     assert titles[:3] == ["Roofline Atlas", "Results", "Experiments"]
     assert {"Experiments", "Kernels", "Method", "Cite", "Project"} <= set(titles)
+
+
+def test_chart_files_not_drawn_yet_are_left_to_publish(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a renderer kept open (a build that runs MkDocs), the write stage does not wait
+    for the chart files: an empty file stands in docs/ for each one still being drawn, and
+    `later` gives the drawn bytes for publish to put in docs/ and the site."""
+    # drawn in this process when asked for, so none is done before the pages are written
+    monkeypatch.setattr(chart_render, "PARALLEL_FROM", 10**6)
+    docs = tmp_path / "docs"
+    shutil.copytree(REPO / "docs", docs, ignore=shutil.ignore_patterns("measurements", "assets"))
+    with ChartRenderer(tmp_path / "cache" / "charts") as renderer:
+        written = write_pages(report, docs, tmp_path / "cache", renderer)
+        assert written.later is not None and written.later.paths
+        for relative in written.later.paths:
+            assert (docs / relative).read_bytes() == b""
+        drawn = written.later.files()
+    assert set(drawn) == set(written.later.paths)
+    assert all(
+        content.startswith(b"<svg" if path.endswith(".svg") else b"%PDF")
+        for path, content in drawn.items()
+    )
 
 
 def test_publish_needs_mkdocs_yml(tmp_path: Path) -> None:

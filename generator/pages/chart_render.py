@@ -2,22 +2,20 @@
 
 vl-convert draws in one JavaScript runtime per process: threads wait on each other (measured:
 60 charts took 10.6 s on two threads and 9.9 s on one), so the misses of a build are drawn in
-a process per core. Only this module's imports (the standard library and vl_convert) load in
-those processes."""
+a process per core: the build's shared pool (pages/workers.py), else one of their own."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from importlib.metadata import version
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 from generator.atomic import write_bytes
+from generator.pages.workers import cores, new_pool, shared_pool
 
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
 VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
@@ -81,12 +79,15 @@ class ChartRenderer:
         self._waiting: dict[str, dict[str, Any]] = {}  # misses not yet handed to a process
         self._futures: dict[str, Future[tuple[bytes, bytes]]] = {}
         self._pool: ProcessPoolExecutor | None = None
+        self._own_pool = False
 
     def __enter__(self) -> ChartRenderer:
         return self
 
     def __exit__(self, *_: object) -> None:
-        if self._pool is not None:
+        for future in self._futures.values():
+            future.cancel()
+        if self._pool is not None and self._own_pool:
             self._pool.shutdown(cancel_futures=True)
 
     def submit(self, specs: Iterable[dict[str, Any]]) -> None:
@@ -98,14 +99,25 @@ class ChartRenderer:
                 self._files[key] = found
             else:
                 self._waiting[key] = spec
-        workers = min(os.cpu_count() or 1, PARALLEL_FROM)
+        workers = min(cores(), PARALLEL_FROM)
         if self._pool is None and len(self._waiting) >= PARALLEL_FROM and workers > 1:
-            # spawn: a forked JavaScript runtime or Polars thread pool does not survive
-            self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+            self._pool = shared_pool()  # the build's, when there is one
+            if self._pool is None:
+                self._pool, self._own_pool = new_pool(workers), True
         if self._pool is not None:
             for key, spec in self._waiting.items():
                 self._futures[key] = self._pool.submit(_render, spec)
             self._waiting.clear()
+
+    def drawn_so_far(self) -> dict[str, tuple[bytes, bytes]]:
+        """The charts whose files are there now (cached, or drawn already); `files` waits
+        for the rest."""
+        for key, future in list(self._futures.items()):
+            if future.done():
+                self._files[key] = future.result()
+                _store(key, self._files[key], self.cache_dir)
+                del self._futures[key]
+        return dict(self._files)
 
     def files(self) -> dict[str, tuple[bytes, bytes]]:
         """Every submitted chart's SVG and PDF, by `chart_key` (new ones cached)."""

@@ -20,7 +20,9 @@ from typing import Any, TypeVar
 
 from generator.atomic import write_json, write_text
 from generator.ingest.cache import DEFAULT_CACHE
+from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
+from generator.pages.workers import build_workers
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
@@ -102,14 +104,19 @@ def build_site(
         start_notebook(docs_dir, measurements, cache_dir, fingerprint) if fingerprint else None
     )
     try:
-        clock = _Clock()
-        report = build_report(measurements, cache_dir, clock)
-        # the version and its URL: what the Cite, landing and run pages name
-        report = replace(report, citation={**report.citation, **release.citation_fields()})
-        written = clock.run("write", write_pages, report, docs_dir, cache_dir)
-        dirty = run_mkdocs and clock.run(
-            "publish", publish, written, measurements, site_dir, release, notebook
-        )
+        # One pool of processes serves every stage (pages/workers.py); the chart files are
+        # drawn in it while MkDocs builds the pages.
+        with build_workers(), ChartRenderer(cache_dir / "charts") as renderer:
+            clock = _Clock()
+            report = build_report(measurements, cache_dir, clock)
+            # the version and its URL: what the Cite, landing and run pages name
+            report = replace(report, citation={**report.citation, **release.citation_fields()})
+            written = clock.run(
+                "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
+            )
+            dirty = run_mkdocs and clock.run(
+                "publish", publish, written, measurements, site_dir, release, notebook
+            )
     except BaseException:
         if notebook is not None:
             notebook.cancel()

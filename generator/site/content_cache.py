@@ -5,15 +5,13 @@ where an entry lives, reading one back, and computing the misses on every core."
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TypeVar
 
 from generator.pages.page import Page
+from generator.pages.workers import cores, new_pool, shared_pool
 from generator.site.stamp import LIBRARIES, library_versions
 
 CACHE_VERSION = 2
@@ -62,10 +60,12 @@ def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:
 
 def map_on_cores(function: Callable[[A], R], items: list[A]) -> list[R]:
     """`function` over `items`, in a process per core when there are enough of them that
-    the processes' start-up (imports: ~1 s) pays; `function` must be picklable."""
-    workers = min(os.cpu_count() or 1, len(items))
+    the processes' start-up (imports: ~1 s) pays; `function` must be picklable. Inside a
+    build, the build's shared pool (pages/workers.py)."""
+    workers = min(cores(), len(items))
     if len(items) < PARALLEL_FROM or workers < 2:
         return [function(item) for item in items]
-    # spawn, not fork: Polars' thread pool does not survive a fork.
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    if (pool := shared_pool()) is not None:
         return list(pool.map(function, items, chunksize=4))
+    with new_pool(workers) as own:
+        return list(own.map(function, items, chunksize=4))

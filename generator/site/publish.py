@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.atomic import write_bytes
 from generator.errors import UserError
 from generator.site.files import swap_dir
 from generator.site.notebook import EXECUTED_ENV, Execution
@@ -103,6 +104,10 @@ def _build(
             + (result.stderr or result.stdout).strip(),
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
+    if written.later is not None:  # the chart files drawn while MkDocs ran
+        for relative, content in written.later.files().items():
+            write_bytes(written.docs_dir / relative, content)
+            write_bytes(output / relative, content)  # after docs/: newer, not copied again
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
     (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")
     return output, dirty

@@ -7,14 +7,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.pages.chart_render import ChartRenderer
+from generator.pages.chart_render import ChartRenderer, chart_key
 from generator.pages.downloads import attach_downloads, rendered_specs
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.registry import REGISTRY
+from generator.pages.render import download_path
 from generator.site.files import copy_mathjax, replace_generated, write_vega_bundle
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
+
+
+@dataclass(frozen=True)
+class LaterFiles:
+    """Chart files still being drawn when the pages were written. An empty file stands in
+    for each in docs/, so MkDocs, which runs meanwhile, finds every file a page links;
+    publish writes the real bytes into docs/ and the built site once MkDocs is done."""
+
+    renderer: ChartRenderer
+    paths: dict[str, tuple[str, int]]  # docs-relative path -> (chart key, 0 SVG / 1 PDF)
+
+    def files(self) -> dict[str, bytes]:
+        drawn = self.renderer.files()
+        return {path: drawn[key][index] for path, (key, index) in self.paths.items()}
 
 
 @dataclass(frozen=True)
@@ -22,6 +37,7 @@ class Written:
     docs_dir: Path
     pages: list[Page]  # as written, downloads linked
     nav: list[Any]  # for the MkDocs config
+    later: LaterFiles | None = None  # chart files publish writes after MkDocs
 
 
 def render_pages(
@@ -38,17 +54,42 @@ def render_pages(
     return [page for pages in made for page in pages], made
 
 
-def write_pages(report: Report, docs_dir: Path, cache_dir: Path) -> Written:
-    with ChartRenderer(cache_dir / "charts") as renderer:
+def write_pages(
+    report: Report, docs_dir: Path, cache_dir: Path, renderer: ChartRenderer | None = None
+) -> Written:
+    """`renderer`: one the caller keeps open until MkDocs is done; the chart files it has
+    not drawn yet are left to publish (`LaterFiles`). Without it, all are written here."""
+    later = None
+    if renderer is None:
+        with ChartRenderer(cache_dir / "charts") as own:
+            pages, made = render_pages(report, own)
+            drawn = own.files()
+    else:
         pages, made = render_pages(report, renderer)
-        drawn = renderer.files()
+        drawn = renderer.drawn_so_far()
+        later = LaterFiles(renderer, _not_drawn(pages, drawn))
+        drawn = {**drawn, **{key: (b"", b"") for key, _ in later.paths.values()}}
     linked, files = attach_downloads(pages, drawn=drawn)
     replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files)
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)
     hand_written = _hand_written(docs_dir)
     titles = {page: title for page in hand_written if (title := _heading(docs_dir / page))}
-    return Written(docs_dir, linked, site_nav(REGISTRY, made, hand_written, titles))
+    return Written(docs_dir, linked, site_nav(REGISTRY, made, hand_written, titles), later)
+
+
+def _not_drawn(
+    pages: list[Page], drawn: dict[str, tuple[bytes, bytes]]
+) -> dict[str, tuple[str, int]]:
+    paths: dict[str, tuple[str, int]] = {}
+    for page in pages:
+        if page.files is not None or not page.chart_files:
+            continue
+        for chart_id, spec in page.charts.items():
+            if (key := chart_key(spec)) not in drawn:
+                for index, kind in enumerate(("svg", "pdf")):
+                    paths[download_path(page.path, f"{chart_id}.{kind}")] = (key, index)
+    return paths
 
 
 def _hand_written(docs_dir: Path) -> set[str]:

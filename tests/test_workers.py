@@ -1,0 +1,42 @@
+"""One pool of processes per build (pages/workers.py), and the chart files drawn while
+MkDocs runs written into the built site (site/write.py's LaterFiles)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from generator.pages import workers
+from generator.site.content_cache import PARALLEL_FROM, map_on_cores
+
+
+def test_stages_share_the_build_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    assert workers.shared_pool() is None  # outside a build: each caller its own
+    started = []
+    real = workers.new_pool
+    monkeypatch.setattr(workers, "new_pool", lambda n: started.append(n) or real(n))
+    items = [float(i) for i in range(PARALLEL_FROM)]
+    with workers.build_workers():
+        first = map_on_cores(math.sqrt, items)
+        second = map_on_cores(math.sqrt, items)
+        with workers.build_workers():  # nested: the same pool
+            assert workers.shared_pool() is workers.shared_pool()
+    assert first == second == [math.sqrt(x) for x in items]
+    assert started == [2]  # one pool for both stages
+    assert workers.shared_pool() is None  # shut down on the way out
+
+
+def test_chart_files_in_the_built_site_are_drawn(repo_site: Path) -> None:
+    """Chart files still being drawn when MkDocs started stand in docs/ as empty files;
+    what the reader downloads, from the site and from docs/, is the drawn file."""
+    data = repo_site / "measurements" / "data"
+    svgs, pdfs = sorted(data.rglob("*.svg")), sorted(data.rglob("*.pdf"))
+    assert svgs and len(svgs) == len(pdfs)
+    assert all(p.read_bytes().startswith(b"<svg") for p in svgs)
+    assert all(p.read_bytes().startswith(b"%PDF") for p in pdfs)
+    docs = repo_site.parent / "docs" / "measurements" / "data"
+    for path in svgs[:20]:
+        assert (docs / path.relative_to(data)).read_bytes() == path.read_bytes()
