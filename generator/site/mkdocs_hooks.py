@@ -77,11 +77,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
-@event_priority(100)  # before mkdocs-jupyter wraps the notebook's file
+@event_priority(-50)  # after mkdocs-jupyter has wrapped the notebook's file
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     if executed := os.environ.get(EXECUTED_ENV):
         notebook = files.get_file_from_path(NOTEBOOK)
         if notebook is not None:
+            # on the wrapper itself: its class computes abs_src_path from the source's
+            # folder, never asking the file it wraps
             notebook.abs_src_path = executed
     for name in WITH_INCLUDES:
         file = files.get_file_from_path(name)
