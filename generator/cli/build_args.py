@@ -12,6 +12,7 @@ def add_build_folders(parser: argparse.ArgumentParser, site_dir_help: str) -> No
     parser.add_argument(
         "--cache-dir",
         default=".cache/roofline-atlas",
-        help="parsed exports (Parquet) and rendered chart files, keyed by content hash "
+        help="parsed exports (Parquet), drawn pages, rendered chart files and the executed "
+        "Explore notebook, keyed by content hash "
         "(default: %(default)s)",
     )

@@ -31,7 +31,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from generator.pages.paths import INCLUDES_DIR
-from generator.site.notebook import EXECUTED_ENV, NOTEBOOK
+from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, html_cache
 from generator.site.stamp import DIRTY_ENV
 
 _INDEX = Path("search") / "search_index.json"
@@ -73,7 +73,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if executed and jupyter is not None:
         jupyter.config["execute"] = False
         jupyter.config["cache"] = True
-        jupyter.config["cache_dir"] = str(Path(executed).parent.parent / "html")
+        jupyter.config["cache_dir"] = str(html_cache(Path(executed)))
     return config
 
 

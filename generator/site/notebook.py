@@ -60,6 +60,11 @@ class Execution:
             self.log.unlink(missing_ok=True)
 
 
+def html_cache(executed: Path) -> Path:
+    """Where mkdocs-jupyter keeps the HTML of executed copies (beside the copies' folders)."""
+    return executed.parent.parent / "html"
+
+
 def start(
     docs_dir: Path, measurements: Path, cache_dir: Path, fingerprint: str
 ) -> Execution | None:
