@@ -88,10 +88,13 @@ def _restamp_work(source: Path, target: Path) -> None:
 
 
 def _copy_folder(source: Path, target: Path) -> None:
+    """The folder and what is in it (a multi-rank capture's ranks/ too), files linked."""
     target.mkdir(parents=True)
     for path in source.iterdir():
         if path.is_file():
             _link_or_copy(path, target / path.name)
+        elif path.is_dir():
+            _copy_folder(path, target / path.name)
 
 
 def replicate_run(source: Path, runs_dir: Path, index: int) -> str:

@@ -8,7 +8,9 @@ wrong type, events deleted, duplicated or shuffled, categories renamed, garbage 
 args, `Input Dims` corrupted, ids collided, times warped, metadata broken), then sometimes
 their text too (truncated, bytes flipped, tokens inserted) and sometimes gzips it (and cuts or
 flips the gzip stream). Each result goes through what `summarize` does with a trace: the
-summary, its --json form and its text form. Every input must either give a summary or raise
+summary, its --json form and its text form. One case in RANK_SHARE is a multi-rank capture
+instead: one rank of the real two-rank capture (tests/data/traces/gloo_2rank/) mutated, the
+other as recorded, through `summarize RANKS_FOLDER`. Every input must either give a summary or raise
 UserError: any other exception is a crash, saved to tests/data/fuzz-corpus/crashes/ with a
 minimized copy (events and fields removed while the same exception at the same place
 persists), and the run fails. Deterministic for a given --seed; bounded by --seconds.
@@ -20,6 +22,7 @@ import argparse
 import gzip
 import json
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +33,7 @@ from typing import Any
 
 from generator.errors import UserError
 from generator.ingest.trace.op_table import ATTENTION, CONV, FORMULAS, MATMUL
+from generator.summaries.multirank import format_multirank_summary, summarize_ranks
 from generator.summaries.trace import format_trace_summary, summarize_trace
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +42,8 @@ CORPUS = HERE / "data" / "fuzz-corpus"
 CRASHES = CORPUS / "crashes"
 CONTROL = "hta__trace_diff_control__a100.json.gz"
 EXCERPT_EVENTS = 2500  # CPU-side events kept from the control trace's first step
+RANKS = TRACES / "gloo_2rank"  # a real two-rank capture: the multi-rank seeds
+RANK_SHARE = 0.15  # of the cases: a capture of ranks, one of them mutated
 
 GPU = ("kernel", "gpu_memcpy", "gpu_memset")
 CATEGORIES = [
@@ -532,10 +538,37 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 
 def exercise(path: Path) -> None:
-    """What `summarize` does with a trace: the summary, then its --json and text forms."""
+    """What `summarize` does with a trace: the summary, then its --json and text forms; a
+    folder is a capture of ranks (`summarize RANKS_FOLDER`)."""
+    if path.is_dir():
+        ranks = summarize_ranks([path], None)
+        json.dumps(ranks, allow_nan=False)
+        format_multirank_summary(ranks)
+        return
     summary = summarize_trace(path, None)
     json.dumps(summary, allow_nan=False)
     format_trace_summary(summary)
+
+
+def rank_seeds() -> list[bytes]:
+    """The plain JSON text of each rank of the real two-rank capture, in rank order."""
+    return [_gunzip(path.read_bytes()) for path in sorted(RANKS.glob("rank-*.json.gz"))]
+
+
+def write_ranks(folder: Path, ranks: list[bytes], rng: random.Random) -> bytes:
+    """The capture in `folder` with one rank mutated (sometimes under another file name, or
+    missing); returns the mutated rank's bytes."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    chosen = rng.randrange(len(ranks))
+    mutated = mutate(ranks[chosen], rng)
+    for rank, data in enumerate(ranks):
+        if rank != chosen:
+            (folder / f"rank-{rank}.json").write_bytes(data)
+        elif rng.random() < 0.9:
+            name = rng.choice([f"rank-{rank}.json", "worker.json", f"rank_{rank + 7}.json"])
+            (folder / name).write_bytes(mutated)
+    return mutated
 
 
 def signature(error: BaseException) -> str:
@@ -629,15 +662,21 @@ def fuzz(
                 crashes.setdefault(known, [])
                 print(f"crash ({known}): seed {name} still crashes", file=sys.stderr)
         slowest = (0.0, "", 0)
+        ranks, capture = rank_seeds(), Path(folder) / "ranks"
         while time.monotonic() < deadline and (max_cases is None or cases < max_cases):
             name, seed_data = rng.choice(corpus)
-            data = mutate(seed_data, rng)
-            target.write_bytes(data)
+            if rng.random() < RANK_SHARE:
+                name, case = "gloo_2rank", capture
+                data = write_ranks(capture, ranks, rng)
+            else:
+                case = target
+                data = mutate(seed_data, rng)
+                target.write_bytes(data)
             cases += 1
             started = time.monotonic()
             key = None
             try:
-                exercise(target)
+                exercise(case)
             except UserError:
                 pass
             except Exception as error:
@@ -654,6 +693,10 @@ def fuzz(
                 suffix = ".json.gz" if data.startswith(b"\x1f\x8b") else ".json"
                 crash = CRASHES / f"trace-crash-{seed}-{cases}{suffix}"
                 crash.write_bytes(data)
+                if case.is_dir():  # the mutated rank; the others are the recorded ones
+                    crashes[key] = [crash]
+                    print(f"saved: {crash} (a rank of {RANKS})", file=sys.stderr)
+                    continue
                 small = crash.with_name(f"trace-crash-{seed}-{cases}-min.json")
                 small.write_bytes(minimize(data, key, scratch))
                 crashes[key] = [crash, small]

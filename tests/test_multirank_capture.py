@@ -1,7 +1,7 @@
 """A real two-rank torch.profiler capture (`tests/data/traces/gloo_2rank/`, recorded on the
 project's 2-core VM by the `record.py` beside it: DDP on CPU over gloo, rank 1 given extra
-work each step). It is the data the multi-rank ingest of issue 33 will be pinned against;
-today each rank reads as one trace. The expected totals are computed here with a few lines
+work each step). Each rank also reads as one trace; `test_multirank.py` reads them as one
+capture. The expected totals are computed here with a few lines
 of `json`, independently of the reader."""
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ def test_each_rank_reads_with_its_steps_matmul_flops_and_communication(rank: int
     mm = analysis.by_op.filter(analysis.by_op["op"] == "aten::mm").row(0, named=True)
     assert mm["flops"] == mm_flops
     assert len(_complete(data, "gloo:all_reduce")) == 6  # two buckets a step, three steps
-    # Its all-reduces are read as timed ops with no FLOPs. The communication share counts
-    # NCCL kernels only, so gloo's CPU collectives are not in it yet (issue 33).
+    # Read as one trace, its all-reduces are timed ops with no FLOPs, and the single trace's
+    # communication share counts NCCL kernels only; read as a capture of ranks
+    # (test_multirank.py), gloo's collectives are the communication of each step.
     allreduce = analysis.by_op.filter(analysis.by_op["op"] == "c10d::allreduce_").row(0, named=True)
     assert allreduce["time_s"] > 0 and not allreduce["flops"]
     assert summarize_trace(path, None)["communication_time_share"] == 0.0

@@ -23,7 +23,7 @@ from generator.pages.runs import list_pages, runs_page
 from generator.pages.scaling import NOT_MEASURED
 from generator.pages.trace_profile import trace_lists, trace_page, traces_index
 from generator.records.benchmarks import BenchmarkResults
-from generator.records.import_source import discover, discover_traces
+from generator.records.import_source import discover, discover_captures, discover_traces
 from generator.records.run import read_run
 from generator.site.analyse import _run_view_of_trace
 from generator.site.build import build_report, build_site
@@ -52,9 +52,11 @@ def test_synthetic_set_loads_with_unique_ids(tmp_path: Path) -> None:
     trace, original = copy / "trace.json.gz", first / "trace.json.gz"
     assert trace.read_bytes() != original.read_bytes()
     assert gzip.decompress(trace.read_bytes()) == gzip.decompress(original.read_bytes())
-    imports = [i.name for i in discover(tmp_path / "m")] + [
-        t.name for t in discover_traces(tmp_path / "m")
-    ]
+    imports = (
+        [i.name for i in discover(tmp_path / "m")]
+        + [t.name for t in discover_traces(tmp_path / "m")]
+        + [c.name for c in discover_captures(tmp_path / "m")]  # ranks/ copied whole
+    )
     assert len(imports) == len(set(imports)) == 8
     analytic = pl.read_csv(tmp_path / "m" / "complexity" / "imported.csv")
     assert analytic["name"].is_unique().all()

@@ -57,3 +57,19 @@ def test_overview_and_device_choice_take_trace_steps(repo_site: Path) -> None:
     # the imported traces' workloads sit on the published-data part of device choice
     choice = docs_page(repo_site, "measurements/device-choice/published.md")
     assert "A100: a recommendation-model training iteration" in choice
+
+
+def test_the_multi_rank_capture_has_its_page(repo_site: Path) -> None:
+    """The committed two-rank capture: linked from the Traces index, its straggler named,
+    its heatmaps and its one roof drawn, its numbers offered."""
+    index = docs_page(repo_site, "measurements/traces/index.md")
+    assert '<a href="cpu-ddp-gloo-2rank/">' in index and "straggler-rank" in index
+    page = docs_page(repo_site, "measurements/traces/cpu-ddp-gloo-2rank.md")
+    assert 'data-finding="straggler-rank"' in page and "Rank 1 is the straggler" in page
+    assert "## Rank × step" in page and "## On one roof" in page
+    specs = chart_specs(repo_site.parent / "docs", "measurements/traces/cpu-ddp-gloo-2rank.md")
+    marks = json.dumps(specs)
+    assert '"rect"' in marks and "triangle-up" in marks and "measured ceilings" in marks
+    assert (repo_site / "measurements" / "traces" / "cpu-ddp-gloo-2rank" / "index.html").is_file()
+    data = repo_site / "measurements" / "data" / "traces-cpu-ddp-gloo-2rank"
+    assert {p.name for p in data.iterdir()} >= {"steps.csv", "stragglers.csv", "ranks.csv"}

@@ -18,3 +18,9 @@ DRIFT_MIN_SHARE = 0.02  # and the trend moves the step by at least 2 % over the 
 # Per-layer times (from the profiled step) summing above 1.1x the timed phase: the
 # profiler's own overhead is in them, and the page must say so.
 PROFILER_OVERHEAD_RATIO = 1.10
+# Multi-rank captures (findings/rank_checks.py): one rank computes this much longer than
+# the median of the others, in at least this share of the steps, and at least two steps.
+STRAGGLER_LAG_SHARE = 0.10
+STRAGGLER_STEP_SHARE = 2 / 3
+# Communication that no compute hides, above this share of the ranks' step time.
+EXPOSED_COMMUNICATION_SHARE = 0.20

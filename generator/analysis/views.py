@@ -7,11 +7,13 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.multirank import MultiRank
 from generator.analysis.roofline import Bound, Totals
 from generator.analysis.tensor_work import TensorEvidence
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.catalog.matching import DeviceMatch
 from generator.records.finding import Finding
+from generator.records.import_source import Source
 
 
 @dataclass(frozen=True)
@@ -58,3 +60,15 @@ class TraceView:
     counted_flops: float | None = None  # ncu's counted FLOPs of the same work, when imported
     forward_range_s: float | None = None  # the profiled step's forward range (runs)
     findings: tuple[Finding, ...] = ()  # findings.trace_findings of the analysis
+
+
+@dataclass(frozen=True)
+class CaptureView:
+    """Everything a multi-rank capture's page shows: its source, every rank's steps on one
+    roof, and its findings."""
+
+    slug: str
+    source: Source
+    capture: MultiRank
+    device_name: str  # the catalog device's name, or the measured ceilings' machine
+    findings: tuple[Finding, ...] = ()

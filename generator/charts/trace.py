@@ -38,7 +38,7 @@ _VIEW = {"continuousHeight": 300, "continuousWidth": 300}  # Altair's default th
 _AI_TITLE = "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)"
 
 
-def _top(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def top_level(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """As Altair's to_dict and `finish` leave a top-level chart."""
     return {
         "$schema": SCHEMA,
@@ -129,9 +129,11 @@ def trace_roofline(
     roofs: list[dict[str, Any]],
     colour: str,
     title: str,
+    labels: bool = True,
 ) -> dict[str, Any]:
     """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "peak",
-    "bandwidth"}. Point size is the time spent; each roof's ridge is marked."""
+    "bandwidth"}. Point size is the time spent; each roof's ridge is marked. `labels` False:
+    names in the tooltip only (points of one colour that sit together, e.g. a rank's steps)."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
@@ -188,9 +190,10 @@ def trace_roofline(
     })  # fmt: skip
     if ridges:
         layers.extend(_ridges(named_data(ridges, datasets), domain))
-    layers.extend(_point_labels(points, domain, datasets))
+    if labels:
+        layers.extend(_point_labels(points, domain, datasets))
     spec = {"height": 360, "layer": layers, "title": fit_title_spec(title), "width": "container"}
-    return _top(spec, datasets)
+    return top_level(spec, datasets)
 
 
 def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str, Any]:
@@ -217,4 +220,4 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str
         "title": fit_title_spec(title),
         "width": "container",
     }  # fmt: skip
-    return _top(spec, datasets)
+    return top_level(spec, datasets)

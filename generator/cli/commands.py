@@ -7,9 +7,15 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.errors import UserError
+
+if TYPE_CHECKING:
+    from generator.records.ceilings import MeasuredCeilings
+    from generator.summaries.importer import ImportRequest
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
@@ -20,6 +26,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     from generator.summaries.trace import format_trace_summary, summarize_trace
 
     ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
+    paths = [Path(name) for name in args.files]
+    if args.ranks or any(path.is_dir() for path in paths):
+        return _summarize_ranks(args, paths, ceilings)
     for index, name in enumerate(args.files):
         path = Path(name)
         if looks_like_trace(path):  # by content: a trace may be called anything
@@ -38,30 +47,52 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _summarize_ranks(
+    args: argparse.Namespace, paths: list[Path], ceilings: MeasuredCeilings | None
+) -> int:
+    """One multi-rank capture: printed with its problems; exit status 1 when a rank could
+    not be used (the good ranks are still shown)."""
+    from generator.summaries.multirank import format_multirank_summary, summarize_ranks
+
+    summary = summarize_ranks(paths, args.device, ceilings)
+    print(json.dumps(summary, allow_nan=False) if args.json else format_multirank_summary(summary))
+    for problem in summary["problems"]:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if summary["problems"] else 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
+    from generator.ingest.trace.ranks import is_multirank
     from generator.summaries.export import format_summary
     from generator.summaries.importer import ImportRequest, import_export
 
-    result = import_export(
-        ImportRequest(
-            file=Path(args.file),
-            name=args.name,
-            measurements=Path(args.measurements),
-            device=args.device,
-            title=args.title,
-            model=args.model,
-            workload=args.workload,
-            phase=args.phase,
-            precision=args.precision,
-            batch=args.batch,
-            registry_model=args.registry_model,
-            dataset=args.dataset,
-            origin=args.origin,
-            citation=args.citation,
-            license=args.license,
-            notes=args.notes,
-        )
+    paths = [Path(name) for name in args.files]
+    request = ImportRequest(
+        file=paths[0],
+        name=args.name,
+        measurements=Path(args.measurements),
+        device=args.device,
+        title=args.title,
+        model=args.model,
+        workload=args.workload,
+        phase=args.phase,
+        precision=args.precision,
+        batch=args.batch,
+        registry_model=args.registry_model,
+        dataset=args.dataset,
+        origin=args.origin,
+        citation=args.citation,
+        license=args.license,
+        notes=args.notes,
     )
+    if is_multirank(paths):
+        return _import_capture(request, paths, args.ceilings)
+    if args.ceilings:
+        raise UserError(
+            "--ceilings places a multi-rank CPU capture; a single trace's device is --device",
+            fix="leave --ceilings out, or pass the capture's folder",
+        )
+    result = import_export(request)
     from generator.summaries.trace import format_trace_summary
 
     trace = "layout" not in result.summary
@@ -74,6 +105,25 @@ def cmd_import(args: argparse.Namespace) -> int:
             "  run `python -m generator complexity-tables` (needs torch: pip install "
             "'.[measure]') to set the analytic FLOP count beside the counted one"
         )
+    print("  then `nox -s site` builds the report with it")
+    return 0
+
+
+def _import_capture(request: ImportRequest, paths: list[Path], ceilings: str | None) -> int:
+    from generator.records.ceilings import read_ceilings
+    from generator.summaries.capture_import import import_capture
+    from generator.summaries.multirank import format_multirank_summary
+
+    measured = read_ceilings(Path(ceilings)) if ceilings else None
+    if measured is not None and not measured.device_id:
+        measured = replace(measured, device_id=Path(ceilings or "").stem)
+    result = import_capture(request, paths, measured)
+    print(format_multirank_summary(result.summary))
+    print(
+        f"\nimported into {result.folder}/ (ranks/rank-N.json.gz, ranks-analysis.parquet, "
+        "source.toml)"
+    )
+    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
     print("  then `nox -s site` builds the report with it")
     return 0
 

@@ -49,13 +49,23 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "torch.profiler trace (Chrome-trace JSON, plain or .gz, told apart by content): kernel "
         "time, FLOPs and minimal bytes derived from the recorded shapes (analytic FLOPs / "
         "measured time), per op and per ProfilerStep, the share of time in ops with no FLOP "
-        "formula, and the findings. Units are SI (1 GB = 1e9 bytes).",
+        "formula, and the findings. A folder of per-rank traces (or several traces with "
+        "--ranks) is one multi-rank capture: per rank and step, compute, communication, their "
+        "overlap and idle time; per step, the straggler; exit status 1 when a rank could not "
+        "be used (the others are still shown). Units are SI (1 GB = 1e9 bytes).",
     )
     summarize.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="ncu --csv export(s) or torch.profiler trace(s) (.json or .json.gz)",
+        help="ncu --csv export(s), torch.profiler trace(s) (.json or .json.gz), or a folder "
+        "of one capture's per-rank traces",
+    )
+    summarize.add_argument(
+        "--ranks",
+        action="store_true",
+        help="the FILEs are the ranks of one distributed capture (a folder always is); the "
+        "rank comes from each trace's distributedInfo, else from its name (rank-3...)",
     )
     summarize.add_argument(
         "--ceilings",
@@ -101,10 +111,23 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "source.toml saying what it measured, and print its summary. A trace gets its own "
         "page under Traces. Nothing is written when the file cannot be "
         "read, the device is unknown or NAME is taken. Options left out come from the export "
-        "(device, precision) or are marked 'not stated'; edit source.toml to complete them.",
+        "(device, precision) or are marked 'not stated'; edit source.toml to complete them. "
+        "A folder of per-rank traces, or several traces, is one multi-rank capture: stored as "
+        "ranks/rank-N.json.gz with its analysis, shown on one page with a rank x step "
+        "heatmap; it is refused, with every problem listed, when any rank cannot be used.",
     )
     imports.add_argument(
-        "file", metavar="FILE", help="an ncu --csv export or a torch.profiler trace (.json[.gz])"
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="an ncu --csv export, a torch.profiler trace (.json[.gz]), or a folder (or "
+        "several files) of one capture's per-rank traces",
+    )
+    imports.add_argument(
+        "--ceilings",
+        metavar="FILE.json",
+        help="for a multi-rank capture on CPUs: the machine's measured ceilings "
+        "(measurements/ceilings/<id>.json), its roof and its device id",
     )
     imports.add_argument(
         "--name", required=True, help="folder and page name: lowercase, digits, '.', '_', '-'"

@@ -21,7 +21,7 @@ from generator.analysis.overview import OverviewPoints
 from generator.analysis.replication import Replication
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import Verdict
-from generator.analysis.views import MeasurementView, TraceView
+from generator.analysis.views import CaptureView, MeasurementView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile
 from generator.findings import Finding
@@ -62,6 +62,7 @@ class Report:
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
     calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first
+    captures: Sequence[CaptureView] = ()  # imported multi-rank captures
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ layer and per phase."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -12,7 +13,7 @@ from generator.analysis.bound_words import bound_cell
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.trace_roofline import POINT_KIND, Roof
 from generator.analysis.view_verdicts import trace_verdict
-from generator.analysis.views import TraceView
+from generator.analysis.views import CaptureView, TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
 from generator.pages.device_line import device_line
@@ -26,7 +27,7 @@ TRACE_DIR = f"{GENERATED_DIR}/traces"
 TOP_OPS = 25
 
 
-def _roofs(roof: Roof | None, paths: list[str]) -> list[dict[str, Any]]:
+def roof_lines(roof: Roof | None, paths: list[str]) -> list[dict[str, Any]]:
     if roof is None:
         return []
     roofs = []
@@ -100,7 +101,7 @@ def trace_page(view: TraceView) -> Page:
          "attained": r["attained_flops_per_s"], "time_s": r["time_s"]}
         for r in ops
     ]  # fmt: skip
-    roofs = _roofs(analysis.roof, [r["path"] for r in ops])
+    roofs = roof_lines(analysis.roof, [r["path"] for r in ops])
     layers = _layer_frame(view)
     layer_chart = family_chart = ""
     if layers is not None:
@@ -110,7 +111,7 @@ def trace_page(view: TraceView) -> Page:
             for r in layers.to_dicts()
         ]  # fmt: skip
         layer_chart = charts.embed(
-            trace_roofline(layer_points, _roofs(analysis.roof, ["fp32"]), "phase",
+            trace_roofline(layer_points, roof_lines(analysis.roof, ["fp32"]), "phase",
                            "Per-layer roofline: analytic FLOPs / measured time"),
             f"layers-{view.slug}",
         )  # fmt: skip
@@ -201,7 +202,22 @@ def list_path(number: int) -> str:
     return f"{TRACE_DIR}/list-{number}.md"
 
 
-def traces_index(views: list[TraceView]) -> Page:
+def _capture_row(view: CaptureView) -> dict[str, Any]:
+    capture = view.capture
+    return {
+        "href": f"{view.slug}/",
+        "title": view.source.title,
+        "cells": [
+            str(len(capture.ranks)),
+            capture.backend or "not recorded",
+            view.device_name,
+            str(len(capture.common_steps)),
+            ", ".join(f.id for f in view.findings) or "none",
+        ],
+    }
+
+
+def traces_index(views: list[TraceView], captures: Sequence[CaptureView] = ()) -> Page:
     """Every trace in one table; above run_lists.SUMMARY_FROM traces, the imported ones,
     with the runs' traces on list pages of run_lists.PAGE_SIZE."""
     path = f"{TRACE_DIR}/index.md"
@@ -222,6 +238,7 @@ def traces_index(views: list[TraceView]) -> Page:
             lists=[link(path, list_path(n)) for n in range(1, page_count(runs) + 1)]
             if runs
             else [],
+            captures=[_capture_row(c) for c in captures],
         ),
         tables={"traces": frame},
     )
@@ -253,9 +270,9 @@ def trace_lists(views: list[TraceView]) -> list[Page]:
 
 
 def _index(report: Report) -> list[Page]:
-    if not report.traces:
+    if not report.traces and not report.captures:
         return []
-    return [traces_index(report.traces), *trace_lists(report.traces)]
+    return [traces_index(report.traces, report.captures), *trace_lists(report.traces)]
 
 
 INDEX = Generated("Traces", _index)

@@ -25,6 +25,9 @@ FINDING_IDS = (
     "missing-shapes",
     "uncounted-ops",
     "profiler-overhead",
+    "straggler-rank",
+    "exposed-communication",
+    "rank-problem",
 )
 
 

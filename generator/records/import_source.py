@@ -72,7 +72,17 @@ class ImportedTrace:
     csv_path: Path | None  # an ncu export of the same work beside it, to compare FLOPs
 
 
+@dataclass(frozen=True)
+class ImportedCapture:
+    """A multi-rank capture: ranks/rank-N.json.gz, analysed in ranks-analysis.parquet."""
+
+    name: str
+    folder: Path
+    source: Source
+
+
 TRACE_FILES = (TRACE_FILE, "trace.json")
+RANKS_DIR = "ranks"  # a multi-rank capture's traces, one per rank
 
 
 def trace_file(folder: Path) -> Path | None:
@@ -91,12 +101,19 @@ def _folders(root: Path) -> list[Path]:
         return []
     # A dot-folder is an `import` still being staged (or one a crash left): not a measurement.
     found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
-    fix = "an imported measurement is a folder with source.toml and ncu.csv or trace.json.gz"
+    fix = (
+        "an imported measurement is a folder with source.toml and ncu.csv, trace.json.gz or "
+        "ranks/ (a multi-rank capture)"
+    )
     for sub in found:
         if not (sub / "source.toml").is_file():
             raise UserError("missing source.toml", file=sub, fix=fix)
-        if not (sub / "ncu.csv").is_file() and trace_file(sub) is None:
-            raise UserError("missing ncu.csv (or trace.json.gz)", file=sub, fix=fix)
+        if (
+            not (sub / "ncu.csv").is_file()
+            and trace_file(sub) is None
+            and not (sub / RANKS_DIR).is_dir()
+        ):
+            raise UserError("missing ncu.csv (or trace.json.gz, or ranks/)", file=sub, fix=fix)
     return found
 
 
@@ -126,3 +143,12 @@ def discover_traces(root: Path) -> list[ImportedTrace]:
                 )
             )
     return found
+
+
+def discover_captures(root: Path) -> list[ImportedCapture]:
+    """Every imported multi-rank capture under root/imported, sorted by name."""
+    return [
+        ImportedCapture(sub.name, sub, load_source(sub / "source.toml"))
+        for sub in _folders(root)
+        if (sub / RANKS_DIR).is_dir()
+    ]

@@ -37,4 +37,5 @@ def draw(checked: Checked) -> Report:
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,
+        captures=analysed.captures,
     )

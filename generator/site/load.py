@@ -3,7 +3,7 @@ stage that reads measurements/ (and the parsed-export cache)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,14 @@ from generator.records.ceilings import (
 )
 from generator.records.citation import read_citation, report_commit
 from generator.records.complexity_tables import ComplexityTables, read_tables
-from generator.records.import_source import Imported, Source, discover, discover_traces
+from generator.records.import_source import (
+    Imported,
+    ImportedCapture,
+    Source,
+    discover,
+    discover_captures,
+    discover_traces,
+)
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord, read_run
@@ -75,6 +82,7 @@ class Loaded:
     benchmarks: BenchmarkResults | None
     traces: list[LoadedTrace]
     calibrations: list[CalibrationFile]  # `remeasure` calls, oldest first
+    captures: list[ImportedCapture] = field(default_factory=list)  # multi-rank, found only
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -120,6 +128,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         benchmarks=read_benchmarks(repository),
         traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
         calibrations=read_calibrations(measurements),
+        captures=discover_captures(measurements),
     )
 
 

@@ -1,0 +1,43 @@
+"""Each imported multi-rank capture as its page shows it: on the roof of the device its
+source.toml names (a catalog GPU, or a machine whose ceilings were measured), read from its
+stored analysis, with its findings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from generator.analysis.multirank_store import read_capture
+from generator.analysis.trace_roofline import Roof, catalog_roof, ceilings_roof
+from generator.analysis.views import CaptureView
+from generator.catalog import Device, device_label, lookup_device
+from generator.findings.rank_checks import rank_findings
+from generator.records.ceilings import MeasuredCeilings
+from generator.records.import_source import ImportedCapture
+
+
+def capture_roof(
+    device_id: str, catalog: tuple[Device, ...], ceilings: Sequence[MeasuredCeilings]
+) -> tuple[Roof | None, str]:
+    """The roof and the device's name: the catalog's, else the measured ceilings' of that id."""
+    device = lookup_device(device_id, catalog)
+    if device is not None:
+        return catalog_roof(device), device.name
+    measured = next((c for c in ceilings if c.device_id == device_id), None)
+    if measured is None:
+        return None, device_id
+    return ceilings_roof(measured), device_label(measured.device_name)
+
+
+def capture_views(
+    captures: Sequence[ImportedCapture],
+    catalog: tuple[Device, ...],
+    ceilings: Sequence[MeasuredCeilings],
+) -> list[CaptureView]:
+    views = []
+    for item in captures:
+        roof, name = capture_roof(item.source.device, catalog, ceilings)
+        capture = read_capture(item.folder, roof)
+        views.append(
+            CaptureView(item.name, item.source, capture, name, tuple(rank_findings(capture)))
+        )
+    return views

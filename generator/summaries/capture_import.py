@@ -1,0 +1,160 @@
+"""`import` of a multi-rank capture: every rank's trace into
+measurements/imported/<name>/ranks/rank-N.json.gz (the same bytes, gzipped if they were
+not), its analysis beside them (`ranks-analysis.parquet`) and a source.toml.
+
+All ranks are read and analysed first, one at a time; a capture with any problem (a rank
+unreadable, missing, repeated, or with other steps than the rest) is refused with every
+problem listed, and nothing is written. The folder is staged and renamed in one step, as a
+single-file import is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from generator.errors import UserError
+from generator.records.ceilings import MeasuredCeilings
+from generator.records.import_source import SCHEMA_VERSION, Source, load_source
+from generator.summaries.importer import ImportRequest, ImportResult, check_name, source_toml
+
+
+def _device_id(
+    request: ImportRequest, summary: dict[str, Any], ceilings: MeasuredCeilings | None
+) -> str:
+    """The catalog id the ranks ran on, or for a CPU capture the measured ceilings' id."""
+    from generator.catalog import lookup_device
+
+    if request.device:
+        device = lookup_device(request.device)
+        if device is None:
+            raise UserError(
+                f"--device {request.device!r} is not in the catalog",
+                fix="pass a catalog id or name (the Hardware page lists them), or for a CPU "
+                "capture --ceilings measurements/ceilings/<id>.json instead",
+            )
+        return device.id
+    if summary["device"]:
+        return str(summary["device"])
+    if not summary["on_gpu"] and ceilings is not None and ceilings.device_id:
+        return ceilings.device_id
+    raise UserError(
+        "no device given, and the ranks' traces do not name one the catalog knows",
+        file=summary["file"][0],
+        fix="pass --device with a catalog id (e.g. a100-80gb-sxm); for a capture on CPUs, "
+        "pass --ceilings with the machine's measured ceilings "
+        "(measurements/ceilings/<id>.json, written by `nox -s measure`)",
+    )
+
+
+def capture_source(
+    request: ImportRequest, summary: dict[str, Any], device: str, inputs: Sequence[Path]
+) -> Source:
+    ranks = len(summary["ranks"])
+    work = "GPU kernels" if summary["on_gpu"] else "CPU ops"
+    where = request.origin or ", ".join(p.name for p in inputs)
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "title": request.title
+        or f"{request.name} ({ranks} ranks, {summary['backend'] or 'distributed'})",
+        "origin": where,
+        "device": device,
+        "model": request.model or request.registry_model or "not stated",
+        "workload": request.workload
+        or f"{len(summary['common_steps'])} profiled steps on each of {ranks} ranks ({work})",
+        "batch": request.batch,
+        "phase": request.phase,
+        "precision": request.precision or "not stated",
+        "citation": request.citation or where,
+        "license": request.license,
+        "notes": request.notes,
+        "registry_model": request.registry_model,
+        "dataset": request.dataset,
+    }
+    try:
+        return Source.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise UserError(
+            first["msg"].removeprefix("Value error, "),
+            key=key,
+            fix=f"correct --{key.replace('_', '-')}",
+        ) from err
+
+
+def _copy_gzipped(source: Path, target: Path) -> None:
+    from generator.ingest.trace.read import GZIP_MAGIC
+
+    with source.open("rb") as handle:
+        packed = handle.read(2) == GZIP_MAGIC
+    if packed:
+        shutil.copyfile(source, target)  # verbatim: the evidence
+        return
+    with source.open("rb") as plain, gzip.open(target, "wb") as out:
+        shutil.copyfileobj(plain, out)  # the same bytes, compressed
+
+
+def import_capture(
+    request: ImportRequest, inputs: Sequence[Path], ceilings: MeasuredCeilings | None = None
+) -> ImportResult:
+    """Analyse every rank, refuse on any problem, then write the folder atomically."""
+    from generator.analysis.multirank import analyse_ranks
+    from generator.analysis.multirank_store import write_capture
+    from generator.findings.rank_checks import rank_findings
+    from generator.records.import_source import RANKS_DIR
+    from generator.summaries.multirank import multirank_summary
+
+    folder = check_name(request.name, request.measurements)
+    capture = analyse_ranks(inputs, request.device, ceilings)
+    if capture.problems:
+        listed = "\n".join(f"  - {p.message}" for p in capture.problems)
+        raise UserError(
+            f"the capture cannot be imported as it is ({len(capture.problems)} problem(s); "
+            f"rank(s) {', '.join(str(r.rank) for r in capture.ranks)} read fine):\n{listed}",
+            file=", ".join(str(p) for p in inputs),
+            fix="fix each file above (or leave it out and say so in --notes); "
+            "`summarize --ranks` shows the ranks that read",
+        )
+    summary = multirank_summary(capture, rank_findings(capture))
+    devices = {r.device for r in capture.ranks if r.device}
+    summary["device"] = devices.pop() if len(devices) == 1 else None
+    source = capture_source(request, summary, _device_id(request, summary, ceilings), inputs)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+        (staging / RANKS_DIR).mkdir()
+        stored = []
+        for info in capture.ranks:
+            target = staging / RANKS_DIR / f"rank-{info.rank}.json.gz"
+            _copy_gzipped(info.path, target)
+            stored.append(target)
+        from dataclasses import replace
+
+        placed = replace(
+            capture,
+            ranks=tuple(
+                replace(info, path=path) for info, path in zip(capture.ranks, stored, strict=True)
+            ),
+        )
+        write_capture(placed, staging)
+        (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
+        load_source(staging / "source.toml")  # what the report will read back
+        os.rename(staging, folder)  # fails, rather than merges, if the name was taken since
+    except OSError as err:
+        raise UserError(f"cannot write the import: {err}", file=folder) from err
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    summary["file"] = [str(folder / RANKS_DIR)]
+    return ImportResult(folder, source, summary)
