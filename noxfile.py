@@ -78,20 +78,21 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """Mutation-fuzz the ncu CSV ingest for 60 s, then the torch.profiler trace ingest for
-    120 s (`-- --seconds N --seed S` sets both).
+    """Mutation-fuzz the ncu CSV ingest for 60 s, the torch.profiler trace ingest (single
+    traces and multi-rank captures) for 120 s, then the Nsight Systems ingest (stats CSV
+    reports and SQLite exports) for 60 s (`-- --seconds N --seed S` sets all three).
 
     Crashing inputs land in tests/data/fuzz-corpus/crashes/ and fail the session (after
     both fuzzers have run)."""
     session.install("-e", ".[test]")
     failed = []
-    for module in ("tests.fuzz_ingest", "tests.fuzz_trace"):
+    for module in ("tests.fuzz_ingest", "tests.fuzz_trace", "tests.fuzz_nsys"):
         try:
             session.run("python", "-m", module, *session.posargs)
         except nox.command.CommandFailed:
             failed.append(module)
     if failed:
-        session.error(f"{' and '.join(failed)} found crashes: see tests/data/fuzz-corpus/crashes/")
+        session.error(f"{', '.join(failed)} found crashes: see tests/data/fuzz-corpus/crashes/")
 
 
 @nox.session(python=PYTHON)

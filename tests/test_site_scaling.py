@@ -23,7 +23,12 @@ from generator.pages.runs import list_pages, runs_page
 from generator.pages.scaling import NOT_MEASURED
 from generator.pages.trace_profile import trace_lists, trace_page, traces_index
 from generator.records.benchmarks import BenchmarkResults
-from generator.records.import_source import discover, discover_captures, discover_traces
+from generator.records.import_source import (
+    discover,
+    discover_captures,
+    discover_nsys,
+    discover_traces,
+)
 from generator.records.run import read_run
 from generator.site.analyse import _run_view_of_trace
 from generator.site.build import build_report, build_site
@@ -56,6 +61,7 @@ def test_synthetic_set_loads_with_unique_ids(tmp_path: Path) -> None:
         [i.name for i in discover(tmp_path / "m")]
         + [t.name for t in discover_traces(tmp_path / "m")]
         + [c.name for c in discover_captures(tmp_path / "m")]  # ranks/ copied whole
+        + [n.name for n in discover_nsys(tmp_path / "m")]  # nsys/ too
     )
     assert len(imports) == len(set(imports)) == 8
     analytic = pl.read_csv(tmp_path / "m" / "complexity" / "imported.csv")

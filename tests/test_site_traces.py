@@ -73,3 +73,23 @@ def test_the_multi_rank_capture_has_its_page(repo_site: Path) -> None:
     assert (repo_site / "measurements" / "traces" / "cpu-ddp-gloo-2rank" / "index.html").is_file()
     data = repo_site / "measurements" / "data" / "traces-cpu-ddp-gloo-2rank"
     assert {p.name for p in data.iterdir()} >= {"steps.csv", "stragglers.csv", "ranks.csv"}
+
+
+def test_the_nsys_capture_has_its_page(repo_site: Path) -> None:
+    """The committed Nsight Systems capture (real nsys 2022.4.2 stats reports): linked from
+    the Traces index, its kernels by family, its copies, and what the sums cannot tell."""
+    index = docs_page(repo_site, "measurements/traces/index.md")
+    assert (
+        '<a href="rtx2080ti-qwen35-batched-nsys/">' in index
+        and "## Nsight Systems captures" in index
+    )
+    page = docs_page(repo_site, "measurements/traces/rtx2080ti-qwen35-batched-nsys.md")
+    assert 'data-finding="host-bound"' in page and 'data-finding="h2d-copies"' in page
+    assert "## Kernels" in page and "int4gemv_rowtile4_bf16_kernel" in page
+    assert "without a timeline" in page and "NVIDIA GeForce RTX 2080 Ti" in page
+    specs = chart_specs(
+        repo_site.parent / "docs", "measurements/traces/rtx2080ti-qwen35-batched-nsys.md"
+    )
+    assert list(specs) == ["families-rtx2080ti-qwen35-batched-nsys"]
+    data = repo_site / "measurements" / "data" / "traces-rtx2080ti-qwen35-batched-nsys"
+    assert {p.name for p in data.iterdir()} >= {"kernels.csv", "copies.csv", "api.csv"}

@@ -24,3 +24,8 @@ STRAGGLER_LAG_SHARE = 0.10
 STRAGGLER_STEP_SHARE = 2 / 3
 # Communication that no compute hides, above this share of the ranks' step time.
 EXPOSED_COMMUNICATION_SHARE = 0.20
+# Nsight Systems captures (findings/nsys_checks.py).
+HOST_BOUND_IDLE_SHARE = 0.30  # GPUs idle over 30 % of the steps (or of the capture)
+H2D_TIME_SHARE = 0.10  # host-to-device copies over 10 % of the GPU time
+DOMINANT_KERNEL_SHARE = 0.50  # one kernel name over half of the kernel time
+LAUNCH_TO_KERNEL_TIME = 0.50  # kernel-launch calls over half the kernels' own time (sums)

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.multirank import MultiRank
+from generator.analysis.nsys_analysis import NsysAnalysis
 from generator.analysis.roofline import Bound, Totals
 from generator.analysis.tensor_work import TensorEvidence
 from generator.analysis.trace_analysis import TraceAnalysis
@@ -72,3 +73,15 @@ class CaptureView:
     capture: MultiRank
     device_name: str  # the catalog device's name, or the measured ceilings' machine
     findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class NsysView:
+    """Everything an Nsight Systems capture's page shows."""
+
+    slug: str
+    source: Source
+    analysis: NsysAnalysis
+    device_name: str
+    findings: tuple[Finding, ...] = ()
+    missing: tuple[str, ...] = ()  # what its files cannot tell (summaries.nsys.missing)

@@ -128,3 +128,41 @@ def split_bars(ranks: list[dict[str, Any]], title: str) -> dict[str, Any]:
         "width": "container",
     }  # fmt: skip
     return top_level(spec, datasets)
+
+
+def utilization_timeline(
+    rows: list[dict[str, Any]], names: dict[int, str], title: str
+) -> dict[str, Any]:
+    """Each GPU's busy share of each slice of the capture, as a line over time. rows:
+    {"device", "start_s", "busy"} (nsys_analysis.timeline)."""
+    if not rows:
+        return {}
+    points = [
+        {**r, "gpu": f"GPU {r['device']}: {names.get(r['device'], 'not recorded')}"} for r in rows
+    ]
+    gpus = sorted({p["gpu"] for p in points})
+    datasets: dict[str, list[dict[str, Any]]] = {}
+    spec = {
+        "data": {"name": named_data(points, datasets)},
+        "encoding": {
+            "color": {"field": "gpu", "legend": {"orient": "bottom", "title": None,
+                                                 "labelLimit": 400},
+                      "scale": {"domain": gpus, "range": list(PALETTE[: len(gpus)])},
+                      "type": "nominal"},
+            "tooltip": [
+                {"field": "gpu", "type": "nominal"},
+                {"field": "start_s", "format": ".3~s", "title": "from (s)",
+                 "type": "quantitative"},
+                {"field": "busy", "format": ".0%", "title": "busy", "type": "quantitative"},
+            ],
+            "x": {"axis": {"format": "~s", "labelExpr": SECONDS_LABEL}, "field": "start_s",
+                  "title": "time from the capture's start", "type": "quantitative"},
+            "y": {"axis": {"format": "%"}, "field": "busy", "scale": {"domain": [0, 1]},
+                  "title": "GPU busy (share of each slice)", "type": "quantitative"},
+        },
+        "height": 220,
+        "mark": {"type": "line", "interpolate": "step-after", "strokeWidth": 1.5},
+        "title": fit_title_spec(title),
+        "width": "container",
+    }  # fmt: skip
+    return top_level(spec, datasets)

@@ -7,9 +7,10 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.errors import UserError
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     from generator.ingest.ncu_csv import parse_size
+    from generator.ingest.nsys.capture import is_nsys, nsys_files
     from generator.ingest.trace.read import looks_like_trace
     from generator.records.ceilings import read_ceilings
     from generator.summaries.export import format_summary, summarize_file
@@ -27,24 +29,43 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
     ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
     paths = [Path(name) for name in args.files]
-    if args.ranks or any(path.is_dir() for path in paths):
+    folders = [p for p in paths if p.is_dir()]
+    if args.ranks or any(not nsys_files([p]) for p in folders):
         return _summarize_ranks(args, paths, ceilings)
-    for index, name in enumerate(args.files):
-        path = Path(name)
-        if looks_like_trace(path):  # by content: a trace may be called anything
+    # by content: an nsys report or export may be called anything, as may a trace
+    nsys = [p for p in paths if p.is_dir() or is_nsys(p)]
+    shown = 0
+    for path in paths:
+        if path in nsys:
+            continue
+        if looks_like_trace(path):
             summary = summarize_trace(path, args.device, args.phase, ceilings)
             text = format_trace_summary
         else:
             budget = parse_size(args.memory_budget) if args.memory_budget else None
             summary = summarize_file(path, args.device, args.phase, budget)
             text = format_summary
-        if args.json:
-            print(json.dumps(summary, allow_nan=False))
-        else:
-            if index:
-                print()
-            print(text(summary))
+        shown = _print_summary(args, summary, text, shown)
+    if nsys:  # the reports of one capture, summarized together
+        from generator.summaries.nsys import format_nsys_summary, summarize_nsys
+
+        _print_summary(args, summarize_nsys(nsys), format_nsys_summary, shown)
     return 0
+
+
+def _print_summary(
+    args: argparse.Namespace,
+    summary: dict[str, Any],
+    text: Callable[[dict[str, Any]], str],
+    shown: int,
+) -> int:
+    if args.json:
+        print(json.dumps(summary, allow_nan=False))
+    else:
+        if shown:
+            print()
+        print(text(summary))
+    return shown + 1
 
 
 def _summarize_ranks(
@@ -85,6 +106,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         license=args.license,
         notes=args.notes,
     )
+    from generator.ingest.nsys.capture import is_nsys, nsys_files
+
+    if all(is_nsys(p) or (p.is_dir() and nsys_files([p])) for p in paths):
+        return _import_nsys(request, paths)
     if is_multirank(paths):
         return _import_capture(request, paths, args.ceilings)
     if args.ceilings:
@@ -105,6 +130,18 @@ def cmd_import(args: argparse.Namespace) -> int:
             "  run `python -m generator complexity-tables` (needs torch: pip install "
             "'.[measure]') to set the analytic FLOP count beside the counted one"
         )
+    print("  then `nox -s site` builds the report with it")
+    return 0
+
+
+def _import_nsys(request: ImportRequest, paths: list[Path]) -> int:
+    from generator.summaries.nsys import format_nsys_summary
+    from generator.summaries.nsys_import import import_nsys
+
+    result = import_nsys(request, paths)
+    print(format_nsys_summary(result.summary))
+    print(f"\nimported into {result.folder}/ (nsys/: the files verbatim, source.toml)")
+    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
     print("  then `nox -s site` builds the report with it")
     return 0
 

@@ -21,7 +21,7 @@ from generator.analysis.overview import OverviewPoints
 from generator.analysis.replication import Replication
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import Verdict
-from generator.analysis.views import CaptureView, MeasurementView, TraceView
+from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile
 from generator.findings import Finding
@@ -63,6 +63,7 @@ class Report:
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
     calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first
     captures: Sequence[CaptureView] = ()  # imported multi-rank captures
+    nsys: Sequence[NsysView] = ()  # imported Nsight Systems captures
 
 
 @dataclass(frozen=True)

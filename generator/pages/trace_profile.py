@@ -13,7 +13,7 @@ from generator.analysis.bound_words import bound_cell
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.trace_roofline import POINT_KIND, Roof
 from generator.analysis.view_verdicts import trace_verdict
-from generator.analysis.views import CaptureView, TraceView
+from generator.analysis.views import CaptureView, NsysView, TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
 from generator.pages.device_line import device_line
@@ -217,7 +217,30 @@ def _capture_row(view: CaptureView) -> dict[str, Any]:
     }
 
 
-def traces_index(views: list[TraceView], captures: Sequence[CaptureView] = ()) -> Page:
+def _nsys_row(view: NsysView) -> dict[str, Any]:
+    analysis = view.analysis
+    gpus = analysis.gpus
+    busy = (
+        percent(100 * float(gpus["busy_s"].sum()) / float(gpus["wall_s"].sum()))
+        if gpus is not None and not gpus.is_empty() and float(gpus["wall_s"].sum()) > 0
+        else "n/a (sums only)"
+    )
+    return {
+        "href": f"{view.slug}/",
+        "title": view.source.title,
+        "cells": [
+            analysis.capture.form,
+            view.device_name,
+            seconds(analysis.kernel_time_s) if "kernels" in analysis.capture.reports else "n/a",
+            busy,
+            ", ".join(f.id for f in view.findings) or "none",
+        ],
+    }
+
+
+def traces_index(
+    views: list[TraceView], captures: Sequence[CaptureView] = (), nsys: Sequence[NsysView] = ()
+) -> Page:
     """Every trace in one table; above run_lists.SUMMARY_FROM traces, the imported ones,
     with the runs' traces on list pages of run_lists.PAGE_SIZE."""
     path = f"{TRACE_DIR}/index.md"
@@ -239,6 +262,7 @@ def traces_index(views: list[TraceView], captures: Sequence[CaptureView] = ()) -
             if runs
             else [],
             captures=[_capture_row(c) for c in captures],
+            nsys=[_nsys_row(n) for n in nsys],
         ),
         tables={"traces": frame},
     )
@@ -270,9 +294,10 @@ def trace_lists(views: list[TraceView]) -> list[Page]:
 
 
 def _index(report: Report) -> list[Page]:
-    if not report.traces and not report.captures:
+    if not report.traces and not report.captures and not report.nsys:
         return []
-    return [traces_index(report.traces, report.captures), *trace_lists(report.traces)]
+    index = traces_index(report.traces, report.captures, report.nsys)
+    return [index, *trace_lists(report.traces)]
 
 
 INDEX = Generated("Traces", _index)

@@ -28,6 +28,9 @@ FINDING_IDS = (
     "straggler-rank",
     "exposed-communication",
     "rank-problem",
+    "host-bound",
+    "h2d-copies",
+    "dominant-kernel",
 )
 
 

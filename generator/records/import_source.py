@@ -83,6 +83,16 @@ class ImportedCapture:
 
 TRACE_FILES = (TRACE_FILE, "trace.json")
 RANKS_DIR = "ranks"  # a multi-rank capture's traces, one per rank
+NSYS_DIR = "nsys"  # an Nsight Systems capture: its SQLite export or stats CSV reports
+
+
+@dataclass(frozen=True)
+class ImportedNsys:
+    """An Nsight Systems capture: nsys/ holds its files as the user gave them."""
+
+    name: str
+    folder: Path
+    source: Source
 
 
 def trace_file(folder: Path) -> Path | None:
@@ -102,8 +112,8 @@ def _folders(root: Path) -> list[Path]:
     # A dot-folder is an `import` still being staged (or one a crash left): not a measurement.
     found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     fix = (
-        "an imported measurement is a folder with source.toml and ncu.csv, trace.json.gz or "
-        "ranks/ (a multi-rank capture)"
+        "an imported measurement is a folder with source.toml and ncu.csv, trace.json.gz, "
+        "ranks/ (a multi-rank capture) or nsys/ (an Nsight Systems capture)"
     )
     for sub in found:
         if not (sub / "source.toml").is_file():
@@ -112,8 +122,11 @@ def _folders(root: Path) -> list[Path]:
             not (sub / "ncu.csv").is_file()
             and trace_file(sub) is None
             and not (sub / RANKS_DIR).is_dir()
+            and not (sub / NSYS_DIR).is_dir()
         ):
-            raise UserError("missing ncu.csv (or trace.json.gz, or ranks/)", file=sub, fix=fix)
+            raise UserError(
+                "missing ncu.csv (or trace.json.gz, ranks/ or nsys/)", file=sub, fix=fix
+            )
     return found
 
 
@@ -151,4 +164,13 @@ def discover_captures(root: Path) -> list[ImportedCapture]:
         ImportedCapture(sub.name, sub, load_source(sub / "source.toml"))
         for sub in _folders(root)
         if (sub / RANKS_DIR).is_dir()
+    ]
+
+
+def discover_nsys(root: Path) -> list[ImportedNsys]:
+    """Every imported Nsight Systems capture under root/imported, sorted by name."""
+    return [
+        ImportedNsys(sub.name, sub, load_source(sub / "source.toml"))
+        for sub in _folders(root)
+        if (sub / NSYS_DIR).is_dir()
     ]

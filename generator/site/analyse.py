@@ -26,7 +26,7 @@ from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
 from generator.analysis.trace_work import work as trace_work
 from generator.analysis.verdicts import Verdict, group_verdicts
-from generator.analysis.views import CaptureView, MeasurementView, TraceView
+from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
 from generator.catalog import device_label, lookup_device
 from generator.findings import trace_findings
 from generator.ingest import NcuExport
@@ -37,7 +37,7 @@ from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
-from generator.site.captures import capture_views
+from generator.site.captures import capture_views, nsys_views
 from generator.site.content_cache import code_digest
 from generator.site.load import Loaded, ProfiledRun
 from generator.site.trace_cache import cached_traces, trace_key
@@ -57,6 +57,7 @@ class Analysed:
     trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
     step_verdicts: dict[str, StepVerdict]  # ok run -> its bound, % of roof and intervals
     captures: list[CaptureView] = field(default_factory=list)  # multi-rank captures
+    nsys: list[NsysView] = field(default_factory=list)  # Nsight Systems captures
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -94,6 +95,7 @@ def analyse(loaded: Loaded) -> Analysed:
         trace_pages={view.slug: page for view, page in analysed_traces},
         step_verdicts=run_verdicts(runs, loaded.ceilings),
         captures=capture_views(loaded.captures, loaded.catalog, loaded.ceilings),
+        nsys=nsys_views(loaded.nsys, loaded.catalog),
     )
 
 

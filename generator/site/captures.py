@@ -1,18 +1,23 @@
 """Each imported multi-rank capture as its page shows it: on the roof of the device its
 source.toml names (a catalog GPU, or a machine whose ceilings were measured), read from its
-stored analysis, with its findings."""
+stored analysis, with its findings; and each imported Nsight Systems capture, read from its
+files and checked."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from generator.analysis.multirank_store import read_capture
+from generator.analysis.nsys_analysis import analyse_nsys
 from generator.analysis.trace_roofline import Roof, catalog_roof, ceilings_roof
-from generator.analysis.views import CaptureView
+from generator.analysis.views import CaptureView, NsysView
 from generator.catalog import Device, device_label, lookup_device
+from generator.findings.nsys_checks import nsys_findings
 from generator.findings.rank_checks import rank_findings
+from generator.ingest.nsys.capture import read_nsys
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.import_source import ImportedCapture
+from generator.records.import_source import NSYS_DIR, ImportedCapture, ImportedNsys
+from generator.summaries.nsys import missing
 
 
 def capture_roof(
@@ -39,5 +44,23 @@ def capture_views(
         capture = read_capture(item.folder, roof)
         views.append(
             CaptureView(item.name, item.source, capture, name, tuple(rank_findings(capture)))
+        )
+    return views
+
+
+def nsys_views(captures: Sequence[ImportedNsys], catalog: tuple[Device, ...]) -> list[NsysView]:
+    views = []
+    for item in captures:
+        analysis = analyse_nsys(read_nsys([item.folder / NSYS_DIR]))
+        device = lookup_device(item.source.device, catalog)
+        views.append(
+            NsysView(
+                item.name,
+                item.source,
+                analysis,
+                device.name if device else item.source.device,
+                tuple(nsys_findings(analysis)),
+                tuple(missing(analysis)),
+            )
         )
     return views

@@ -38,4 +38,5 @@ def draw(checked: Checked) -> Report:
         records=loaded.records,
         calibrations=loaded.calibrations,
         captures=analysed.captures,
+        nsys=analysed.nsys,
     )

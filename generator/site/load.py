@@ -28,9 +28,11 @@ from generator.records.complexity_tables import ComplexityTables, read_tables
 from generator.records.import_source import (
     Imported,
     ImportedCapture,
+    ImportedNsys,
     Source,
     discover,
     discover_captures,
+    discover_nsys,
     discover_traces,
 )
 from generator.records.literature import LiteratureRow, read_literature
@@ -83,6 +85,7 @@ class Loaded:
     traces: list[LoadedTrace]
     calibrations: list[CalibrationFile]  # `remeasure` calls, oldest first
     captures: list[ImportedCapture] = field(default_factory=list)  # multi-rank, found only
+    nsys: list[ImportedNsys] = field(default_factory=list)  # Nsight Systems, found only
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -129,6 +132,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
         calibrations=read_calibrations(measurements),
         captures=discover_captures(measurements),
+        nsys=discover_nsys(measurements),
     )
 
 

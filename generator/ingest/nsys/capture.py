@@ -1,0 +1,191 @@
+"""One Nsight Systems capture as typed tables, whichever form the user has: the SQLite
+export (every event, so a timeline) or one or several `nsys stats` CSV reports of the same
+capture (sums only). Told apart by content, never by file name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.errors import UserError
+from generator.ingest.nsys.sqlite import Activity, SqliteExport, looks_like_sqlite, read_sqlite
+from generator.ingest.nsys.stats_csv import (
+    KNOWN_FIX,
+    REPORT_NAMES,
+    StatsReport,
+    looks_like_stats_csv,
+    read_stats_csv,
+)
+
+KERNEL_SCHEMA = {"name": pl.String, "count": pl.Int64, "time_s": pl.Float64}
+COPY_SCHEMA = {"operation": pl.String, "count": pl.Int64, "time_s": pl.Float64, "bytes": pl.Float64}
+API_SCHEMA = {"name": pl.String, "count": pl.Int64, "time_s": pl.Float64}
+RANGE_SCHEMA = {"range": pl.String, "count": pl.Int64, "time_s": pl.Float64}
+# "[CUDA memcpy HtoD]" (before 2023) and "[CUDA memcpy Host-to-Device]" name one direction
+DIRECTIONS = {
+    "htod": "Host-to-Device",
+    "dtoh": "Device-to-Host",
+    "dtod": "Device-to-Device",
+    "htoh": "Host-to-Host",
+    "ptop": "Peer-to-Peer",
+}
+
+
+@dataclass(frozen=True)
+class NsysCapture:
+    files: tuple[Path, ...]
+    form: str  # "SQLite export" or "nsys stats CSV"
+    reports: tuple[str, ...]  # what was read: kernels, api, memtime, memsize, nvtx (CSV)
+    kernels: pl.DataFrame  # KERNEL_SCHEMA, one row per kernel name
+    copies: pl.DataFrame  # COPY_SCHEMA, one row per direction (and memset)
+    api: pl.DataFrame  # API_SCHEMA
+    ranges: pl.DataFrame  # RANGE_SCHEMA: NVTX ranges, their count and summed duration
+    events: SqliteExport | None  # the timeline, from an SQLite export only
+    gpus: dict[int, str]  # device id -> name (SQLite export only)
+
+
+def operation(text: str) -> str:
+    """A memory operation's direction in today's words: 'Host-to-Device', 'memset'."""
+    inner = text.strip().strip("[]").removeprefix("CUDA ").strip()
+    if inner.lower().startswith("memset"):
+        return "memset"
+    words = re.sub(r"^memcpy\s+", "", inner, flags=re.IGNORECASE)
+    return DIRECTIONS.get(words.lower().replace(" ", ""), words)
+
+
+def is_nsys(path: Path) -> bool:
+    """An nsys SQLite export or stats CSV report, by content."""
+    return path.is_file() and (looks_like_sqlite(path) or looks_like_stats_csv(path))
+
+
+def nsys_files(paths: Sequence[Path]) -> list[Path]:
+    """The files of the capture: each given, and the nsys files of each folder given."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if is_nsys(p))
+        else:
+            files.append(path)
+    return files
+
+
+def _summed(activity: Activity, key: str, schema: Mapping[str, Any]) -> pl.DataFrame:
+    frame = pl.DataFrame(
+        {key: activity.name, "start": activity.start, "end": activity.end, "bytes": activity.bytes},
+        schema={key: pl.String, "start": pl.Float64, "end": pl.Float64, "bytes": pl.Float64},
+    )
+    return (
+        frame.group_by(key)
+        .agg(
+            pl.len().cast(pl.Int64).alias("count"),
+            (pl.col("end") - pl.col("start")).sum().alias("time_s"),
+            pl.col("bytes").sum(),
+        )
+        .select(list(schema))
+        .sort("time_s", key, descending=[True, False])
+    )
+
+
+def _from_sqlite(path: Path) -> NsysCapture:
+    export = read_sqlite(path)
+    copies = _summed(export.copies, "operation", COPY_SCHEMA)
+    sets = _summed(export.sets, "operation", COPY_SCHEMA)
+    return NsysCapture(
+        files=(path,),
+        form="SQLite export",
+        reports=("kernels", "api", "memtime", "memsize", "nvtx"),
+        kernels=_summed(export.kernels, "name", KERNEL_SCHEMA),
+        copies=pl.concat([copies, sets]).sort("time_s", "operation", descending=[True, False]),
+        api=_summed(export.api, "name", API_SCHEMA),
+        ranges=_summed(export.ranges, "range", RANGE_SCHEMA),
+        events=export,
+        gpus=export.gpus,
+    )
+
+
+def _frame(report: StatsReport | None, key: str, schema: Mapping[str, Any]) -> pl.DataFrame:
+    if report is None:
+        return pl.DataFrame(schema=schema)
+    rows = [{key: r.name, "count": r.count, "time_s": r.total_s} for r in report.rows]
+    return pl.DataFrame(rows, schema={key: pl.String, "count": pl.Int64, "time_s": pl.Float64})
+
+
+def _copies(times: StatsReport | None, sizes: StatsReport | None) -> pl.DataFrame:
+    rows: dict[str, dict[str, object]] = {}
+    for report, field in ((times, "time_s"), (sizes, "bytes")):
+        for row in report.rows if report else ():
+            op = operation(row.name)
+            entry = rows.setdefault(
+                op, {"operation": op, "count": row.count, "time_s": None, "bytes": None}
+            )
+            entry[field] = row.total_s if field == "time_s" else row.total_bytes
+    return pl.DataFrame(list(rows.values()), schema=COPY_SCHEMA)
+
+
+def _from_csv(paths: list[Path]) -> NsysCapture:
+    by_kind: dict[str, StatsReport] = {}
+    for path in paths:
+        report = read_stats_csv(path)
+        if report.kind in by_kind:
+            raise UserError(
+                f"a second {REPORT_NAMES[report.kind]} report (the first is "
+                f"{by_kind[report.kind].path.name}): one capture has one of each",
+                file=path,
+                fix="pass the reports of one capture only, one per report kind",
+            )
+        by_kind[report.kind] = report
+    kernels = _frame(by_kind.get("kernels"), "name", KERNEL_SCHEMA)
+    # gpukernsum (before 2023) splits a kernel's rows by grid and block: one row per name
+    kernels = (
+        kernels.group_by("name")
+        .agg(pl.col("count").sum(), pl.col("time_s").sum())
+        .sort("time_s", "name", descending=[True, False])
+    )
+    return NsysCapture(
+        files=tuple(paths),
+        form="nsys stats CSV",
+        reports=tuple(k for k in ("kernels", "api", "memtime", "memsize", "nvtx") if k in by_kind),
+        kernels=kernels,
+        copies=_copies(by_kind.get("memtime"), by_kind.get("memsize")),
+        api=_frame(by_kind.get("api"), "name", API_SCHEMA),
+        ranges=_frame(by_kind.get("nvtx"), "range", RANGE_SCHEMA),
+        events=None,
+        gpus={},
+    )
+
+
+def read_nsys(paths: Sequence[Path]) -> NsysCapture:
+    """The capture in `paths`: one SQLite export, or a capture's stats CSV reports."""
+    files = nsys_files(paths)
+    if not files:
+        raise UserError(
+            "no Nsight Systems file: no SQLite export and no nsys stats CSV report",
+            file=", ".join(str(p) for p in paths),
+            fix="pass the .sqlite export, or the CSVs of `nsys stats --format csv`",
+        )
+    for path in files:
+        if not path.is_file():
+            raise UserError("no such file", file=path, fix="check the path")
+    exports = [p for p in files if looks_like_sqlite(p)]
+    if exports:
+        if len(files) > 1:
+            raise UserError(
+                "an SQLite export holds the whole capture: pass it alone",
+                file=exports[0],
+                fix="summarize the .sqlite file by itself (its stats CSVs add nothing to it)",
+            )
+        return _from_sqlite(exports[0])
+    for path in files:
+        if not looks_like_stats_csv(path):
+            raise UserError(
+                "not an nsys stats CSV report or SQLite export",
+                file=path,
+                line=1,
+                fix=KNOWN_FIX,
+            )
+    return _from_csv(files)

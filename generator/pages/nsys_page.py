@@ -1,0 +1,122 @@
+"""A page per imported Nsight Systems capture (under Traces): each GPU's utilization and
+its timeline (SQLite export), kernel time by family and by name, copies by direction, the
+CUDA API calls and the NVTX ranges, with what the files given cannot tell."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from generator.analysis.views import NsysView
+from generator.charts.ranks import utilization_timeline
+from generator.charts.trace import time_bars
+from generator.formatting import percent, seconds, short_name, si
+from generator.pages.finding_html import admonitions
+from generator.pages.page import Generated, Page, Report
+from generator.pages.render import ChartBook, front_matter_title, one_line, render
+from generator.pages.trace_profile import TRACE_DIR
+
+TOP = 25  # kernels, API calls and ranges in the tables (all are in the downloads)
+
+
+def nsys_path(view: NsysView) -> str:
+    return f"{TRACE_DIR}/{view.slug}.md"
+
+
+def _share(value: float | None) -> str:
+    return percent(100 * value) if value is not None else "n/a"
+
+
+def _rows(frame: pl.DataFrame | None, cells: list[str]) -> list[list[str]]:
+    if frame is None:
+        return []
+    out = []
+    for row in frame.head(TOP).iter_rows(named=True):
+        line = []
+        for cell in cells:
+            value = row.get(cell)
+            if cell in (
+                "time_s",
+                "wall_s",
+                "busy_s",
+                "gpu_busy_s",
+                "longest_gap_s",
+                "idle_in_gaps_s",
+            ):
+                line.append(seconds(value))
+            elif cell in ("share", "utilization"):
+                line.append(_share(value))
+            elif cell in ("bytes", "h2d_bytes"):
+                line.append(si(value, "B"))
+            elif cell == "bandwidth_bytes_per_s":
+                line.append(si(value, "B/s") if value else "n/a")
+            elif cell == "name":
+                line.append(short_name(str(value), 90))
+            else:
+                line.append(str(value))
+        out.append(line)
+    return out
+
+
+def nsys_page(view: NsysView) -> Page:
+    path = nsys_path(view)
+    charts = ChartBook(path)
+    analysis, source = view.analysis, view.source
+    capture = analysis.capture
+    timeline = analysis.timeline
+    markdown = render(
+        "nsys.md.j2",
+        title=source.title,
+        title_yaml=front_matter_title(source.title),
+        origin=source.origin,
+        citation=one_line(source.citation),
+        notes=one_line(source.notes),
+        device=view.device_name,
+        form=capture.form,
+        reports=", ".join(capture.reports),
+        files=[p.name for p in capture.files],
+        findings_html=admonitions(view.findings),
+        missing=view.missing,
+        gpu_rows=_rows(analysis.gpus, ["device", "name", "wall_s", "busy_s", "utilization",
+                                       "idle_gaps", "idle_in_gaps_s", "longest_gap_s"]),
+        timeline_chart=charts.embed(
+            utilization_timeline(
+                timeline.to_dicts() if timeline is not None else [],
+                capture.gpus,
+                "GPU busy over the capture",
+            ),
+            f"busy-{view.slug}",
+        ),
+        kernel_time=seconds(analysis.kernel_time_s),
+        has_kernels="kernels" in capture.reports,
+        family_chart=charts.embed(
+            time_bars(analysis.families.to_dicts(), "family", "Kernel time by family"),
+            f"families-{view.slug}",
+        ),
+        family_rows=_rows(analysis.families, ["family", "count", "time_s", "share"]),
+        kernel_rows=_rows(analysis.kernels, ["name", "family", "count", "time_s", "share"]),
+        kernel_count=analysis.kernels.height,
+        copy_rows=_rows(analysis.copies, ["operation", "count", "time_s", "bytes",
+                                          "bandwidth_bytes_per_s"]),
+        api_rows=_rows(analysis.api, ["name", "count", "time_s"]),
+        api_count=analysis.api.height,
+        range_rows=_rows(
+            analysis.ranges,
+            ["range", "count", "time_s", "gpu_busy_s", "utilization", "h2d_copies", "h2d_bytes"]
+            if analysis.has_timeline
+            else ["range", "count", "time_s"],
+        ),
+        range_count=analysis.ranges.height,
+        timeline=analysis.has_timeline,
+    )  # fmt: skip
+    tables = {"kernels": analysis.kernels, "families": analysis.families,
+              "copies": analysis.copies, "api": analysis.api, "ranges": analysis.ranges}  # fmt: skip
+    if analysis.gpus is not None:
+        tables["gpus"] = analysis.gpus
+    return Page(path, source.title, markdown, charts.specs, tables)
+
+
+def _render(report: Report) -> list[Page]:
+    return [nsys_page(view) for view in report.nsys]
+
+
+PAGE = Generated("Traces", _render)

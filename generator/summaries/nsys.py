@@ -1,0 +1,133 @@
+"""An Nsight Systems capture from files to findings: `summarize` and `import` print its
+summary (kernel time by name and family, copies by direction, API calls, NVTX ranges and,
+from an SQLite export, each GPU's utilization), and `summarize --json` gives it in base
+units."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.nsys_analysis import NsysAnalysis, analyse_nsys
+from generator.findings.nsys_checks import nsys_findings
+from generator.formatting import percent, seconds, short_name, si
+from generator.ingest.nsys.capture import read_nsys
+from generator.records.finding import Finding, findings_json
+
+FORMAT = "Nsight Systems capture"
+ROWS = 10  # kernels and API calls in the text summary (all are in --json)
+
+
+def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
+    if frame is None:
+        return []
+    return [
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
+        for r in frame.iter_rows(named=True)
+    ]
+
+
+def missing(analysis: NsysAnalysis) -> list[str]:
+    """What the given files cannot tell, in words."""
+    capture = analysis.capture
+    said = []
+    if not analysis.has_timeline:
+        said.append(
+            "utilization and idle gaps: the stats reports are sums without a timeline "
+            "(pass the SQLite export)"
+        )
+    names = {"kernels": "kernel time", "api": "API calls", "memtime": "copy times",
+             "memsize": "copy sizes", "nvtx": "NVTX ranges"}  # fmt: skip
+    absent = [names[k] for k in names if k not in capture.reports]
+    if absent:
+        said.append(f"{', '.join(absent)}: their report was not given")
+    said.append(
+        "FLOPs: nsys records no shapes; a roofline point needs Nsight Compute or a "
+        "torch.profiler trace of the same step"
+    )
+    return said
+
+
+def nsys_summary(analysis: NsysAnalysis, findings: Sequence[Finding]) -> dict[str, Any]:
+    capture = analysis.capture
+    return {
+        "file": [str(p) for p in capture.files],
+        "format": FORMAT,
+        "form": capture.form,
+        "reports": list(capture.reports),
+        "gpus": _records(analysis.gpus),
+        "device_names": sorted(set(capture.gpus.values())),
+        "kernel_time_s": analysis.kernel_time_s,
+        "kernels": _records(analysis.kernels),
+        "families": _records(analysis.families),
+        "copies": _records(analysis.copies),
+        "api": _records(analysis.api),
+        "ranges": _records(analysis.ranges),
+        "missing": missing(analysis),
+        "findings": findings_json(findings),
+    }
+
+
+def summarize_nsys(paths: Sequence[Path]) -> dict[str, Any]:
+    analysis = analyse_nsys(read_nsys(paths))
+    return nsys_summary(analysis, nsys_findings(analysis))
+
+
+def format_nsys_summary(summary: dict[str, Any]) -> str:
+    files = summary["file"]
+    where = files[0] if len(files) == 1 else f"{files[0]} and {len(files) - 1} more"
+    lines = [f"{where}  ({FORMAT}, {summary['form']}: {', '.join(summary['reports'])})"]
+    for gpu in summary["gpus"]:
+        lines.append(
+            f"  GPU {gpu['device']} {gpu['name']:<22} busy {seconds(gpu['busy_s'])} of "
+            f"{seconds(gpu['wall_s'])} ({percent(100 * (gpu['utilization'] or 0))}), "
+            f"{gpu['idle_gaps']} idle gaps, longest {seconds(gpu['longest_gap_s'])}"
+        )
+    if "kernels" in summary["reports"]:
+        lines.append(f"  kernel time        {seconds(summary['kernel_time_s'])}")
+    for row in summary["families"][:ROWS]:
+        lines.append(
+            f"    {row['family']:<24} {seconds(row['time_s']):>10}  "
+            f"{percent(100 * (row['share'] or 0)):>8}  {row['count']} kernels"
+        )
+    if summary["kernels"]:
+        lines.append("  top kernels")
+    for row in summary["kernels"][:ROWS]:
+        lines.append(
+            f"    {short_name(row['name'], 60):<60} {seconds(row['time_s']):>10}  {row['count']}x"
+        )
+    if summary["copies"]:
+        lines.append("  copies             count      time        bytes       bandwidth")
+    for row in summary["copies"]:
+        rate = row["bandwidth_bytes_per_s"]
+        lines.append(
+            f"    {row['operation']:<18} {row['count']:<10} {seconds(row['time_s']):<11} "
+            f"{si(row['bytes'], 'B'):<11} {si(rate, 'B/s') if rate else 'n/a'}"
+        )
+    if summary["api"]:
+        lines.append("  top CUDA API calls")
+    for row in summary["api"][:ROWS]:
+        lines.append(
+            f"    {row['name'][:40]:<40} {seconds(row['time_s']):>10}  {row['count']} calls"
+        )
+    if summary["ranges"]:
+        lines.append(
+            "  NVTX ranges        count      time" + ("        GPU busy" if summary["gpus"] else "")
+        )
+    for row in summary["ranges"][:ROWS]:
+        busy = row.get("utilization")
+        lines.append(
+            f"    {row['range'][:40]:<40} {row['count']:<8} {seconds(row['time_s']):<11}"
+            + (f" {percent(100 * busy)}" if busy is not None else "")
+        )
+    for text in summary["missing"]:
+        lines.append(f"  not known          {text}")
+    for finding in summary["findings"]:
+        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
+        lines.append(f"           evidence: {finding['evidence']}")
+        lines.append(f"           fix: {finding['fix']}")
+    return "\n".join(lines)

@@ -1,0 +1,168 @@
+"""Mutation fuzzing of the Nsight Systems ingest: `nox -s fuzz` (or python -m
+tests.fuzz_nsys).
+
+Seeds: the real `nsys stats` CSV reports in tests/data/nsys/ and SQLite exports built to
+NVIDIA's documented schema (tests/nsys_sqlite.py). A CSV is mutated as bytes and lines
+(tests/fuzz_ingest.mutate); an export either as bytes (flipped, cut short) or as a database
+(values of the wrong type, NULLs, negative or reversed times, unknown ids, tables or columns
+dropped). Each result goes through `summarize` (the summary, its --json form and its text
+form), alone or with the other reports of its capture. Every input must give a summary or
+raise UserError; any other exception is a crash, saved to tests/data/fuzz-corpus/crashes/,
+and the run fails. Deterministic for a given --seed; bounded by --seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from generator.errors import UserError
+from generator.summaries.nsys import format_nsys_summary, summarize_nsys
+from tests.fuzz_ingest import mutate as mutate_bytes
+from tests.nsys_sqlite import Export, training_steps
+
+HERE = Path(__file__).resolve().parent
+NSYS = HERE / "data" / "nsys"
+CRASHES = HERE / "data" / "fuzz-corpus" / "crashes"
+TABLES = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+          "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "StringIds", "TARGET_INFO_GPU",
+          "ENUM_CUDA_MEMCPY_OPER"]  # fmt: skip
+VALUES = [None, "x", "", -1, 0, 2**62, -(2**62), 1.5, float("nan"), b"\xff\x00"]
+
+
+def exports(folder: Path) -> list[Path]:
+    """SQLite seeds: the training steps, two GPUs, and an export with only NVTX ranges."""
+    two = training_steps()
+    two.gpus = {0: "NVIDIA H100 80GB HBM3", 1: "NVIDIA A100-SXM4-80GB"}
+    two.kernels += [(n, s, e, 1) for n, s, e, _ in two.kernels]
+    only_ranges = Export(ranges=[("step", 0, 1_000, 59), ("load", 5, 50, 60)], gpus={})
+    return [
+        e.write(folder / f"seed-{i}.sqlite")
+        for i, e in enumerate((training_steps(), two, only_ranges))
+    ]
+
+
+def captures() -> list[list[Path]]:
+    return [sorted(p.glob("*.csv")) for p in sorted(NSYS.iterdir()) if p.is_dir()]
+
+
+def mutate_database(path: Path, rng: random.Random) -> None:
+    db = sqlite3.connect(path)
+    try:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for _ in range(rng.randint(1, 3)):
+            table = rng.choice(tables)
+            columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+            how = rng.randrange(5)
+            if how == 0:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+                tables.remove(table)
+                if not tables:
+                    break
+            elif how == 1 and columns:
+                column = rng.choice(columns)
+                db.execute(f"UPDATE {table} SET {column} = ? WHERE rowid % ? = 0",
+                           (rng.choice(VALUES), rng.randint(1, 3)))  # fmt: skip
+            elif how == 2 and {"start", "end"} <= set(columns):
+                db.execute(f"UPDATE {table} SET start = end + ?", (rng.randint(-10, 10**7),))
+            elif how == 3 and columns:
+                db.execute(f"DELETE FROM {table} WHERE rowid % 2 = 0")
+            elif columns:
+                column = rng.choice(columns)
+                db.execute(f"ALTER TABLE {table} RENAME COLUMN {column} TO renamed_{column}")
+        db.commit()
+    except sqlite3.Error:
+        pass  # a mutation the database refused: the file is still an input
+    finally:
+        db.close()
+
+
+def case(rng: random.Random, folder: Path, seeds: list[Path], csvs: list[list[Path]]) -> list[Path]:
+    """One input: a mutated export, or a capture's reports with one of them mutated."""
+    target = folder / "case"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    if rng.random() < 0.4:
+        path = target / "capture.sqlite"
+        shutil.copy(rng.choice(seeds), path)
+        if rng.random() < 0.6:
+            mutate_database(path, rng)
+        else:
+            path.write_bytes(mutate_bytes(path.read_bytes(), rng))
+        return [path]
+    reports = rng.choice(csvs)
+    chosen = rng.randrange(len(reports))
+    out = []
+    for index, report in enumerate(reports):
+        path = target / report.name
+        data = report.read_bytes()
+        path.write_bytes(mutate_bytes(data, rng) if index == chosen else data)
+        out.append(path)
+    return out if rng.random() < 0.7 else [out[chosen]]
+
+
+def exercise(paths: list[Path]) -> None:
+    summary = summarize_nsys(paths)
+    json.dumps(summary, allow_nan=False)
+    format_nsys_summary(summary)
+
+
+def signature(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+    return f"{type(error).__name__} at {where}"
+
+
+def fuzz(
+    seconds: float, seed: int, max_cases: int | None = None, save: bool = True
+) -> tuple[int, dict[str, list[Path]]]:
+    rng = random.Random(seed)
+    crashes: dict[str, list[Path]] = {}
+    deadline = time.monotonic() + seconds
+    cases = 0
+    with tempfile.TemporaryDirectory(prefix="ra-fuzz-nsys-") as name:
+        folder = Path(name)
+        seeds, csvs = exports(folder), captures()
+        while time.monotonic() < deadline and (max_cases is None or cases < max_cases):
+            paths = case(rng, folder, seeds, csvs)
+            cases += 1
+            try:
+                exercise(paths)
+            except UserError:
+                continue
+            except Exception as error:
+                key = signature(error)
+                if key in crashes:
+                    continue
+                print(f"crash ({key}):\n{traceback.format_exc()}", file=sys.stderr)
+                crashes[key] = []
+                if save:
+                    target = CRASHES / f"nsys-crash-{seed}-{cases}"
+                    target.mkdir(parents=True, exist_ok=True)
+                    for path in paths:
+                        shutil.copy(path, target / path.name)
+                    crashes[key] = [target]
+                    print(f"saved: {target}", file=sys.stderr)
+    return cases, crashes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    args = parser.parse_args(argv)
+    cases, crashes = fuzz(args.seconds, args.seed)
+    print(f"fuzz (nsys): {cases} inputs in {args.seconds:g} s, {len(crashes)} distinct crash(es)")
+    return 1 if crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
