@@ -348,6 +348,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         device=args.device,
         ncu_timeout_s=args.ncu_timeout,
         seed=args.seed if args.seed is not None else time.time_ns() % 2**31,
+        use_nsys=args.nsys,
+        nsys_timeout_s=args.nsys_timeout,
     )
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -383,6 +385,12 @@ def _check_executor_flags(args: argparse.Namespace) -> None:
             f"{flag} only applies to --executor slurm",
             key=flag,
             fix=f"add --executor slurm, or drop {flag} to measure on this machine",
+        )
+    if args.executor == "slurm" and getattr(args, "nsys", False):
+        raise UserError(
+            "--nsys records on this machine only; Slurm tasks do not run nsys yet",
+            key="--nsys",
+            fix="drop --nsys for the Slurm campaign, or run `measure --nsys` on the GPU node",
         )
 
 

@@ -106,6 +106,20 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="a run whose ncu profile takes longer is recorded as failed (default: %(default)s)",
     )
     measure.add_argument(
+        "--nsys",
+        action="store_true",
+        help="also record one step per CUDA run under Nsight Systems (needs a GPU and nsys on "
+        "PATH, no counter access): its SQLite export is stored as nsys.sqlite and nsys's "
+        "messages as nsys.log; `python -m generator summarize RUN/nsys.sqlite` reads it",
+    )
+    measure.add_argument(
+        "--nsys-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="a run whose nsys capture takes longer is recorded as failed (default: %(default)s)",
+    )
+    measure.add_argument(
         "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
     )
     _add_slurm_options(measure)

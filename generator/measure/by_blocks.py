@@ -27,7 +27,7 @@ from generator.measure.blocks import BlockState, measure_blocks, share_configura
 from generator.measure.conditions import Conditions
 from generator.measure.outcome import Outcome
 from generator.measure.provenance import device_name
-from generator.measure.run_files import NcuSettings, measure_one
+from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
 from generator.measure.step import StepResult
 from generator.records.calibration import read_calibrations, session_cvs
 from generator.records.run import (
@@ -51,6 +51,7 @@ class Session(Protocol):
 
     force: bool
     ncu: NcuSettings | None
+    nsys: NsysSettings | None
     console: Console
     outcomes: list[Outcome]
     block_runner: BlockRunner | None
@@ -240,7 +241,7 @@ def _record(
         result = StepResult(rows=rows, settings=settings, ops=ops)
         method = timing_of(state.times(), config, state.stopped_by, session_cv)
         return measure_one(config, folder, session.ncu, result, method,
-                           {**header, "blocks": blocks_conditions})  # fmt: skip
+                           {**header, "blocks": blocks_conditions}, session.nsys)  # fmt: skip
 
     error = RunFailure.model_validate(state.error) if state.error is not None else None
     return session.write_record(

@@ -93,6 +93,32 @@ def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any
     }
 
 
+@dataclass(frozen=True)
+class NsysSettings:
+    executable: str
+    timeout_s: float
+
+
+NSYS_FILE = "nsys.sqlite"
+NSYS_LOG = "nsys.log"
+
+
+def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> dict[str, Any]:
+    """One step under Nsight Systems; its SQLite export kept as nsys.sqlite."""
+    from generator.measure import nsys as nsys_mode
+
+    config_path = folder / "nsys-config.json"
+    config_path.write_text(json.dumps(config.as_dict()))
+    report = folder / "profile"
+    profile = nsys_mode.profile_command(nsys.executable, report, config_path)
+    nsys_mode.run_nsys(profile, nsys.timeout_s, log=folder / NSYS_LOG)
+    export = nsys_mode.export_command(nsys.executable, report, folder / NSYS_FILE)
+    nsys_mode.run_nsys(export, nsys.timeout_s, log=folder / NSYS_LOG)
+    Path(f"{report}.nsys-rep").unlink(missing_ok=True)
+    config_path.unlink(missing_ok=True)
+    return {"profile_command": profile, "export_command": export}
+
+
 def measure_one(
     config: RunConfig,
     folder: Path,
@@ -100,6 +126,7 @@ def measure_one(
     result: StepResult,
     timing_method: dict[str, Any],
     conditions: dict[str, Any],
+    nsys: NsysSettings | None = None,
 ) -> Measured:
     """Write the run's files into `folder` (a staging folder) from its timed steps and its
     profiled step (`result.ops`, the trace already in `folder`), and return run.json's
@@ -142,6 +169,9 @@ def measure_one(
     if config.profile:
         files += ["ops.csv", TRACE_FILE, LAYERS_FILE]
     profiled = ncu is not None and config.device == "cuda"
+    recorded = nsys is not None and config.device == "cuda"
+    if recorded:
+        files += [NSYS_FILE, NSYS_LOG]
     return Measured(
         settings=result.settings,
         timing=Timing.model_validate(timing),
@@ -159,4 +189,5 @@ def measure_one(
         conditions=conditions,
         findings=findings_json(found),
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
+        **({"nsys": _run_nsys(config, folder, nsys)} if recorded and nsys is not None else {}),
     )

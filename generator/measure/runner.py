@@ -17,6 +17,7 @@ from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
+from generator.measure import nsys as nsys_mode
 from generator.measure.block import BlockRunner
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.conditions import Conditions
@@ -30,7 +31,7 @@ from generator.measure.provenance import (
     environment,
 )
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
-from generator.measure.run_files import NcuSettings, measure_one
+from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
 from generator.measure.store import staged_run_folder
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.run import (
@@ -90,6 +91,8 @@ def execute(
     ncu_timeout_s: float = 1800.0,
     block_runner: BlockRunner | None = None,
     seed: int = 0,
+    use_nsys: bool = False,
+    nsys_timeout_s: float = 1800.0,
 ) -> list[Outcome]:
     """Measure the selected runs: groups timed by `rounds` one group at a time, the rest
     (`blocks`, the default) as one shuffled matrix of worker-process blocks (`seed` orders
@@ -106,7 +109,10 @@ def execute(
         console.print("asking ncu which metrics this GPU has…")
         metrics = ncu_mode.metrics_for_this_gpu(executable)
         ncu = NcuSettings(executable, metrics, ncu_timeout_s)
-    session = Session(measurements, force, ncu, command_line(argv), console)
+    nsys = None
+    if use_nsys:
+        nsys = NsysSettings(nsys_mode.find_nsys(torch.cuda.is_available()), nsys_timeout_s)
+    session = Session(measurements, force, ncu, command_line(argv), console, nsys=nsys)
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -162,6 +168,7 @@ class Session:
     ceilings: dict[str, str] = field(default_factory=dict)
     outcomes: list[Outcome] = field(default_factory=list)
     block_runner: BlockRunner | None = None  # the blocks method: runs one block
+    nsys: NsysSettings | None = None  # `measure --nsys`: each CUDA run's step under nsys
 
     def prepare(self, device: str) -> None:
         """Ceilings and environment of `device`, once per call."""
@@ -233,7 +240,7 @@ class Session:
             method = {"rounds": state.rounds, "stopped_by": state.stopped_by,
                       "ci_target": config.ci_target, "method": "rounds in one process"}  # fmt: skip
             return measure_one(config, folder, self.ncu, result, method,
-                               {**header, "rounds": state.conditions})  # fmt: skip
+                               {**header, "rounds": state.conditions}, self.nsys)  # fmt: skip
 
         error = failure_of(state.error) if state.error is not None else None
         return self.write_record(config, started_at, measured, error, name=name)

@@ -114,6 +114,7 @@ class Measured(_Part):
     modelled_point: ModelledPoint
     files: list[str]
     ncu: dict[str, Any] | None = None  # ncu mode: the commands and the clock/cache control
+    nsys: dict[str, Any] | None = None  # nsys mode: its commands (nsys.sqlite is the capture)
     conditions: dict[str, Any] | None = None  # measure.conditions, a sample per round
     # Findings derived from the run's own files when it was written (profiler-overhead);
     # `python -m generator rederive` recomputes them without measuring again.
@@ -162,6 +163,7 @@ class RunRecord(RunStart):
     modelled_point: ModelledPoint | None = None
     files: list[str] | None = None
     ncu: dict[str, Any] | None = None
+    nsys: dict[str, Any] | None = None
     conditions: dict[str, Any] | None = None
     findings: list[dict[str, str]] | None = None
     # failed runs
