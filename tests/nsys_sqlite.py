@@ -143,3 +143,29 @@ def training_steps(steps: int = 3, step_ns: int = 10_000_000, busy_ns: int = 6_0
             )
     export.ranges.append(("setup", 0, 900_000, 60))
     return export
+
+
+def phased_steps(steps: int = 2) -> Export:
+    """Steps as `measure --nsys` records them: NVTX ranges `forward`, `backward` and
+    `optimizer` (domain-prefixed, as NVTX domains write them), each launching kernels that
+    run after the range has ended on the host. Per step: forward 2 ms of GPU time (two
+    kernels), backward 3 ms, optimizer 0.5 ms."""
+    export = Export()
+    for step in range(steps):
+        t0 = step * 20_000_000
+        plan = [
+            ("forward", [1_000_000, 1_000_000]),
+            ("backward", [3_000_000]),
+            ("optimizer", [500_000]),
+        ]
+        host, gpu = t0, t0 + 100_000
+        for phase, kernels in plan:
+            export.ranges.append((f"torch:{phase}", host, host + 50_000, 59))
+            for index, duration in enumerate(kernels):
+                export.calls.append(
+                    ("cudaLaunchKernel_v7000", host + 10_000 * index, host + 10_000 * index + 5_000)
+                )
+                export.kernels.append((f"{phase}_kernel_{index}", gpu, gpu + duration, 0))
+                gpu += duration
+            host += 60_000
+    return export

@@ -26,7 +26,7 @@ from generator.summaries.nsys import summarize_nsys
 from generator.summaries.nsys_import import import_nsys
 from tests import fuzz_nsys
 from tests.helpers import REPO
-from tests.nsys_sqlite import Export, training_steps
+from tests.nsys_sqlite import Export, phased_steps, training_steps
 
 NSYS = REPO / "tests" / "data" / "nsys"
 OLD = NSYS / "cudalm-agent-2022.4.2"  # nsys 2022.4.2: gpukernsum, cudaapisum, gpumemtimesum
@@ -235,3 +235,39 @@ def test_per_name_sums_match_a_grouping_of_the_raw_rows() -> None:
     kernels = analyse_nsys(read_nsys([OLD])).kernels
     for name, time_s in kernels.select("name", "time_s").iter_rows():
         assert time_s == pytest.approx(by_name[name])
+
+
+def test_phase_ranges_get_the_models_flops_over_their_kernels_time(tmp_path: Path) -> None:
+    from generator.analysis.nsys_phases import ModelWork, phase_of
+
+    assert [phase_of(n) for n in ("torch:forward", "bwd", "optimizer.step", "step")] == [
+        "forward", "backward", "optimizer", None,
+    ]  # fmt: skip
+    path = phased_steps(steps=2).write(tmp_path / "phased.sqlite")
+    work = ModelWork("m", 8, {"forward": 1e9, "loss": 0.0, "backward": 2e9, "optimizer": 1e7}, 1e8)
+    summary = summarize_nsys([path], work)
+    phases = {r["phase"]: r for r in summary["phases"]}
+    # the kernels each range launched, though they ran after it ended on the host
+    assert phases["forward"]["time_s"] == pytest.approx(2 * 2e-3)
+    assert phases["backward"]["time_s"] == pytest.approx(2 * 3e-3)
+    assert phases["forward"]["attained_flops_per_s"] == pytest.approx(2e9 / 4e-3)
+    point = summary["step_point"]
+    assert point["steps"] == 2 and point["arithmetic_intensity"] == pytest.approx(30.1)
+    assert point["attained_flops_per_s"] == pytest.approx(2 * 3.01e9 / 11e-3)
+    assert not [m for m in summary["missing"] if m.startswith("FLOPs")]
+
+
+def test_summarize_with_a_registry_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = phased_steps(steps=1).write(tmp_path / "phased.sqlite")
+    args = ["summarize", str(path), "--model", "resnet18", "--batch", "8", "--dataset", "cifar10"]
+    assert main([*args, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["model"]["name"] == "resnet18" and summary["model"]["flops"]["forward"] > 0
+    assert [r["phase"] for r in summary["phases"]] == ["forward", "backward", "optimizer"]
+    assert main(["summarize", str(OLD), "--model", "resnet18", "--batch", "8"]) == 0
+    assert "no NVTX range names a phase" in capsys.readouterr().out
+    trace = REPO / "tests" / "data" / "traces" / "gloo_2rank" / "rank-0.json.gz"
+    assert main(["summarize", str(trace), "--model", "resnet18"]) == 1
+    assert "--model places a model's FLOPs" in capsys.readouterr().err

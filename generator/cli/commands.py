@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from generator.errors import UserError
 
 if TYPE_CHECKING:
+    from generator.analysis.nsys_phases import ModelWork
     from generator.records.ceilings import MeasuredCeilings
     from generator.summaries.importer import ImportRequest
 
@@ -49,8 +50,39 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     if nsys:  # the reports of one capture, summarized together
         from generator.summaries.nsys import format_nsys_summary, summarize_nsys
 
-        _print_summary(args, summarize_nsys(nsys), format_nsys_summary, shown)
+        work = _model_work(args) if args.model else None
+        _print_summary(args, summarize_nsys(nsys, work), format_nsys_summary, shown)
+    elif args.model:
+        raise UserError(
+            "--model places a model's FLOPs on an Nsight Systems capture's phases",
+            key="--model",
+            fix="pass an nsys SQLite export or stats reports, or leave --model out",
+        )
     return 0
+
+
+def _model_work(args: argparse.Namespace) -> ModelWork:
+    """The model's analytic FLOPs per phase for `summarize --model` (needs torch)."""
+    from generator.analysis.nsys_phases import ModelWork
+
+    if not args.batch or args.batch <= 0:
+        raise UserError(
+            "--model needs the batch size that ran", key="--batch", fix="pass --batch N"
+        )
+    args.input = args.seq_len = args.vocab = args.classes = None
+    shape, classes, vocab = _complexity_input(args)
+    _require_torch("summarize --model")
+    from generator.complexity import analyze
+
+    training = args.phase != "inference"
+    result = analyze(args.model, shape, args.batch, classes, training=training, vocab=vocab)
+    flops = {
+        "forward": result.forward_flops,
+        "loss": result.loss_flops,
+        "backward": result.backward_flops,
+        "optimizer": result.optimizer_flops,
+    }
+    return ModelWork(args.model, args.batch, flops, float(result.min_traffic_bytes))
 
 
 def _print_summary(

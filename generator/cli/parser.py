@@ -62,6 +62,17 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "of one capture's per-rank traces",
     )
     summarize.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="for an Nsight Systems capture: the model that ran (registry name or "
+        "module:callable), whose analytic FLOPs are placed on its NVTX phase ranges "
+        "(forward, backward, optimizer); needs torch, --batch, and --dataset for your own model",
+    )
+    summarize.add_argument("--batch", type=int, help="with --model: the batch size that ran")
+    summarize.add_argument(
+        "--dataset", help="with --model: the input shape (default: the model's own dataset)"
+    )
+    summarize.add_argument(
         "--ranks",
         action="store_true",
         help="the FILEs are the ranks of one distributed capture (a folder always is); the "

@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.nsys_analysis import NsysAnalysis, analyse_nsys
+from generator.analysis.nsys_phases import ModelWork, phase_table, step_point
 from generator.findings.nsys_checks import nsys_findings
 from generator.formatting import percent, seconds, short_name, si
 from generator.ingest.nsys.capture import read_nsys
@@ -46,8 +47,8 @@ def missing(analysis: NsysAnalysis) -> list[str]:
     if absent:
         said.append(f"{', '.join(absent)}: their report was not given")
     said.append(
-        "FLOPs: nsys records no shapes; a roofline point needs Nsight Compute or a "
-        "torch.profiler trace of the same step"
+        "FLOPs: nsys records no shapes; pass --model and --batch for analytic FLOPs per NVTX "
+        "phase range, or profile the same step with Nsight Compute or torch.profiler"
     )
     return said
 
@@ -72,9 +73,24 @@ def nsys_summary(analysis: NsysAnalysis, findings: Sequence[Finding]) -> dict[st
     }
 
 
-def summarize_nsys(paths: Sequence[Path]) -> dict[str, Any]:
+def summarize_nsys(paths: Sequence[Path], work: ModelWork | None = None) -> dict[str, Any]:
+    """The capture's summary; with `work` (a model's analytic FLOPs), its phases and step
+    on the roofline too."""
     analysis = analyse_nsys(read_nsys(paths))
-    return nsys_summary(analysis, nsys_findings(analysis))
+    summary = nsys_summary(analysis, nsys_findings(analysis))
+    if work is not None:
+        phases = phase_table(analysis.capture, work)
+        point = step_point(phases, work)
+        summary["model"] = {"name": work.model, "batch": work.batch, "flops": work.flops}
+        summary["phases"] = _records(phases)
+        summary["step_point"] = point
+        summary["missing"] = [m for m in summary["missing"] if not m.startswith("FLOPs")]
+        if phases.is_empty():
+            summary["missing"].append(
+                "per-phase FLOPs: no NVTX range names a phase (forward, backward, optimizer, "
+                "...), so the model's FLOPs have no time to be divided by"
+            )
+    return summary
 
 
 def format_nsys_summary(summary: dict[str, Any]) -> str:
@@ -123,6 +139,24 @@ def format_nsys_summary(summary: dict[str, Any]) -> str:
         lines.append(
             f"    {row['range'][:40]:<40} {row['count']:<8} {seconds(row['time_s']):<11}"
             + (f" {percent(100 * busy)}" if busy is not None else "")
+        )
+    if summary.get("phases"):
+        model = summary["model"]
+        lines.append(
+            f"  phases ({model['name']}, batch {model['batch']}; analytic FLOPs / measured time)"
+        )
+    for row in summary.get("phases", []):
+        lines.append(
+            f"    {row['phase']:<10} {row['instances']:>4}x  {seconds(row['time_s']):>10}  "
+            f"{si(row['flops'], 'FLOP'):>12}  {si(row['attained_flops_per_s'], 'FLOP/s'):>13}"
+            f"  ({row['time_basis']})"
+        )
+    point = summary.get("step_point")
+    if point:
+        lines.append(
+            f"  step point         {si(point['attained_flops_per_s'], 'FLOP/s')} at AI "
+            f"{point['arithmetic_intensity']:.4g} FLOP/byte ({point['steps']} steps, "
+            f"{seconds(point['time_s'])})"
         )
     for text in summary["missing"]:
         lines.append(f"  not known          {text}")

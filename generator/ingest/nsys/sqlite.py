@@ -52,6 +52,7 @@ class Activity:
     end: list[float] = field(default_factory=list)
     device: list[int] = field(default_factory=list)
     bytes: list[float] = field(default_factory=list)
+    correlation: list[int] = field(default_factory=list)  # -1: none recorded
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,10 @@ def _activity(
     """start, end, device and bytes of every row; the name from `name_sql` (a string id
     resolved through StringIds, or through `names` when given)."""
     out = Activity()
-    query = f"SELECT start, end, {name_sql}, {extra}, rowid FROM {table}"
-    for start, end, name, device, size, rowid in db.execute(query):
+    base = table.split()[0]
+    correlation = "correlationId" if "correlationId" in _columns(db, base) else "-1"
+    query = f"SELECT start, end, {name_sql}, {extra}, {correlation}, rowid FROM {table}"
+    for start, end, name, device, size, link, rowid in db.execute(query):
         if start is None or end is None:
             continue  # an event still open when the capture stopped: it has no duration
         if not (_time(start) and _time(end)) or end < start:
@@ -107,6 +110,7 @@ def _activity(
         out.name.append(lookup.get(name, str(name)) if isinstance(name, int) else str(name))
         out.device.append(int(device) if isinstance(device, int) else -1)
         out.bytes.append(float(size) if _time(size) and size >= 0 else 0.0)
+        out.correlation.append(link if isinstance(link, int) else -1)
     return out
 
 
