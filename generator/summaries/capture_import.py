@@ -11,19 +11,22 @@ single-file import is.
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
-import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from generator.errors import UserError
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.import_source import SCHEMA_VERSION, Source, load_source
-from generator.summaries.importer import ImportRequest, ImportResult, check_name, source_toml
+from generator.records.import_source import SCHEMA_VERSION, Source
+from generator.summaries.importer import (
+    ImportRequest,
+    ImportResult,
+    check_name,
+    validated_source,
+    write_import,
+)
 
 
 def _device_id(
@@ -78,16 +81,7 @@ def capture_source(
         "registry_model": request.registry_model,
         "dataset": request.dataset,
     }
-    try:
-        return Source.model_validate({k: v for k, v in data.items() if v is not None})
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        raise UserError(
-            first["msg"].removeprefix("Value error, "),
-            key=key,
-            fix=f"correct --{key.replace('_', '-')}",
-        ) from err
+    return validated_source(data)
 
 
 def _copy_gzipped(source: Path, target: Path) -> None:
@@ -127,34 +121,16 @@ def import_capture(
     devices = {r.device for r in capture.ranks if r.device}
     summary["device"] = devices.pop() if len(devices) == 1 else None
     source = capture_source(request, summary, _device_id(request, summary, ceilings), inputs)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+
+    def fill(staging: Path) -> None:
         (staging / RANKS_DIR).mkdir()
         stored = []
         for info in capture.ranks:
             target = staging / RANKS_DIR / f"rank-{info.rank}.json.gz"
             _copy_gzipped(info.path, target)
-            stored.append(target)
-        from dataclasses import replace
+            stored.append(replace(info, path=target))
+        write_capture(replace(capture, ranks=tuple(stored)), staging)
 
-        placed = replace(
-            capture,
-            ranks=tuple(
-                replace(info, path=path) for info, path in zip(capture.ranks, stored, strict=True)
-            ),
-        )
-        write_capture(placed, staging)
-        (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
-        load_source(staging / "source.toml")  # what the report will read back
-        os.rename(staging, folder)  # fails, rather than merges, if the name was taken since
-    except OSError as err:
-        raise UserError(f"cannot write the import: {err}", file=folder) from err
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    write_import(folder, source, fill)
     summary["file"] = [str(folder / RANKS_DIR)]
     return ImportResult(folder, source, summary)

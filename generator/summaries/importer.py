@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,11 @@ def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
         "registry_model": request.registry_model,
         "dataset": request.dataset,
     }
+    return validated_source(data)
+
+
+def validated_source(data: dict[str, Any]) -> Source:
+    """source.toml's contents checked; a bad value names the option that gave it."""
     try:
         return Source.model_validate({k: v for k, v in data.items() if v is not None})
     except ValidationError as err:
@@ -155,12 +161,8 @@ def import_export(request: ImportRequest) -> ImportResult:
         summary = summarize_file(request.file, request.device, request.phase)
     source = source_for(request, summary)
     stored = TRACE_FILE if trace else "ncu.csv"
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+
+    def fill(staging: Path) -> None:
         if trace and not _is_gzip(request.file):
             with request.file.open("rb") as plain, gzip.open(staging / stored, "wb") as packed:
                 shutil.copyfileobj(plain, packed)  # the same bytes, compressed
@@ -168,13 +170,28 @@ def import_export(request: ImportRequest) -> ImportResult:
             shutil.copyfile(request.file, staging / stored)  # verbatim: the evidence
         if trace:  # its work, analysed once: the report reads this, not the trace
             write_work(analyse_work(staging / stored), staging / stored, staging)
+
+    write_import(folder, source, fill)
+    summary["file"] = str(folder / stored)
+    return ImportResult(folder, source, summary)
+
+
+def write_import(folder: Path, source: Source, fill: Callable[[Path], None]) -> None:
+    """The import folder, all or nothing: `fill(staging)` writes its files into a folder
+    staged beside `folder`, source.toml is written and read back, then one rename puts it
+    in place (it fails, rather than merges, if the name was taken since)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=folder.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+        fill(staging)
         (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
         load_source(staging / "source.toml")  # what the report will read back
-        os.rename(staging, folder)  # fails, rather than merges, if the name was taken since
+        os.rename(staging, folder)
     except OSError as err:
         raise UserError(f"cannot write the import: {err}", file=folder) from err
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-    summary["file"] = str(folder / stored)
-    return ImportResult(folder, source, summary)

@@ -6,17 +6,19 @@ final folder and renamed in one step, as every import is."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from generator.errors import UserError
-from generator.records.import_source import NSYS_DIR, SCHEMA_VERSION, Source, load_source
-from generator.summaries.importer import ImportRequest, ImportResult, check_name, source_toml
+from generator.records.import_source import NSYS_DIR, SCHEMA_VERSION, Source
+from generator.summaries.importer import (
+    ImportRequest,
+    ImportResult,
+    check_name,
+    validated_source,
+    write_import,
+)
 
 
 def nsys_device(request: ImportRequest, gpu_names: Sequence[str], first: Path) -> str:
@@ -61,16 +63,7 @@ def nsys_source(request: ImportRequest, summary: dict[str, object], device: str)
         "registry_model": request.registry_model,
         "dataset": request.dataset,
     }
-    try:
-        return Source.model_validate({k: v for k, v in data.items() if v is not None})
-    except ValidationError as err:
-        first = err.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        raise UserError(
-            first["msg"].removeprefix("Value error, "),
-            key=key,
-            fix=f"correct --{key.replace('_', '-')}",
-        ) from err
+    return validated_source(data)
 
 
 def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
@@ -88,22 +81,12 @@ def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
         )
     device = nsys_device(request, summary["device_names"], files[0])
     source = nsys_source(request, summary, device)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{request.name}.", suffix=".tmp", dir=folder.parent))
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide it from other readers
+
+    def fill(staging: Path) -> None:
         (staging / NSYS_DIR).mkdir()
         for path in files:
             shutil.copyfile(path, staging / NSYS_DIR / path.name)  # verbatim: the evidence
-        (staging / "source.toml").write_text(source_toml(source), encoding="utf-8")
-        load_source(staging / "source.toml")
-        os.rename(staging, folder)
-    except OSError as err:
-        raise UserError(f"cannot write the import: {err}", file=folder) from err
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+
+    write_import(folder, source, fill)
     summary["file"] = [str(folder / NSYS_DIR / name) for name in names]
     return ImportResult(folder, source, summary)
