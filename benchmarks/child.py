@@ -21,6 +21,7 @@ PRELOAD = {
     "floor": ("polars",),
     "trace_parse": ("generator.ingest.trace.read",),
     "trace_summarize": ("polars", "generator.summaries.trace"),
+    "ranks_summarize": ("polars", "generator.summaries.multirank"),
     "hta_parse": ("pandas", "hta.common.trace"),
     "hta_load": ("pandas", "hta.common.trace", "hta.trace_analysis"),
 }

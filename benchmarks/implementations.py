@@ -150,6 +150,15 @@ def trace_summarize(path: Path) -> dict[str, Any]:
     }
 
 
+def ranks_summarize(path: Path) -> dict[str, Any]:
+    """A folder of per-rank traces as one capture (read one rank at a time)."""
+    from generator.summaries.multirank import summarize_ranks
+
+    summary = summarize_ranks([path], None)
+    return {"ranks": len(summary["ranks"]), "steps": len(summary["steps"]),
+            "problems": len(summary["problems"])}  # fmt: skip
+
+
 def hta_parse(path: Path) -> dict[str, Any]:
     from hta.common.trace import parse_trace_file
 
@@ -177,6 +186,7 @@ IMPLEMENTATIONS = {
     "floor": floor,
     "trace_parse": trace_parse,
     "trace_summarize": trace_summarize,
+    "ranks_summarize": ranks_summarize,
     "hta_parse": hta_parse,
     "hta_load": hta_load,
 }

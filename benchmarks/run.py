@@ -258,6 +258,25 @@ def _traces_only(out: Path, sizes_mb: list[int], repeats: int) -> int:
     return 0
 
 
+def _ranks_only(out: Path, megabytes: int, ranks: int) -> int:
+    from benchmarks.ranks import measure_ranks
+
+    if not out.is_file():
+        raise SystemExit(f"{out} does not exist: run the full benchmark first")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    print(f"bench: {ranks} ranks of {megabytes} MB, then one alone …", file=sys.stderr, flush=True)
+    result = measure_ranks(DATA, megabytes, ranks, run_child)
+    write_json(out, [{**entry, "ranks": result} for entry in document])
+    print(
+        f"one rank ({result['rank_megabytes']:.0f} MB): {result['one_rank_seconds']:.1f} s, "
+        f"peak {result['one_rank_peak_rss_bytes'] / 1e9:.2f} GB; {ranks} ranks "
+        f"({result['capture_megabytes']:.0f} MB): {result['capture_seconds']:.1f} s, peak "
+        f"{result['capture_peak_rss_bytes'] / 1e9:.2f} GB; ratio {result['peak_ratio']:.2f} "
+        f"(target <= {result['target_peak_ratio']})"
+    )
+    return 0
+
+
 def measure_size(rows: int, repeats: int, pandas_max_rows: int) -> dict[str, Any]:
     path = generate(DATA / f"rows-{rows}.csv", rows)
     size = path.stat().st_size
@@ -384,11 +403,21 @@ def main(argv: list[str] | None = None) -> int:
         help="runs per synthetic set for the report at scale (default: %(default)s)",
     )
     parser.add_argument("--note", default="", help="recorded with the report-at-scale times")
+    parser.add_argument(
+        "--ranks-only",
+        action="store_true",
+        help="measure only a multi-rank capture's memory (RANKS copies of a --rank-mb trace, "
+        "against one of them alone) and update it in OUT, keeping the other results",
+    )
+    parser.add_argument("--rank-mb", type=int, default=50, help="MB per rank (default 50)")
+    parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
     args = parser.parse_args(argv)
     if args.scaling_only:
         return scaling_only(Path(args.out), DATA, parse_sizes(args.scaling_sizes), args.note)
     if args.site_only:
         return _site_only(Path(args.out))
+    if args.ranks_only:
+        return _ranks_only(Path(args.out), args.rank_mb, args.ranks)
     trace_sizes = [int(s) for s in args.trace_sizes.split(",") if s.strip()]
     if args.traces_only:
         return _traces_only(Path(args.out), trace_sizes, args.repeats)

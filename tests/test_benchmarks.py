@@ -185,3 +185,18 @@ def test_the_cold_build_is_stated_with_its_range() -> None:
     assert _cold_range([31.69, 29.11, 34.19]) == "the median of 3 builds, 29.11 s to 34.19 s"
     assert _cold_range([30.0]) == ""  # one build: no range to give
     assert _cold_range(None) == ""  # results from before the repeats
+
+
+def test_rank_copies_are_one_capture_of_distinct_ranks(tmp_path: Path) -> None:
+    """The --ranks-only bench's input: copies of a generated trace (laid out as Kineto
+    writes it), each naming its rank; read as one capture with no problem."""
+    from benchmarks.ranks import rank_copies
+    from generator.analysis.multirank import analyse_ranks
+
+    trace = tmp_path / "trace.json"
+    generate_trace(trace, 200_000)
+    paths = rank_copies(trace, tmp_path / "ranks", 3)
+    assert [json.loads(p.read_text())["distributedInfo"]["rank"] for p in paths] == [0, 1, 2]
+    capture = analyse_ranks([tmp_path / "ranks"])
+    assert [r.rank for r in capture.ranks] == [0, 1, 2] and capture.problems == ()
+    assert capture.world_size == 3 and capture.stragglers.height > 0

@@ -7,194 +7,9 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from generator.errors import UserError
-
-if TYPE_CHECKING:
-    from generator.analysis.nsys_phases import ModelWork
-    from generator.records.ceilings import MeasuredCeilings
-    from generator.summaries.importer import ImportRequest
-
-
-def cmd_summarize(args: argparse.Namespace) -> int:
-    from generator.ingest.ncu_csv import parse_size
-    from generator.ingest.nsys.capture import is_nsys, nsys_files
-    from generator.ingest.trace.read import looks_like_trace
-    from generator.records.ceilings import read_ceilings
-    from generator.summaries.export import format_summary, summarize_file
-    from generator.summaries.trace import format_trace_summary, summarize_trace
-
-    ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
-    paths = [Path(name) for name in args.files]
-    folders = [p for p in paths if p.is_dir()]
-    if args.ranks or any(not nsys_files([p]) for p in folders):
-        return _summarize_ranks(args, paths, ceilings)
-    # by content: an nsys report or export may be called anything, as may a trace
-    nsys = [p for p in paths if p.is_dir() or is_nsys(p)]
-    shown = 0
-    for path in paths:
-        if path in nsys:
-            continue
-        if looks_like_trace(path):
-            summary = summarize_trace(path, args.device, args.phase, ceilings)
-            text = format_trace_summary
-        else:
-            budget = parse_size(args.memory_budget) if args.memory_budget else None
-            summary = summarize_file(path, args.device, args.phase, budget)
-            text = format_summary
-        shown = _print_summary(args, summary, text, shown)
-    if nsys:  # the reports of one capture, summarized together
-        from generator.summaries.nsys import format_nsys_summary, summarize_nsys
-
-        work = _model_work(args) if args.model else None
-        _print_summary(args, summarize_nsys(nsys, work), format_nsys_summary, shown)
-    elif args.model:
-        raise UserError(
-            "--model places a model's FLOPs on an Nsight Systems capture's phases",
-            key="--model",
-            fix="pass an nsys SQLite export or stats reports, or leave --model out",
-        )
-    return 0
-
-
-def _model_work(args: argparse.Namespace) -> ModelWork:
-    """The model's analytic FLOPs per phase for `summarize --model` (needs torch)."""
-    from generator.analysis.nsys_phases import ModelWork
-
-    if not args.batch or args.batch <= 0:
-        raise UserError(
-            "--model needs the batch size that ran", key="--batch", fix="pass --batch N"
-        )
-    args.input = args.seq_len = args.vocab = args.classes = None
-    shape, classes, vocab = _complexity_input(args)
-    _require_torch("summarize --model")
-    from generator.complexity import analyze
-
-    training = args.phase != "inference"
-    result = analyze(args.model, shape, args.batch, classes, training=training, vocab=vocab)
-    flops = {
-        "forward": result.forward_flops,
-        "loss": result.loss_flops,
-        "backward": result.backward_flops,
-        "optimizer": result.optimizer_flops,
-    }
-    return ModelWork(args.model, args.batch, flops, float(result.min_traffic_bytes))
-
-
-def _print_summary(
-    args: argparse.Namespace,
-    summary: dict[str, Any],
-    text: Callable[[dict[str, Any]], str],
-    shown: int,
-) -> int:
-    if args.json:
-        print(json.dumps(summary, allow_nan=False))
-    else:
-        if shown:
-            print()
-        print(text(summary))
-    return shown + 1
-
-
-def _summarize_ranks(
-    args: argparse.Namespace, paths: list[Path], ceilings: MeasuredCeilings | None
-) -> int:
-    """One multi-rank capture: printed with its problems; exit status 1 when a rank could
-    not be used (the good ranks are still shown)."""
-    from generator.summaries.multirank import format_multirank_summary, summarize_ranks
-
-    summary = summarize_ranks(paths, args.device, ceilings)
-    print(json.dumps(summary, allow_nan=False) if args.json else format_multirank_summary(summary))
-    for problem in summary["problems"]:
-        print(f"error: {problem}", file=sys.stderr)
-    return 1 if summary["problems"] else 0
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    from generator.ingest.trace.ranks import is_multirank
-    from generator.summaries.export import format_summary
-    from generator.summaries.importer import ImportRequest, import_export
-
-    paths = [Path(name) for name in args.files]
-    request = ImportRequest(
-        file=paths[0],
-        name=args.name,
-        measurements=Path(args.measurements),
-        device=args.device,
-        title=args.title,
-        model=args.model,
-        workload=args.workload,
-        phase=args.phase,
-        precision=args.precision,
-        batch=args.batch,
-        registry_model=args.registry_model,
-        dataset=args.dataset,
-        origin=args.origin,
-        citation=args.citation,
-        license=args.license,
-        notes=args.notes,
-    )
-    from generator.ingest.nsys.capture import is_nsys, nsys_files
-
-    if all(is_nsys(p) or (p.is_dir() and nsys_files([p])) for p in paths):
-        return _import_nsys(request, paths)
-    if is_multirank(paths):
-        return _import_capture(request, paths, args.ceilings)
-    if args.ceilings:
-        raise UserError(
-            "--ceilings places a multi-rank CPU capture; a single trace's device is --device",
-            fix="leave --ceilings out, or pass the capture's folder",
-        )
-    result = import_export(request)
-    from generator.summaries.trace import format_trace_summary
-
-    trace = "layout" not in result.summary
-    print((format_trace_summary if trace else format_summary)(result.summary))
-    stored = "trace.json.gz" if trace else "ncu.csv verbatim"
-    print(f"\nimported into {result.folder}/ ({stored}, source.toml)")
-    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
-    if result.source.registry_model:
-        print(
-            "  run `python -m generator complexity-tables` (needs torch: pip install "
-            "'.[measure]') to set the analytic FLOP count beside the counted one"
-        )
-    print("  then `nox -s site` builds the report with it")
-    return 0
-
-
-def _import_nsys(request: ImportRequest, paths: list[Path]) -> int:
-    from generator.summaries.nsys import format_nsys_summary
-    from generator.summaries.nsys_import import import_nsys
-
-    result = import_nsys(request, paths)
-    print(format_nsys_summary(result.summary))
-    print(f"\nimported into {result.folder}/ (nsys/: the files verbatim, source.toml)")
-    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
-    print("  then `nox -s site` builds the report with it")
-    return 0
-
-
-def _import_capture(request: ImportRequest, paths: list[Path], ceilings: str | None) -> int:
-    from generator.records.ceilings import read_ceilings
-    from generator.summaries.capture_import import import_capture
-    from generator.summaries.multirank import format_multirank_summary
-
-    measured = read_ceilings(Path(ceilings)) if ceilings else None
-    if measured is not None and not measured.device_id:
-        measured = replace(measured, device_id=Path(ceilings or "").stem)
-    result = import_capture(request, paths, measured)
-    print(format_multirank_summary(result.summary))
-    print(
-        f"\nimported into {result.folder}/ (ranks/rank-N.json.gz, ranks-analysis.parquet, "
-        "source.toml)"
-    )
-    print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
-    print("  then `nox -s site` builds the report with it")
-    return 0
 
 
 def cmd_site(args: argparse.Namespace) -> int:
@@ -222,7 +37,7 @@ def cmd_site(args: argparse.Namespace) -> int:
     return 0
 
 
-def _require_torch(command: str) -> None:
+def require_torch(command: str) -> None:
     try:
         import torch  # noqa: F401
         import torchvision  # noqa: F401
@@ -235,7 +50,7 @@ def _require_torch(command: str) -> None:
 
 
 def cmd_check_gpu(args: argparse.Namespace) -> int:
-    _require_torch("check-gpu")
+    require_torch("check-gpu")
     from generator.measure.gpu_check import check_gpu
 
     report = check_gpu()
@@ -243,7 +58,7 @@ def cmd_check_gpu(args: argparse.Namespace) -> int:
     return 0 if report["paths"]["ncu_counters"] else 1
 
 
-def _complexity_input(args: argparse.Namespace) -> tuple[tuple[int, ...], int, int | None]:
+def complexity_input(args: argparse.Namespace) -> tuple[tuple[int, ...], int, int | None]:
     """Sample shape, classes and vocabulary from MODEL, --dataset, --input, --seq-len, --vocab."""
     from generator.models import check_input, dataset, model_spec, parse_shape
 
@@ -281,8 +96,8 @@ def cmd_complexity(args: argparse.Namespace) -> int:
 
     phase = args.phase or ("inference" if args.inference else "train_step")
     check_phase(model_spec(args.model, key="MODEL"), phase, "--phase")
-    shape, classes, vocab = _complexity_input(args)
-    _require_torch("complexity")
+    shape, classes, vocab = complexity_input(args)
+    require_torch("complexity")
     from generator.complexity import analyze
     from generator.complexity.flop_counter import flop_counter_summary
     from generator.complexity.report import complexity_dict, format_complexity
@@ -311,7 +126,7 @@ def cmd_complexity(args: argparse.Namespace) -> int:
 
 
 def cmd_complexity_tables(args: argparse.Namespace) -> int:
-    _require_torch("complexity-tables")
+    require_torch("complexity-tables")
     from generator.complexity.tables import up_to_date, write_tables
     from generator.measure.provenance import command_line
 
@@ -365,7 +180,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
             )
         return 0
     _check_executor_flags(args)
-    _require_torch("measure")
+    require_torch("measure")
     if args.executor == "slurm":
         return _measure_on_slurm(args, config_path)
     from generator.measure.runner import execute

@@ -8,12 +8,11 @@ from generator.cli.build_args import add_build_folders
 from generator.cli.commands import (
     cmd_complexity,
     cmd_complexity_tables,
-    cmd_import,
     cmd_rederive,
     cmd_site,
-    cmd_summarize,
     cmd_trace_work,
 )
+from generator.cli.file_commands import cmd_import, cmd_summarize
 from generator.cli.measure_parser import add_check_gpu, add_measure, add_remeasure
 from generator.cli.publish import add_publish
 
