@@ -1,7 +1,9 @@
-"""Memory of a multi-rank capture (issue 33): one rank's trace summarized alone, against a
-capture of several such ranks summarized together, each in its own process for its own peak
-memory. The capture reads one rank at a time, so its peak should be the largest rank's,
-not the sum of all (`RANKS_TARGET`, a ratio of the two peaks in one run).
+"""Memory of a multi-rank capture (issue 33): a capture of two ranks against one of many
+such ranks, each summarized in its own process for its own peak memory (and one rank alone,
+for reference). The capture reads one rank at a time, so its peak does not grow with the
+number of ranks (`RANKS_TARGET`: the ratio of the two captures' peaks, in one run). Against
+one rank alone it is higher by what the first rank leaves allocated (imports made on first
+use, allocator arenas), about 45 MB on this machine, whatever the number of ranks.
 
 The ranks are copies of one trace generated from the real A100 control trace
 (`generate_trace`), each with its own `distributedInfo.rank`."""
@@ -15,7 +17,7 @@ from typing import Any
 
 from benchmarks.generate_trace import generate_trace
 
-RANKS_TARGET = 1.25  # the capture's peak over one rank's, at most
+RANKS_TARGET = 1.10  # peak of the capture of many ranks over that of two, at most
 _INFO = re.compile(r'^(  "distributedInfo": )(\{.*\})(,?)$', re.MULTILINE)
 
 
@@ -39,14 +41,17 @@ def rank_copies(source: Path, folder: Path, ranks: int) -> list[Path]:
 
 
 def measure_ranks(data: Path, megabytes: int, ranks: int, run_child: Any) -> dict[str, Any]:
-    """Peak memory and time of one rank alone and of the capture of `ranks` of them."""
+    """Peak memory and time of one rank alone, of a capture of two, and of `ranks`."""
     trace = data / "traces" / f"{megabytes}MB" / "trace.json"
     generate_trace(trace, megabytes * 1_000_000)
-    folder = data / "ranks" / f"{megabytes}MB-x{ranks}"
-    paths = rank_copies(trace, folder, ranks)
+    runs = {}
+    for count in (2, ranks):
+        folder = data / "ranks" / f"{megabytes}MB-x{count}"
+        paths = rank_copies(trace, folder, count)
+        runs[count] = run_child("ranks_summarize", folder)
+        assert runs[count]["result"]["ranks"] == count, runs[count]
+        assert not runs[count]["result"]["problems"], runs[count]
     one = run_child("trace_summarize", paths[0])
-    many = run_child("ranks_summarize", folder)
-    assert many["result"]["ranks"] == ranks and not many["result"]["problems"], many
     size = paths[0].stat().st_size
     return {
         "rank_megabytes": size / 1e6,
@@ -54,8 +59,10 @@ def measure_ranks(data: Path, megabytes: int, ranks: int, run_child: Any) -> dic
         "capture_megabytes": size * ranks / 1e6,
         "one_rank_seconds": one["seconds"],
         "one_rank_peak_rss_bytes": one["peak_rss_bytes"],
-        "capture_seconds": many["seconds"],
-        "capture_peak_rss_bytes": many["peak_rss_bytes"],
-        "peak_ratio": many["peak_rss_bytes"] / one["peak_rss_bytes"],
+        "two_ranks_seconds": runs[2]["seconds"],
+        "two_ranks_peak_rss_bytes": runs[2]["peak_rss_bytes"],
+        "capture_seconds": runs[ranks]["seconds"],
+        "capture_peak_rss_bytes": runs[ranks]["peak_rss_bytes"],
+        "peak_ratio": runs[ranks]["peak_rss_bytes"] / runs[2]["peak_rss_bytes"],
         "target_peak_ratio": RANKS_TARGET,
     }

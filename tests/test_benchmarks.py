@@ -200,3 +200,15 @@ def test_rank_copies_are_one_capture_of_distinct_ranks(tmp_path: Path) -> None:
     capture = analyse_ranks([tmp_path / "ranks"])
     assert [r.rank for r in capture.ranks] == [0, 1, 2] and capture.problems == ()
     assert capture.world_size == 3 and capture.stragglers.height > 0
+
+
+def test_committed_results_hold_the_multi_rank_memory() -> None:
+    """`--ranks-only` ran: the capture's peak does not grow with its ranks, and the
+    performance page says so with the numbers."""
+    results = read_benchmarks(REPO)
+    assert results is not None
+    ranks = results.entries[0]["ranks"]
+    assert ranks["ranks"] >= 4 and ranks["peak_ratio"] <= ranks["target_peak_ratio"]
+    assert ranks["capture_peak_rss_bytes"] < ranks["capture_megabytes"] * 1e6  # not all at once
+    page = performance_page(results)
+    assert f"{ranks['ranks']} ranks of" in page.markdown and "does not grow" in page.markdown

@@ -15,6 +15,7 @@ have is a problem of that file; it never stops the other ranks being read and sh
 
 from __future__ import annotations
 
+import gc
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,6 +219,7 @@ def analyse_ranks(
     problems: list[UserError] = []
     read: dict[int, _Rank] = {}
     for path in files:
+        gc.collect()  # the last rank's tables and events, before the next rank is read
         try:
             rank = _read_rank(path, device, ceilings)
         except UserError as err:

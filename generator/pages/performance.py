@@ -122,6 +122,7 @@ def performance_page(
         "performance.md.j2",
         scaling=scaling_section(first.get("site_scaling"), book),
         traces=trace_section(first.get("traces")),
+        ranks=_ranks(first.get("ranks")),
         site=site,
         machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
         measured_at=first["measured_at"],
@@ -137,6 +138,22 @@ def performance_page(
         tables["site_scaling"] = _scaling_frame(first["site_scaling"])
     markdown = _with_note(markdown, note)
     return Page(PATH, "Tool performance", markdown, book.specs, tables)
+
+
+def _ranks(ranks: dict[str, Any] | None) -> dict[str, str] | None:
+    """The multi-rank capture's memory, in words (`benchmarks/ranks.py`)."""
+    if not ranks:
+        return None
+    return {
+        "ranks": str(ranks["ranks"]),
+        "rank": si(ranks["rank_megabytes"] * 1e6, "B", 3),
+        "capture": si(ranks["capture_megabytes"] * 1e6, "B", 3),
+        "peak": si(ranks["capture_peak_rss_bytes"], "B", 3),
+        "two": si(ranks["two_ranks_peak_rss_bytes"], "B", 3),
+        "one": si(ranks["one_rank_peak_rss_bytes"], "B", 3),
+        "ratio": f"{ranks['peak_ratio']:.2f}",
+        "target": f"{ranks['target_peak_ratio']:.2f}",
+    }
 
 
 def _scaling_frame(entries: list[dict[str, Any]]) -> pl.DataFrame:
