@@ -59,7 +59,7 @@ def _rows(frame: pl.DataFrame | None, cells: list[str]) -> list[list[str]]:
 
 def nsys_page(view: NsysView) -> Page:
     path = nsys_path(view)
-    charts = ChartBook(path)
+    charts = ChartBook(path, files=False)  # as a trace page: saved from the chart menu
     analysis, source = view.analysis, view.source
     capture = analysis.capture
     timeline = analysis.timeline
@@ -112,7 +112,7 @@ def nsys_page(view: NsysView) -> Page:
               "copies": analysis.copies, "api": analysis.api, "ranges": analysis.ranges}  # fmt: skip
     if analysis.gpus is not None:
         tables["gpus"] = analysis.gpus
-    return Page(path, source.title, markdown, charts.specs, tables)
+    return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 
 
 def _render(report: Report) -> list[Page]:

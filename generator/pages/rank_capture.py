@@ -84,7 +84,7 @@ def _roof_points(steps: pl.DataFrame) -> list[dict[str, Any]]:
 
 def capture_page(view: CaptureView) -> Page:
     path = capture_path(view)
-    charts = ChartBook(path)
+    charts = ChartBook(path, files=False)  # as a trace page: saved from the chart menu
     capture, source = view.capture, view.source
     steps = capture.steps
     rows = steps.to_dicts()
@@ -136,7 +136,7 @@ def capture_page(view: CaptureView) -> Page:
         "stragglers": capture.stragglers.cast(STRAGGLER_SCHEMA),  # type: ignore[arg-type]
         "ranks": per_rank(capture),
     }
-    return Page(path, source.title, markdown, charts.specs, tables)
+    return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 
 
 def _render(report: Report) -> list[Page]:
