@@ -57,8 +57,8 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "files",
         nargs="+",
         metavar="FILE",
-        help="ncu --csv export(s), torch.profiler trace(s) (.json or .json.gz), or a folder "
-        "of one capture's per-rank traces",
+        help="ncu --csv export(s), torch.profiler trace(s) (.json or .json.gz), a folder "
+        "of one capture's per-rank traces, or an nsys SQLite export or stats CSV reports",
     )
     summarize.add_argument(
         "--model",
@@ -124,14 +124,16 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "(device, precision) or are marked 'not stated'; edit source.toml to complete them. "
         "A folder of per-rank traces, or several traces, is one multi-rank capture: stored as "
         "ranks/rank-N.json.gz with its analysis, shown on one page with a rank x step "
-        "heatmap; it is refused, with every problem listed, when any rank cannot be used.",
+        "heatmap; it is refused, with every problem listed, when any rank cannot be used. An "
+        "nsys SQLite export or a capture's nsys stats CSV reports are kept verbatim in nsys/ "
+        "(--device names the GPU when the files do not).",
     )
     imports.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="an ncu --csv export, a torch.profiler trace (.json[.gz]), or a folder (or "
-        "several files) of one capture's per-rank traces",
+        help="an ncu --csv export, a torch.profiler trace (.json[.gz]), a folder (or "
+        "several files) of one capture's per-rank traces, or an nsys capture's files",
     )
     imports.add_argument(
         "--ceilings",
