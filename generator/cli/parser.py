@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     summarize = commands.add_parser(
         "summarize",
-        help="totals, roofline point and bound of ncu CSV exports and torch.profiler traces",
+        help="totals, roofline point and bound of ncu CSV exports and torch.profiler traces; "
+        "multi-rank captures and Nsight Systems captures",
         description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
         "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM% and DRAM%, "
         "kernels per innermost NVTX range, the matched device, the bound and efficiency "
@@ -51,7 +52,10 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "formula, and the findings. A folder of per-rank traces (or several traces with "
         "--ranks) is one multi-rank capture: per rank and step, compute, communication, their "
         "overlap and idle time; per step, the straggler; exit status 1 when a rank could not "
-        "be used (the others are still shown). Units are SI (1 GB = 1e9 bytes).",
+        "be used (the others are still shown). An Nsight Systems capture (its SQLite export, "
+        "or the CSV reports of `nsys stats` of one capture, or a folder of them): kernel time "
+        "by name and family, copies by direction, CUDA API calls, NVTX ranges and, from the "
+        "SQLite export, each GPU's utilization and idle gaps. Units are SI (1 GB = 1e9 bytes).",
     )
     summarize.add_argument(
         "files",
