@@ -327,3 +327,20 @@ def test_the_committed_capture_is_current() -> None:
     from generator.analysis.multirank_store import _current
 
     assert _current(folder) is not None
+
+
+def test_covered_windows_agree_with_the_interval_overlap() -> None:
+    """`Covered.within` (bisect and prefix sums) against `overlap` (a walk) on random unions."""
+    import random
+
+    from generator.analysis.rank_timeline import Covered, merged, overlap
+
+    rng = random.Random(5)
+    for _ in range(200):
+        spans = [(t, t + rng.uniform(0, 5)) for t in (rng.uniform(0, 100) for _ in range(20))]
+        union = merged(spans)
+        covered = Covered(union)
+        lo = rng.uniform(-10, 110)
+        hi = lo + rng.uniform(0, 40)
+        assert covered.within(lo, hi) == pytest.approx(overlap(union, [(lo, hi)]), abs=1e-9)
+    assert Covered([]).within(0, 1) == 0.0

@@ -12,6 +12,7 @@ says so rather than guess.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from generator.analysis.kernels import family_of
-from generator.analysis.rank_timeline import Interval, length, merged, overlap
+from generator.analysis.rank_timeline import Covered, Interval, length, merged
 from generator.ingest.nsys.capture import NsysCapture
 from generator.ingest.nsys.sqlite import Activity, SqliteExport
 
@@ -153,10 +154,10 @@ def timeline(export: SqliteExport, bins: int = TIMELINE_BINS) -> pl.DataFrame:
     rows = []
     devices = sorted({d for a in (export.kernels, export.copies, export.sets) for d in a.device})
     for device in devices:
-        busy = _busy(export, device)
+        busy = Covered(_busy(export, device))
         for index in range(bins if width else 0):
             lo = start + index * width
-            share = min(overlap(busy, [(lo, lo + width)]) / width, 1.0)  # rounding: never >1
+            share = min(busy.within(lo, lo + width) / width, 1.0)  # rounding: never >1
             rows.append({"device": device, "start_s": lo - start, "busy": share})
     return pl.DataFrame(
         rows, schema={"device": pl.Int64, "start_s": pl.Float64, "busy": pl.Float64}
@@ -166,14 +167,16 @@ def timeline(export: SqliteExport, bins: int = TIMELINE_BINS) -> pl.DataFrame:
 def range_table(export: SqliteExport) -> pl.DataFrame:
     """Per NVTX range name: its instances, their summed duration, the GPU busy time inside
     them (any GPU), and the host-to-device copies that start inside them."""
-    busy = _busy(export)
-    h2d = [
+    busy = Covered(_busy(export))
+    h2d = sorted(
         (s, b)
         for s, b, n in zip(
             export.copies.start, export.copies.bytes, export.copies.name, strict=True
         )
         if n.lower().replace(" ", "") in ("host-to-device", "htod")
-    ]
+    )
+    h2d_starts = [s for s, _ in h2d]
+    h2d_bytes = list(itertools.accumulate((b for _, b in h2d), initial=0.0))
     per: dict[str, dict[str, float]] = {}
     ranges = export.ranges
     for name, lo, hi in zip(ranges.name, ranges.start, ranges.end, strict=True):
@@ -182,10 +185,10 @@ def range_table(export: SqliteExport) -> pl.DataFrame:
         )
         entry["count"] += 1
         entry["time_s"] += hi - lo
-        entry["busy"] += overlap(busy, [(lo, hi)])
-        inside = [b for s, b in h2d if lo <= s < hi]
-        entry["h2d"] += len(inside)
-        entry["bytes"] += sum(inside)
+        entry["busy"] += busy.within(lo, hi)
+        first, stop = bisect.bisect_left(h2d_starts, lo), bisect.bisect_left(h2d_starts, hi)
+        entry["h2d"] += stop - first
+        entry["bytes"] += h2d_bytes[stop] - h2d_bytes[first]
     rows = [
         {
             "range": name,

@@ -15,6 +15,8 @@ intensity (FLOPs over minimal bytes).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -83,15 +85,18 @@ def _gpu_times(capture: NsysCapture) -> dict[int, float]:
         if link >= 0:
             kernel_time[link] = kernel_time.get(link, 0.0) + (end - start)
     launches = sorted(
-        (start, link)
+        (start, kernel_time[link])
         for start, link in zip(export.api.start, export.api.correlation, strict=True)
         if link in kernel_time
     )
+    starts = [at for at, _ in launches]
+    before = list(itertools.accumulate((t for _, t in launches), initial=0.0))
     times: dict[int, float] = {}
     ranges = export.ranges
     for index, (lo, hi) in enumerate(zip(ranges.start, ranges.end, strict=True)):
         if phase_of(ranges.name[index]) is not None:
-            times[index] = sum(kernel_time[link] for at, link in launches if lo <= at <= hi)
+            first, stop = bisect.bisect_left(starts, lo), bisect.bisect_right(starts, hi)
+            times[index] = before[stop] - before[first]
     return times
 
 

@@ -13,6 +13,7 @@ idle = step − |compute ∪ communication|, exposed communication = communicati
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -75,6 +76,25 @@ def overlap(a: list[Interval], b: list[Interval]) -> float:
         else:
             j += 1
     return total
+
+
+class Covered:
+    """A union of intervals (disjoint, in time order, as `merged` gives them) that answers
+    how much of any window it covers in O(log n): a capture asks it once per NVTX range or
+    timeline slice, and walking every interval each time would be quadratic."""
+
+    def __init__(self, intervals: list[Interval]) -> None:
+        self.starts = [s for s, _ in intervals]
+        self.ends = [e for _, e in intervals]
+        self.before = list(itertools.accumulate((e - s for s, e in intervals), initial=0.0))
+
+    def within(self, lo: float, hi: float) -> float:
+        first = bisect.bisect_right(self.ends, lo)  # the first interval ending after lo
+        stop = bisect.bisect_left(self.starts, hi)  # and those starting before hi
+        if hi <= lo or first >= stop:
+            return 0.0
+        total = self.before[stop] - self.before[first]
+        return total - max(0.0, lo - self.starts[first]) - max(0.0, self.ends[stop - 1] - hi)
 
 
 def _clipped(intervals: Iterable[Interval], window: StepWindow) -> list[Interval]:

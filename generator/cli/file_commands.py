@@ -7,7 +7,6 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,8 +68,9 @@ def _model_work(args: argparse.Namespace) -> ModelWork:
         raise UserError(
             "--model needs the batch size that ran", key="--batch", fix="pass --batch N"
         )
-    args.input = args.seq_len = args.vocab = args.classes = None
-    shape, classes, vocab = complexity_input(args)
+    # summarize has no --input, --seq-len, --vocab or --classes: each model's own defaults
+    defaults = dict.fromkeys(("input", "seq_len", "vocab", "classes"))
+    shape, classes, vocab = complexity_input(argparse.Namespace(**(vars(args) | defaults)))
     require_torch("summarize --model")
     from generator.complexity import analyze
 
@@ -184,8 +184,6 @@ def _import_capture(request: ImportRequest, paths: list[Path], ceilings: str | N
     from generator.summaries.multirank import format_multirank_summary
 
     measured = read_ceilings(Path(ceilings)) if ceilings else None
-    if measured is not None and not measured.device_id:
-        measured = replace(measured, device_id=Path(ceilings or "").stem)
     result = import_capture(request, paths, measured)
     print(format_multirank_summary(result.summary))
     print(

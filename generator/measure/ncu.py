@@ -106,21 +106,31 @@ def export_command(ncu: str, report: Path) -> list[str]:
 
 def find_ncu(device_available: bool) -> str:
     """The ncu executable, or a UserError saying why ncu mode cannot run here."""
+    return find_profiler(
+        "ncu",
+        "Nsight Compute",
+        device_available,
+        "import an ncu CSV collected elsewhere into measurements/imported/",
+    )
+
+
+def find_profiler(tool: str, product: str, device_available: bool, elsewhere: str) -> str:
+    """`tool` (ncu, nsys) on PATH, or a UserError saying why `measure --<tool>` cannot run
+    here; `elsewhere`: what to do instead without a GPU."""
     if not device_available:
         raise UserError(
-            "--ncu needs a CUDA device, and this machine has none",
-            key="--ncu",
-            fix="run `nox -s measure -- --ncu` on a GPU machine, or import an ncu CSV "
-            "collected elsewhere into measurements/imported/",
+            f"--{tool} needs a CUDA device, and this machine has none",
+            key=f"--{tool}",
+            fix=f"run `nox -s measure -- --{tool}` on a GPU machine, or {elsewhere}",
         )
-    ncu = shutil.which("ncu")
-    if ncu is None:
+    found = shutil.which(tool)
+    if found is None:
         raise UserError(
-            "--ncu needs Nsight Compute's `ncu` on PATH, and it is not there",
-            key="--ncu",
-            fix="install Nsight Compute (it comes with the CUDA toolkit) and add its folder to PATH",
+            f"--{tool} needs {product}'s `{tool}` on PATH, and it is not there",
+            key=f"--{tool}",
+            fix=f"install {product} (it comes with the CUDA toolkit) and add its folder to PATH",
         )
-    return ncu
+    return found
 
 
 def metrics_for_this_gpu(ncu: str) -> list[str]:

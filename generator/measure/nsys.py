@@ -8,12 +8,11 @@ The export is what `summarize` and `import` read (`ingest/nsys/sqlite.py`)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from generator.errors import UserError
+from generator.measure.ncu import find_profiler
 
 TRACE = "cuda,nvtx,osrt"
 
@@ -44,21 +43,13 @@ def export_command(nsys: str, report: Path, sqlite: Path) -> list[str]:
 
 def find_nsys(device_available: bool) -> str:
     """The nsys executable, or a UserError saying why nsys mode cannot run here."""
-    if not device_available:
-        raise UserError(
-            "--nsys needs a CUDA device, and this machine has none",
-            key="--nsys",
-            fix="run `nox -s measure -- --nsys` on a GPU machine, or import an nsys capture "
-            "recorded elsewhere (`python -m generator import capture.sqlite --name ...`)",
-        )
-    nsys = shutil.which("nsys")
-    if nsys is None:
-        raise UserError(
-            "--nsys needs Nsight Systems' `nsys` on PATH, and it is not there",
-            key="--nsys",
-            fix="install Nsight Systems (it comes with the CUDA toolkit) and add its folder to PATH",
-        )
-    return nsys
+    return find_profiler(
+        "nsys",
+        "Nsight Systems",
+        device_available,
+        "import an nsys capture recorded elsewhere "
+        "(`python -m generator import capture.sqlite --name ...`)",
+    )
 
 
 class NsysFailed(RuntimeError):

@@ -12,7 +12,7 @@ from generator.charts.trace import time_bars
 from generator.formatting import percent, seconds, short_name, si
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page, Report
-from generator.pages.render import ChartBook, front_matter_title, one_line, render
+from generator.pages.render import ChartBook, render, source_context
 from generator.pages.trace_profile import TRACE_DIR
 
 TOP = 25  # kernels, API calls and ranges in the tables (all are in the downloads)
@@ -65,11 +65,7 @@ def nsys_page(view: NsysView) -> Page:
     timeline = analysis.timeline
     markdown = render(
         "nsys.md.j2",
-        title=source.title,
-        title_yaml=front_matter_title(source.title),
-        origin=source.origin,
-        citation=one_line(source.citation),
-        notes=one_line(source.notes),
+        **source_context(source),
         device=view.device_name,
         form=capture.form,
         reports=", ".join(capture.reports),

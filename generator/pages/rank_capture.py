@@ -15,7 +15,7 @@ from generator.charts.trace import trace_roofline
 from generator.formatting import number, percent, seconds, si
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page, Report
-from generator.pages.render import ChartBook, front_matter_title, one_line, render
+from generator.pages.render import ChartBook, render, source_context
 from generator.pages.trace_profile import TRACE_DIR, roof_lines
 from generator.summaries.multirank import SPLIT, per_rank
 
@@ -26,10 +26,10 @@ def capture_path(view: CaptureView) -> str:
     return f"{TRACE_DIR}/{view.slug}.md"
 
 
-def _rank_rows(view: CaptureView) -> list[list[str]]:
+def _rank_rows(view: CaptureView, ranks: pl.DataFrame) -> list[list[str]]:
     info = {r.rank: r for r in view.capture.ranks}
     rows = []
-    for row in per_rank(view.capture).to_dicts():
+    for row in ranks.to_dicts():
         rank = info[row["rank"]]
         work = f"{rank.kernels} kernels" if rank.on_gpu else f"{rank.ops} ops"
         rows.append(
@@ -89,14 +89,10 @@ def capture_page(view: CaptureView) -> Page:
     steps = capture.steps
     rows = steps.to_dicts()
     roof = capture.roof
-    medians = per_rank(capture).to_dicts()
+    ranks = per_rank(capture)  # each rank's median step
     markdown = render(
         "rank_capture.md.j2",
-        title=source.title,
-        title_yaml=front_matter_title(source.title),
-        origin=source.origin,
-        citation=one_line(source.citation),
-        notes=one_line(source.notes),
+        **source_context(source),
         device=view.device_name,
         roof_line=f"{roof.name} ({roof.source})" if roof else "none",
         ranks=len(capture.ranks),
@@ -106,9 +102,9 @@ def capture_page(view: CaptureView) -> Page:
         common_steps=len(capture.common_steps),
         point_kind=POINT_KIND,
         findings_html=admonitions(view.findings),
-        rank_rows=_rank_rows(view),
+        rank_rows=_rank_rows(view, ranks),
         split_chart=charts.embed(
-            split_bars(medians, "Each rank's median step, split into its parts"),
+            split_bars(ranks.to_dicts(), "Each rank's median step, split into its parts"),
             f"split-{view.slug}",
         ),
         compute_map=charts.embed(
@@ -134,7 +130,7 @@ def capture_page(view: CaptureView) -> Page:
     tables = {
         "steps": steps,
         "stragglers": capture.stragglers.cast(STRAGGLER_SCHEMA),  # type: ignore[arg-type]
-        "ranks": per_rank(capture),
+        "ranks": ranks,
     }
     return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 

@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from generator.pages.paths import DATA_DIR, GENERATED_DIR
+from generator.records.import_source import Source
 
 _ENVIRONMENT = Environment(
     loader=PackageLoader("generator.pages", "templates"),
@@ -79,6 +80,17 @@ def html_title(title: str) -> str:
 def front_matter_title(title: str) -> Markup:
     """The page title for the front matter (JSON strings are valid YAML)."""
     return Markup(json.dumps(html_title(title)))
+
+
+def source_context(source: Source) -> dict[str, Any]:
+    """What an imported measurement's page header shows of its source.toml."""
+    return {
+        "title": source.title,
+        "title_yaml": front_matter_title(source.title),
+        "origin": source.origin,
+        "citation": one_line(source.citation),
+        "notes": one_line(source.notes),
+    }
 
 
 def render(template: str, **context: Any) -> str:

@@ -19,38 +19,43 @@ from typing import Any
 
 from generator.errors import UserError
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.import_source import SCHEMA_VERSION, Source
+from generator.records.import_source import Source
 from generator.summaries.importer import (
     ImportRequest,
     ImportResult,
     check_name,
-    validated_source,
+    given_device,
+    request_source,
     write_import,
 )
 
 
 def _device_id(
-    request: ImportRequest, summary: dict[str, Any], ceilings: MeasuredCeilings | None
+    request: ImportRequest,
+    traced: set[str],
+    on_gpu: bool,
+    ceilings: MeasuredCeilings | None,
+    first: Path,
 ) -> str:
-    """The catalog id the ranks ran on, or for a CPU capture the measured ceilings' id."""
+    """The catalog id the ranks ran on (--device, else the one their traces name), or for a
+    CPU capture the measured ceilings' id."""
     from generator.catalog import lookup_device
 
-    if request.device:
-        device = lookup_device(request.device)
-        if device is None:
-            raise UserError(
-                f"--device {request.device!r} is not in the catalog",
-                fix="pass a catalog id or name (the Hardware page lists them), or for a CPU "
-                "capture --ceilings measurements/ceilings/<id>.json instead",
-            )
-        return device.id
-    if summary["device"]:
-        return str(summary["device"])
-    if not summary["on_gpu"] and ceilings is not None and ceilings.device_id:
+    given = given_device(
+        request,
+        "pass a catalog id or name (the Hardware page lists them), or for a CPU capture "
+        "--ceilings measurements/ceilings/<id>.json instead",
+    )
+    if given:
+        return given
+    found = {d.id for name in traced if (d := lookup_device(name)) is not None}
+    if len(found) == 1:
+        return found.pop()
+    if not on_gpu and ceilings is not None and ceilings.device_id:
         return ceilings.device_id
     raise UserError(
         "no device given, and the ranks' traces do not name one the catalog knows",
-        file=summary["file"][0],
+        file=first,
         fix="pass --device with a catalog id (e.g. a100-80gb-sxm); for a capture on CPUs, "
         "pass --ceilings with the machine's measured ceilings "
         "(measurements/ceilings/<id>.json, written by `nox -s measure`)",
@@ -62,26 +67,13 @@ def capture_source(
 ) -> Source:
     ranks = len(summary["ranks"])
     work = "GPU kernels" if summary["on_gpu"] else "CPU ops"
-    where = request.origin or ", ".join(p.name for p in inputs)
-    data = {
-        "schema_version": SCHEMA_VERSION,
-        "title": request.title
-        or f"{request.name} ({ranks} ranks, {summary['backend'] or 'distributed'})",
-        "origin": where,
-        "device": device,
-        "model": request.model or request.registry_model or "not stated",
-        "workload": request.workload
-        or f"{len(summary['common_steps'])} profiled steps on each of {ranks} ranks ({work})",
-        "batch": request.batch,
-        "phase": request.phase,
-        "precision": request.precision or "not stated",
-        "citation": request.citation or where,
-        "license": request.license,
-        "notes": request.notes,
-        "registry_model": request.registry_model,
-        "dataset": request.dataset,
-    }
-    return validated_source(data)
+    return request_source(
+        request,
+        device=device,
+        origin=", ".join(p.name for p in inputs),
+        title=f"{ranks} ranks, {summary['backend'] or 'distributed'}",
+        workload=f"{len(summary['common_steps'])} profiled steps on each of {ranks} ranks ({work})",
+    )
 
 
 def _copy_gzipped(source: Path, target: Path) -> None:
@@ -118,9 +110,9 @@ def import_capture(
             "`summarize --ranks` shows the ranks that read",
         )
     summary = multirank_summary(capture, rank_findings(capture))
-    devices = {r.device for r in capture.ranks if r.device}
-    summary["device"] = devices.pop() if len(devices) == 1 else None
-    source = capture_source(request, summary, _device_id(request, summary, ceilings), inputs)
+    traced = {r.device for r in capture.ranks if r.device}
+    device = _device_id(request, traced, summary["on_gpu"], ceilings, capture.ranks[0].path)
+    source = capture_source(request, summary, device, inputs)
 
     def fill(staging: Path) -> None:
         (staging / RANKS_DIR).mkdir()

@@ -86,30 +86,62 @@ def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
             fix="pass --device with a catalog id or name (the Hardware page lists them), "
             "e.g. --device a100-80gb-sxm",
         )
-    where = request.origin or request.file.name
     kernels = summary["kernels"]
     trace = "layout" not in summary
     kind = "torch.profiler trace" if trace else f"{summary['layout']} export"
-    data = {
-        "schema_version": SCHEMA_VERSION,
-        "title": request.title or f"{request.name} ({kernels} kernels, {kind})",
-        "origin": where,
-        "device": device,
-        "model": request.model or request.registry_model or "not stated",
-        "workload": request.workload
-        or f"{kernels} kernel launches {'traced by torch.profiler' if trace else 'profiled by ncu'}",
-        "batch": request.batch,
-        "phase": request.phase,
-        "precision": request.precision
-        or (summary["path"] if trace else summary["dominant_precision"])
-        or "not stated",
-        "citation": request.citation or where,
-        "license": request.license,
-        "notes": request.notes,
-        "registry_model": request.registry_model,
-        "dataset": request.dataset,
-    }
-    return validated_source(data)
+    return request_source(
+        request,
+        device=device,
+        origin=request.file.name,
+        title=f"{kernels} kernels, {kind}",
+        workload=f"{kernels} kernel launches "
+        + ("traced by torch.profiler" if trace else "profiled by ncu"),
+        precision=summary["path"] if trace else summary["dominant_precision"],
+    )
+
+
+def request_source(
+    request: ImportRequest,
+    *,
+    device: str,
+    origin: str,
+    title: str,
+    workload: str,
+    precision: str | None = None,
+) -> Source:
+    """source.toml's contents: what the user said, else the defaults the file gave (`title`
+    in brackets after NAME, `origin` its file name(s))."""
+    where = request.origin or origin
+    return validated_source(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "title": request.title or f"{request.name} ({title})",
+            "origin": where,
+            "device": device,
+            "model": request.model or request.registry_model or "not stated",
+            "workload": request.workload or workload,
+            "batch": request.batch,
+            "phase": request.phase,
+            "precision": request.precision or precision or "not stated",
+            "citation": request.citation or where,
+            "license": request.license,
+            "notes": request.notes,
+            "registry_model": request.registry_model,
+            "dataset": request.dataset,
+        }
+    )
+
+
+def given_device(request: ImportRequest, fix: str) -> str | None:
+    """The catalog id of --device (None when not given); an unknown name is refused."""
+    from generator.catalog import lookup_device
+
+    if not request.device:
+        return None
+    device = lookup_device(request.device)
+    if device is None:
+        raise UserError(f"--device {request.device!r} is not in the catalog", fix=fix)
+    return device.id
 
 
 def validated_source(data: dict[str, Any]) -> Source:

@@ -9,14 +9,16 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from generator.errors import UserError
-from generator.records.import_source import NSYS_DIR, SCHEMA_VERSION, Source
+from generator.records.import_source import NSYS_DIR, Source
 from generator.summaries.importer import (
     ImportRequest,
     ImportResult,
     check_name,
-    validated_source,
+    given_device,
+    request_source,
     write_import,
 )
 
@@ -25,14 +27,9 @@ def nsys_device(request: ImportRequest, gpu_names: Sequence[str], first: Path) -
     """The catalog id: --device, else the one GPU the SQLite export names."""
     from generator.catalog import lookup_device
 
-    if request.device:
-        device = lookup_device(request.device)
-        if device is None:
-            raise UserError(
-                f"--device {request.device!r} is not in the catalog",
-                fix="pass a catalog id or name (the Hardware page lists them)",
-            )
-        return device.id
+    given = given_device(request, "pass a catalog id or name (the Hardware page lists them)")
+    if given:
+        return given
     found = {d.id for name in gpu_names if (d := lookup_device(name)) is not None}
     if len(found) == 1:
         return found.pop()
@@ -44,26 +41,14 @@ def nsys_device(request: ImportRequest, gpu_names: Sequence[str], first: Path) -
     )
 
 
-def nsys_source(request: ImportRequest, summary: dict[str, object], device: str) -> Source:
-    files = [Path(str(f)) for f in summary["file"]]  # type: ignore[attr-defined]
-    where = request.origin or ", ".join(p.name for p in files)
-    data = {
-        "schema_version": SCHEMA_VERSION,
-        "title": request.title or f"{request.name} (Nsight Systems, {summary['form']})",
-        "origin": where,
-        "device": device,
-        "model": request.model or request.registry_model or "not stated",
-        "workload": request.workload or f"an Nsight Systems capture ({summary['form']})",
-        "batch": request.batch,
-        "phase": request.phase,
-        "precision": request.precision or "not stated",
-        "citation": request.citation or where,
-        "license": request.license,
-        "notes": request.notes,
-        "registry_model": request.registry_model,
-        "dataset": request.dataset,
-    }
-    return validated_source(data)
+def nsys_source(request: ImportRequest, summary: dict[str, Any], device: str) -> Source:
+    return request_source(
+        request,
+        device=device,
+        origin=", ".join(Path(f).name for f in summary["file"]),
+        title=f"Nsight Systems, {summary['form']}",
+        workload=f"an Nsight Systems capture ({summary['form']})",
+    )
 
 
 def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
