@@ -54,7 +54,8 @@ def serve(session: nox.Session) -> None:
     """Build the report, then serve it on http://127.0.0.1:8000 with live reload."""
     session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "site", "--no-build")
-    session.run("mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *session.posargs)
+    serve = ("serve", "--dev-addr", "127.0.0.1:8000", *session.posargs)
+    session.run("python", "-m", "generator.site.lean_imports", *serve)  # mkdocs serve
 
 
 @nox.session(python=PYTHON)

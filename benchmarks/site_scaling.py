@@ -176,11 +176,14 @@ def scaling_table(entries: list[dict[str, Any]]) -> str:
 
 def scaling_only(out: Path, data: Path, sizes: tuple[int, ...], note: str = "") -> int:
     """Re-measure only the report at scale and put it in every entry of OUT, keeping the
-    other results."""
+    other results and the sizes not measured this time."""
     if not out.is_file():
         raise SystemExit(f"{out} does not exist: run the full benchmark first")
     document = json.loads(out.read_text(encoding="utf-8"))
     entries = measure_scaling(data, sizes, note=note)
+    # the sizes not measured this time keep their rows, each with its own measured_at
+    kept = [e for e in document[0].get("site_scaling") or [] if e["runs"] not in sizes]
+    entries = sorted(kept + entries, key=lambda e: e["runs"])
     from generator.atomic import write_json
 
     write_json(out, [{**entry, "site_scaling": entries} for entry in document])

@@ -24,7 +24,7 @@ import polars as pl
 
 from generator.analysis.trace_work import WORK_FILE, WORK_KEY
 from generator.atomic import write_json, write_via
-from generator.ingest.cache import file_digest
+from generator.ingest.digests import file_digest
 from generator.records.run import RUN_FILE
 
 IMPORTED_ANALYTIC = Path("complexity") / "imported.csv"

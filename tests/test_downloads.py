@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from generator.pages.chart_render import PARALLEL_FROM, chart_files, chart_key, rendered_charts
-from generator.pages.downloads import attach_downloads, frame_bytes
+from generator.pages.downloads import attach_downloads
+from generator.pages.frame_files import frame_bytes
 from generator.pages.page import Page
 from generator.pages.render import ChartBook, page_slug
 
@@ -113,3 +114,26 @@ def test_charts_drawn_in_processes_equal_those_drawn_here(tmp_path: Path) -> Non
         assert svg == chart_files(spec)[0]
         assert pdf.startswith(b"%PDF")
     assert len(list((tmp_path / "pool").glob("*.svg"))) == PARALLEL_FROM
+
+
+def test_table_files_are_kept_by_exact_content(tmp_path: Path) -> None:
+    from generator.pages.frame_files import cached_frame_bytes, frame_key
+
+    frame = pl.DataFrame({"run": ["r1", "r2"], "t": [0.0, 1.5]})
+    made = cached_frame_bytes(frame, tmp_path)
+    assert made == frame_bytes(frame)
+    (entry,) = tmp_path.rglob("*.pickle")
+    # the second time the bytes come from the entry, not from the frame's encoders
+    entry.write_bytes(__import__("pickle").dumps((b"kept", b"kept")))
+    assert cached_frame_bytes(frame.clone(), tmp_path) == (b"kept", b"kept")
+    # values that print alike in a table are other keys: -0.0 and 0.0, NaN and null, 1 and 1.0
+    assert frame_key(frame) != frame_key(frame.with_columns(pl.Series("t", [-0.0, 1.5])))
+    nan, null = (pl.DataFrame({"t": [v]}, schema={"t": pl.Float64}) for v in (float("nan"), None))
+    assert frame_key(nan) != frame_key(null)
+    assert frame_key(pl.DataFrame({"t": [1]})) != frame_key(pl.DataFrame({"t": [1.0]}))
+    assert frame_key(frame) != frame_key(frame.rename({"t": "u"}))
+    # an unreadable entry is made again
+    entry.write_bytes(b"torn")
+    assert cached_frame_bytes(frame, tmp_path) == frame_bytes(frame)
+    # no folder: no cache
+    assert cached_frame_bytes(frame, None) == frame_bytes(frame)

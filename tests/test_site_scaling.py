@@ -277,3 +277,32 @@ def test_performance_page_shows_the_scaling_results() -> None:
 def test_performance_page_says_when_scaling_was_not_measured() -> None:
     page = performance_page(_results(None))
     assert NOT_MEASURED in page.markdown and "site-scaling" not in page.charts
+
+
+def test_rows_of_several_bench_runs_say_when_each_was_measured() -> None:
+    later = [SCALING[0], {**SCALING[1], "measured_at": "2026-11-26T02:00:00+00:00"}]
+    page = performance_page(_results(later))  # type: ignore[arg-type]
+    assert "<td>2026-11-23 20:00 UTC</td>" in page.markdown
+    assert "<td>2026-11-26 02:00 UTC</td>" in page.markdown
+    assert "each size on the date in its row" in page.markdown
+    same = performance_page(_results(SCALING))  # type: ignore[arg-type]
+    assert "on 2026-11-23T20:00:00+00:00" in same.markdown
+
+
+def test_re_measuring_some_sizes_keeps_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks import site_scaling
+
+    measured = [
+        {**e, "one_more_over_full": 0.1, "full_peak_bytes": {}, "site_bytes": 1} for e in SCALING
+    ]
+    out = tmp_path / "results.json"
+    out.write_text(json.dumps([{"rows": 1, "site_scaling": measured}]))
+    fresh = {**measured[1], "full_s": 99.0, "measured_at": "2026-11-26T02:00:00+00:00"}
+    monkeypatch.setattr(site_scaling, "measure_scaling", lambda data, sizes, note="": [fresh])
+    site_scaling.scaling_only(out, tmp_path, (1000,))
+    (entry,) = json.loads(out.read_text())
+    assert entry["rows"] == 1  # the other results kept
+    assert [e["runs"] for e in entry["site_scaling"]] == [100, 1000]
+    assert entry["site_scaling"][0] == measured[0] and entry["site_scaling"][1]["full_s"] == 99.0

@@ -130,6 +130,24 @@ def test_write_replaces_the_generated_pages_and_builds_the_nav(
     assert {"Experiments", "Kernels", "Method", "Cite", "Project"} <= set(titles)
 
 
+def test_write_touches_only_what_changed(tmp_path: Path) -> None:
+    from generator.site.files import replace_generated
+
+    docs = tmp_path / "docs"
+    first = {"measurements/a.md": "# A\n", "measurements/runs/b.md": "# B\n", "index.md": "# I\n"}
+    replace_generated(docs, first, {"measurements/data/b/t.csv": b"x\n1\n"})
+    kept = (docs / "measurements/a.md").stat()
+    (docs / "measurements/data/b/.t.csv.123.tmp").write_bytes(b"torn")  # a stopped write
+    changed = {**first, "measurements/runs/b.md": "# B, again\n"}
+    replace_generated(docs, changed, {"measurements/data/c/t.csv": b"x\n2\n"})
+    again = (docs / "measurements/a.md").stat()
+    assert (again.st_ino, again.st_mtime_ns) == (kept.st_ino, kept.st_mtime_ns)  # not rewritten
+    assert (docs / "measurements/runs/b.md").read_text() == "# B, again\n"
+    assert (docs / "measurements/data/c/t.csv").read_bytes() == b"x\n2\n"
+    assert not (docs / "measurements/data/b").exists()  # its file gone, then the folder
+    assert (docs / "index.md").read_text() == "# I\n"
+
+
 def test_chart_files_not_drawn_yet_are_left_to_publish(
     report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,7 +27,7 @@ from generator.analysis.multirank import (
 )
 from generator.analysis.trace_roofline import Roof, with_bounds
 from generator.atomic import write_bytes
-from generator.ingest.cache import file_digest
+from generator.ingest.digests import file_digest
 from generator.records.import_source import RANKS_DIR
 
 CAPTURE_VERSION = 1

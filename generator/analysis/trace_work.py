@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from generator.atomic import write_bytes
-from generator.ingest.cache import file_digest
+from generator.ingest.digests import file_digest
 from generator.ingest.trace.attribute import BACKWARD_NODE, Attribution, attribute
 from generator.ingest.trace.labels import PHASE_PREFIX
 from generator.ingest.trace.read import RawTrace, read_trace

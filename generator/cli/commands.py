@@ -13,10 +13,12 @@ from generator.errors import UserError
 
 
 def cmd_site(args: argparse.Namespace) -> int:
+    from generator.ingest import digests
     from generator.site.release import release_inputs
     from generator.site.stamp import input_fingerprint, report_up_to_date, up_to_date
 
     measurements, docs_dir, site_dir = Path(args.measurements), Path(args.docs), Path(args.site_dir)
+    digests.use_store(Path(args.cache_dir))  # unchanged inputs are not read again
     fingerprint = (
         None if args.no_build else input_fingerprint(measurements, docs_dir, release_inputs(None))
     )

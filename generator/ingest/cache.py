@@ -9,38 +9,18 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 
+from generator.ingest.digests import file_digest
 from generator.ingest.metric_map import METRIC_COLUMNS
 from generator.ingest.ncu_csv import PARSER_VERSION, NcuExport, read_ncu_csv
 
-CHUNK = 8 * 1024 * 1024
 # A parsed export has one column per metric-map entry: a changed map is a new cache key.
 MAP_DIGEST = hashlib.sha256(repr(METRIC_COLUMNS).encode()).hexdigest()[:8]
 DEFAULT_CACHE = Path(".cache") / "roofline-atlas"  # beside measurements/, git-ignored
-
-
-_DIGESTS: dict[tuple[str, int, int], str] = {}
-
-
-def file_digest(path: Path) -> str:
-    """The file's content digest, computed once per process for a given size and mtime (a
-    build asks for a trace's several times: cache keys, the stored analysis)."""
-    stat = path.stat()
-    known = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    if known not in _DIGESTS:
-        _DIGESTS[known] = _digest(path)
-    return _DIGESTS[known]
-
-
-def _digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()[:32]
 
 
 def cached_read(path: Path, cache_root: Path, memory_budget: int | None = None) -> NcuExport:
@@ -56,8 +36,9 @@ def cached_read(path: Path, cache_root: Path, memory_budget: int | None = None) 
             metrics=pl.read_parquet(folder / "metrics.parquet"),
             preamble_lines=meta["preamble_lines"],
             notes=tuple(meta.get("notes", ())),
+            content_key=folder.name,
         )
-    export = read_ncu_csv(path, memory_budget)
+    export = replace(read_ncu_csv(path, memory_budget), content_key=folder.name)
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".staging-"))
     try:

@@ -83,3 +83,6 @@ class NcuExport:
     # What the ingest did that a reader should know, said once each: metrics kept in their
     # own unit, profiling passes joined into one set of launches, launches summarised.
     notes: tuple[str, ...] = ()
+    # The file's content digest with the parser's and metric map's versions, when it came
+    # through the parse cache (ingest/cache.py); "" when parsed directly.
+    content_key: str = ""

@@ -3,37 +3,15 @@ and PDF (rendered by vl_convert, no browser), linked from the page itself."""
 
 from __future__ import annotations
 
-import io
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from generator.pages.chart_render import chart_key, rendered_charts
+from generator.pages.frame_files import cached_frame_bytes
 from generator.pages.page import Page
 from generator.pages.paths import INCLUDES_DIR
 from generator.pages.render import chart_script, download_link, download_path, spec_name
-
-
-def _flat(frame: pl.DataFrame) -> pl.DataFrame:
-    """Nested columns (lists, structs) as JSON text: CSV cannot hold them."""
-    nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
-    return frame.with_columns(
-        pl.col(c).map_elements(
-            lambda v: json.dumps(v.to_list() if isinstance(v, pl.Series) else v, default=str),
-            return_dtype=pl.String,
-        )
-        for c in nested
-    )
-
-
-def frame_bytes(frame: pl.DataFrame) -> tuple[bytes, bytes]:
-    flat = _flat(frame)
-    parquet = io.BytesIO()
-    flat.write_parquet(parquet)
-    return flat.write_csv().encode("utf-8"), parquet.getvalue()
 
 
 def rendered_specs(pages: list[Page]) -> list[dict[str, Any]]:
@@ -45,11 +23,13 @@ def attach_downloads(
     pages: list[Page],
     cache_dir: Path | None = None,
     drawn: dict[str, tuple[bytes, bytes]] | None = None,
+    frames_dir: Path | None = None,
 ) -> tuple[list[Page], dict[str, bytes]]:
     """Each page's charts rendered to SVG and PDF (the page links them under each chart
     already; `drawn`: those already rendered, by `chart_key`) and its tables as CSV and
     Parquet, linked in a Data section at its end. Returns the pages with that section and
-    the files to write (docs-relative -> bytes)."""
+    the files to write (docs-relative -> bytes). `frames_dir`: where the tables' bytes are
+    kept between builds (frame_files.py)."""
     files: dict[str, bytes] = {}
     linked = []
     charts = drawn if drawn is not None else rendered_charts(rendered_specs(pages), cache_dir)
@@ -72,7 +52,7 @@ def attach_downloads(
             files[download_path(page.path, name)] = source.read_bytes()
             links.append(f"- `{name}`, as measured: [{name}]({download_link(page.path, name)})")
         for name, frame in page.tables.items():
-            csv, parquet = frame_bytes(frame)
+            csv, parquet = cached_frame_bytes(frame, frames_dir)
             files[download_path(page.path, f"{name}.csv")] = csv
             files[download_path(page.path, f"{name}.parquet")] = parquet
             links.append(

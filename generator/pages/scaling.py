@@ -24,7 +24,7 @@ def _row(entry: dict[str, Any]) -> list[str]:
         failed = str(entry.get("failed", "did not finish")).splitlines()[0][:160]
         return [f"{entry['runs']:,}", str(entry["imports"]), "n/a",
                 f"failed after {_duration(entry['full_s'])}: {failed}", "n/a", "n/a", memory,
-                "n/a", f"{load[0]:.2f}" if load else "n/a"]  # fmt: skip
+                "n/a", f"{load[0]:.2f}" if load else "n/a", _when(entry)]  # fmt: skip
     return [
         f"{entry['runs']:,}",
         str(entry["imports"]),
@@ -35,7 +35,15 @@ def _row(entry: dict[str, Any]) -> list[str]:
         memory,
         si(entry["site_bytes"], "B") if "site_bytes" in entry else "n/a",
         f"{load[0]:.2f}" if load else "n/a",
+        _when(entry),
     ]
+
+
+def _when(entry: dict[str, Any]) -> str:
+    """The bench run that measured the size ('2026-11-25 19:29 UTC'): a re-measurement of
+    some sizes keeps the others' older rows (benchmarks/site_scaling.py)."""
+    stamp = str(entry.get("measured_at", ""))
+    return f"{stamp[:10]} {stamp[11:16]} UTC" if len(stamp) >= 16 else "n/a"
 
 
 def _duration(seconds: float) -> str:
@@ -84,6 +92,12 @@ def _growth(entries: list[dict[str, Any]]) -> str:
     )
 
 
+def _one_time(entries: list[dict[str, Any]]) -> str:
+    """The time all sizes were measured at, or "" when they come from several bench runs."""
+    times = {str(e.get("measured_at", "")) for e in entries}
+    return times.pop() if len(times) == 1 else ""
+
+
 def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> dict[str, Any]:
     """The template's `scaling` context: rows, chart, verdict, method and stage profile."""
     if not entries:
@@ -108,7 +122,7 @@ def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> di
         "growth": _growth(entries),
         "method": entries[0].get("method", ""),
         "note": entries[0].get("note", ""),
-        "measured_at": entries[0].get("measured_at", ""),
+        "measured_at": _one_time(entries),
         "target_full": si(targets["full_s_at_1000_runs"], "s"),
         "target_share": f"{100 * targets['one_more_over_full']:.0f} %",
         "profile_runs": f"{profiled['runs']:,}",

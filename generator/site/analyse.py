@@ -39,9 +39,10 @@ from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
 from generator.site.captures import capture_views, nsys_views
 from generator.site.content_cache import code_digest
+from generator.site.export_cache import cached_check
 from generator.site.load import Loaded, ProfiledRun
 from generator.site.trace_cache import cached_traces, trace_key
-from generator.summaries.export import CheckedExport, check_export
+from generator.summaries.export import CheckedExport
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,12 @@ class Analysed:
 def analyse(loaded: Loaded) -> Analysed:
     runs = pool_runs(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
+    cache = (loaded.cache_dir, code_digest())  # kernel checks are kept (export_cache.py)
     views = [
-        _imported_view(item, export, analytic.get((item.name,))) for item, export in loaded.imported
+        _imported_view(item, export, analytic.get((item.name,)), cache)
+        for item, export in loaded.imported
     ]
-    views += [_run_view(run, loaded) for run in loaded.profiled]
+    views += [_run_view(run, loaded, cache) for run in loaded.profiled]
     replications = replicate(
         loaded.literature,
         {d.id: d for d in loaded.catalog},
@@ -204,13 +207,14 @@ def _rows_by(
 
 
 def _imported_view(
-    item: Imported, export: NcuExport, counts: dict[str, Any] | None
+    item: Imported, export: NcuExport, counts: dict[str, Any] | None, cache: tuple[Path, str]
 ) -> MeasurementView:
     source = item.source
-    checked = check_export(
+    checked = cached_check(
         export,
         source.device,
         source.phase,
+        cache,
         analytic_training_flops=counts["step_flops"]
         if counts and source.phase == "train_step"
         else None,
@@ -235,7 +239,7 @@ def _imported_view(
     )
 
 
-def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
+def _run_view(run: ProfiledRun, loaded: Loaded, cache: tuple[Path, str]) -> MeasurementView:
     """A kernel page for a run profiled with `--ncu`, checked against the run's own
     analytic counts."""
     record = run.record
@@ -244,10 +248,11 @@ def _run_view(run: ProfiledRun, loaded: Loaded) -> MeasurementView:
     known = lookup_device(record.device_name, loaded.catalog)
     device = known.id if known else None
     phase = config.phase
-    checked = check_export(
+    checked = cached_check(
         run.export,
         device,
         phase,
+        cache,
         analytic_training_flops=counts.get("step_flops") if phase == "train_step" else None,
         analytic_forward_flops=counts.get("forward_flops"),
         analytic_backward_flops=counts.get("backward_flops") if phase == "train_step" else None,

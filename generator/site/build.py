@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from generator.atomic import write_json, write_text
+from generator.ingest import digests
 from generator.ingest.cache import DEFAULT_CACHE
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
@@ -91,6 +92,7 @@ def build_site(
     (`fingerprint`, computed here unless the caller already has it). `version`: the report
     version this build is published as (`publish`); None for an unversioned local build."""
     cache_dir = cache_dir or DEFAULT_CACHE
+    digests.use_store(cache_dir)  # the inputs' digests from earlier builds
     # read first: a bad version or CITATION.cff stops the build before anything is written
     repository = measurements.parent
     release = make_release(read_citation(repository), version, report_commit(repository))
@@ -127,6 +129,7 @@ def build_site(
         write_json(Path(memory), peak_memory())
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
+    digests.save_store()
     print(
         f"report: {len(report.views)} imported measurements, {len(written.pages)} generated pages"
         + (f" -> {site_dir}/" if run_mkdocs else f" in {docs_dir}/")

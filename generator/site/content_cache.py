@@ -19,7 +19,7 @@ PARALLEL_FROM = 8  # fewer misses than this: a process pool's start-up costs mor
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a cached entry is computed by: a change to any of it is a new key.
 _CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
-_CACHES = ("content_cache.py", "trace_cache.py", "page_cache.py")
+_CACHES = ("content_cache.py", "trace_cache.py", "page_cache.py", "export_cache.py")
 A = TypeVar("A")
 R = TypeVar("R")
 T = TypeVar("T")

@@ -1,15 +1,14 @@
-"""The site's files: generated pages swapped in whole, and the local copies of Vega and
-MathJax (no CDN)."""
+"""The site's files: the generated pages kept in step with the report (only what changed is
+written), and the local copies of Vega and MathJax (no CDN)."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from generator.atomic import write_text
+from generator.atomic import write_bytes, write_text
 from generator.pages.chart_render import VEGA_LITE_VERSION
 from generator.pages.paths import GENERATED_DIR
 
@@ -28,42 +27,40 @@ def swap_dir(new: Path, target: Path) -> None:
 def replace_generated(
     docs_dir: Path, pages: dict[str, str], files: dict[str, bytes] | None = None
 ) -> None:
-    """The generated folder replaced in one swap. A file whose bytes did not change is the
-    old file, hard-linked (its modification time kept), so `mkdocs build --dirty` renders
-    only the pages that changed; the rest are written new."""
-    docs_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".generated-", dir=docs_dir))
+    """Make the generated folder hold exactly these pages and files. A file whose bytes
+    did not change is left as it is (its modification time kept), so `mkdocs build --dirty`
+    renders only the pages that changed; a changed file is written whole (a temporary file
+    renamed over it), a new one in place, and a file no page makes any more is removed. The work follows
+    what changed: nothing is copied or linked for the files that stay."""
     contents: dict[str, bytes] = {k: v.encode("utf-8") for k, v in pages.items()}
     contents.update(files or {})
-    old = docs_dir / GENERATED_DIR
-    try:
-        for relative, content in contents.items():
-            if relative.startswith(f"{GENERATED_DIR}/"):
-                inner = relative.removeprefix(f"{GENERATED_DIR}/")
-                path = staging / inner
-                path.parent.mkdir(parents=True, exist_ok=True)
-                if not _link_if_same(old / inner, path, content):
-                    path.write_bytes(content)
-        swap_dir(staging, old)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    for relative, text in pages.items():
-        if not relative.startswith(f"{GENERATED_DIR}/"):
-            target = docs_dir / relative
-            if not (target.is_file() and target.read_bytes() == text.encode("utf-8")):
-                write_text(target, text)
+    for relative, content in contents.items():
+        path = docs_dir / relative
+        if not path.exists():  # new: written in place (a torn one differs next build)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        elif not _holds(path, content):
+            write_bytes(path, content)
+    _remove_others(docs_dir / GENERATED_DIR, {docs_dir / r for r in contents})
 
 
-def _link_if_same(previous: Path, path: Path, content: bytes) -> bool:
-    """Hard-link `previous` to `path` when it holds exactly `content`."""
+def _holds(path: Path, content: bytes) -> bool:
     try:
-        if previous.stat().st_size != len(content) or previous.read_bytes() != content:
-            return False
-        os.link(previous, path)
-    except OSError:  # no previous file, or no hard links on this filesystem
+        return path.stat().st_size == len(content) and path.read_bytes() == content
+    except OSError:  # no such file yet
         return False
-    return True
+
+
+def _remove_others(folder: Path, keep: set[Path]) -> None:
+    """Every file under `folder` not in `keep` (a page gone, a build's torn temporary
+    file), and the folders left empty."""
+    for parent, _, names in os.walk(folder, topdown=False):
+        here = Path(parent)
+        for name in names:
+            if here / name not in keep:
+                (here / name).unlink()
+        if here != folder and not any(here.iterdir()):
+            here.rmdir()
 
 
 MATHJAX_FONT_CONFIG = """MathJax.Hub.Config({

@@ -7,6 +7,11 @@ Methodology page states the intervals' coverage this way). Such a page is render
 in a dirty build when what it includes is newer than its HTML, though its own source has
 not changed.
 
+A dirty build writes into an empty folder (publish.py moves what it wrote into the live
+site afterwards), so "is this file newer than its output?" is asked of the live site's copy
+(`_live_is_modified`, in place of MkDocs' own check of its output folder), and the notebook,
+whose source time says nothing of its measurements, is rendered every time.
+
 A dirty build renders only the pages whose source is newer than their HTML, and the search
 plugin indexes only the pages it rendered, so the index it writes would lose every other
 page. Here the previous index's entries of the pages not rendered this time are put back,
@@ -27,19 +32,19 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from generator.pages.paths import INCLUDES_DIR
 from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, html_cache
-from generator.site.stamp import DIRTY_ENV
+from generator.site.stamp import DIRTY_ENV, LIVE_SITE_ENV, RENDER_ALWAYS_ENV
 
 _INDEX = Path("search") / "search_index.json"
 _MARKER = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
 WITH_INCLUDES = ("methodology.md",)  # hand-written pages that hold a marker
 
 _state: dict[str, Any] = {
-    "previous": None, "order": [], "rendered": set(), "titles": {}, "once": {}
+    "previous": None, "order": [], "rendered": set(), "titles": {}, "once": {}, "stale": set()
 }  # fmt: skip
 
 
@@ -47,10 +52,37 @@ def _page_of(location: str) -> str:
     return location.split("#", 1)[0]
 
 
+def _live(config: MkDocsConfig) -> Path:
+    """The site a dirty build updates (its outputs' times, its search index)."""
+    return Path(os.environ.get(LIVE_SITE_ENV) or config.site_dir)
+
+
+def _live_is_modified(output: str, live: Path, always: set[str]) -> Any:
+    """File.is_modified asked of the live site's copy of a file instead of the output's;
+    a source in `always` is modified."""
+
+    def is_modified(file: File) -> bool:
+        if file._content is not None or file.src_uri in always:
+            return True
+        assert file.abs_src_path is not None
+        dest = os.path.join(live, os.path.relpath(file.abs_dest_path, output))
+        if os.path.isfile(dest):
+            return os.path.getmtime(dest) < os.path.getmtime(file.abs_src_path)
+        return True
+
+    return is_modified
+
+
 def on_pre_build(config: MkDocsConfig) -> None:
-    _state.update(previous=None, order=[], rendered=set(), titles={}, once={})
-    index = Path(config.site_dir) / _INDEX
-    if os.environ.get(DIRTY_ENV) == "1" and index.is_file():
+    always = set(filter(None, os.environ.get(RENDER_ALWAYS_ENV, "").split(os.pathsep)))
+    _state.update(previous=None, order=[], rendered=set(), titles={}, once={}, stale=always)
+    if os.environ.get(DIRTY_ENV) != "1":
+        return
+    File.is_modified = _live_is_modified(  # type: ignore[method-assign]
+        config.site_dir, _live(config), always
+    )
+    index = _live(config) / _INDEX
+    if index.is_file():
         _state["previous"] = json.loads(index.read_text(encoding="utf-8"))
 
 
@@ -87,11 +119,13 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             notebook.abs_src_path = executed
     for name in WITH_INCLUDES:
         file = files.get_file_from_path(name)
-        if file is None or file.abs_src_path is None or not os.path.isfile(file.abs_dest_path):
+        if file is None or file.abs_src_path is None:
             continue
-        if _includes_changed(Path(file.abs_src_path), Path(file.abs_dest_path),
-                             Path(config.docs_dir)):  # fmt: skip
-            os.unlink(file.abs_dest_path)  # a dirty build renders it again
+        rendered = _live(config) / os.path.relpath(file.abs_dest_path, config.site_dir)
+        if rendered.is_file() and _includes_changed(
+            Path(file.abs_src_path), rendered, Path(config.docs_dir)
+        ):
+            _state["stale"].add(file.src_uri)  # a dirty build renders it again
     return files
 
 

@@ -108,4 +108,7 @@ def execute(source: Path, target: Path) -> None:
 
 
 if __name__ == "__main__":
+    from generator.site.lean_imports import skip_unused
+
+    skip_unused()
     execute(Path(sys.argv[1]), Path(sys.argv[2]))

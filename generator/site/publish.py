@@ -1,13 +1,17 @@
-"""Stage 6, publish: `mkdocs build --strict` into a staging folder, moved over site/ only
-when it succeeded, so a failed build never leaves a partial site.
+"""Stage 6, publish: `mkdocs build --strict` into a staging folder; site/ changes only when
+it succeeded, so a failed build never leaves a partial site.
 
-When the previous site was built with the same navigation, config and libraries, and no
-source file has gone since, the staging folder starts as a copy of it (modification times
-kept) and MkDocs builds `--dirty`: it renders only the pages whose source is newer than
-their HTML, which the write stage keeps true by leaving unchanged files untouched. The hooks
-in `mkdocs_hooks.py` keep the search index whole; the notebook page, which reads the
-measurements when it runs, is always rendered again. The result equals a full build
-(tests/test_site_scaling.py compares them file by file).
+A full build's staging folder replaces site/ whole. When the previous site was built with
+the same navigation, config and libraries, and no source file has gone since, MkDocs builds
+`--dirty` instead: into an empty staging folder it writes only the pages whose source is
+newer than their HTML in site/ (the write stage leaves unchanged files untouched), and
+those files are then moved into site/, each by one rename. Nothing of the previous site is
+copied or deleted, so the cost follows what changed, not the site's size. The state file
+goes before the moves and comes back after them: a build stopped in between leaves no
+state, and the next build is a full one. The hooks in `mkdocs_hooks.py` keep the search
+index whole; the notebook page, which reads the measurements when it runs, is always
+rendered again. The result equals a full build (tests/test_site_scaling.py compares them
+file by file).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from generator.errors import UserError
 from generator.site.files import swap_dir
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, THEME_DIR, Release
-from generator.site.stamp import DIRTY_ENV, library_versions
+from generator.site.stamp import DIRTY_ENV, LIVE_SITE_ENV, RENDER_ALWAYS_ENV, library_versions
 from generator.site.write import Written
 
 HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
@@ -54,7 +58,10 @@ def publish(
     try:
         executed = notebook.wait() if notebook is not None else None
         output, dirty = _build(written, measurements, site_dir, config, staging, release, executed)
-        swap_dir(output, site_dir)
+        if dirty:
+            _move_into(output, site_dir)
+        else:
+            swap_dir(output, site_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return dirty
@@ -82,12 +89,11 @@ def _build(
     state = {"key": _config_key(child_text, config), "sources": _sources(written.docs_dir)}
     output = staging / "site"
     dirty = _can_build_dirty(site_dir, state)
-    if dirty:
-        shutil.copytree(site_dir, output, symlinks=True)  # copy2: times kept
-        for notebook in written.docs_dir.rglob("*.ipynb"):
-            _page_html(output, notebook.relative_to(written.docs_dir)).unlink(missing_ok=True)
+    output.mkdir()
+    docs = written.docs_dir
+    notebooks = [p.relative_to(docs).as_posix() for p in docs.rglob("*.ipynb")]
     command = [
-        sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+        sys.executable, "-m", "generator.site.lean_imports", "build", "--strict", "--quiet",
         "--config-file", str(child), "--site-dir", str(output), *(["--dirty"] if dirty else []),
     ]  # fmt: skip
     # The Explore notebook, executed during the build, reads this build's measurements.
@@ -95,6 +101,8 @@ def _build(
         **os.environ,
         "RA_MEASUREMENTS": str(measurements.resolve()),
         DIRTY_ENV: "1" if dirty else "0",
+        LIVE_SITE_ENV: str(site_dir.resolve()),
+        RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
     result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
@@ -111,6 +119,18 @@ def _build(
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
     (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")
     return output, dirty
+
+
+def _move_into(output: Path, site_dir: Path) -> None:
+    """A dirty build's files moved over their old copies in site_dir, one rename each (a
+    reader of the site sees a whole old or a whole new file), the state file last."""
+    (site_dir / STATE).unlink(missing_ok=True)
+    last = [output / STATE, output / RELEASE_FILE]
+    files = [p for p in output.rglob("*") if not p.is_dir() and p not in last]
+    for path in [*files, *last]:
+        target = site_dir / path.relative_to(output)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
 
 
 def _config_key(child_text: str, config: Path) -> str:
@@ -142,9 +162,3 @@ def _can_build_dirty(site_dir: Path, state: dict[str, Any]) -> bool:
     return bool(
         previous.get("key") == state["key"] and set(previous.get("sources", [])) <= set(sources)
     )
-
-
-def _page_html(site: Path, source: Path) -> Path:
-    """Where MkDocs writes a page (use_directory_urls)."""
-    stem = source.with_suffix("")
-    return site / (stem.parent if stem.name == "index" else stem) / "index.html"

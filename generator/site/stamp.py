@@ -8,6 +8,7 @@ import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from generator.ingest.digests import file_digest
 from generator.pages.paths import GENERATED_DIR, HARDWARE_PAGE, LANDING_PAGE
 
 VEGA_DIR = Path("assets") / "vega"
@@ -16,6 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[1]
 MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
 DIRTY_ENV = "RA_MKDOCS_DIRTY"  # publish.py tells mkdocs_hooks.py that a build is --dirty
+# ... and, in a dirty build, where the live site is (MkDocs writes only the changed files
+# into an empty folder) and which sources to render whatever their times (os.pathsep-separated)
+LIVE_SITE_ENV = "RA_LIVE_SITE"
+RENDER_ALWAYS_ENV = "RA_RENDER_ALWAYS"
 LIBRARIES = (
     "polars",
     "altair",
@@ -60,7 +65,7 @@ def input_fingerprint(measurements: Path, docs_dir: Path, release: str = "") -> 
     ]
     for root in roots:
         for path in _files(root, generated):
-            digest.update(str(path).encode() + b"\0" + path.read_bytes())
+            digest.update(f"{path}\0{file_digest(path)}\0".encode())
     return digest.hexdigest()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import TraceView
 from generator.atomic import write_bytes
-from generator.ingest.cache import file_digest
+from generator.ingest.digests import file_digest
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
 from generator.site.content_cache import entry_path, map_on_cores, read_entry

@@ -1,5 +1,5 @@
 """Stage 5, write: every registered page rendered from the report, its downloads attached,
-and the generated part of docs/ replaced in one swap."""
+and the generated part of docs/ brought in step with them (only what changed is written)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def write_pages(
         drawn = renderer.drawn_so_far()
         later = LaterFiles(renderer, _not_drawn(pages, drawn))
         drawn = {**drawn, **{key: (b"", b"") for key, _ in later.paths.values()}}
-    linked, files = attach_downloads(pages, drawn=drawn)
+    linked, files = attach_downloads(pages, drawn=drawn, frames_dir=cache_dir / "frames")
     replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files)
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)
