@@ -39,7 +39,8 @@ VALUES = [None, "x", "", -1, 0, 2**62, -(2**62), 1.5, float("nan"), b"\xff\x00"]
 
 
 def exports(folder: Path) -> list[Path]:
-    """SQLite seeds: the training steps, two GPUs, and an export with only NVTX ranges."""
+    """SQLite seeds: the training steps, two GPUs, an export with only NVTX ranges, and
+    the real exports under tests/data/nsys."""
     two = training_steps()
     two.gpus = {0: "NVIDIA H100 80GB HBM3", 1: "NVIDIA A100-SXM4-80GB"}
     two.kernels += [(n, s, e, 1) for n, s, e, _ in two.kernels]
@@ -47,11 +48,13 @@ def exports(folder: Path) -> list[Path]:
     return [
         e.write(folder / f"seed-{i}.sqlite")
         for i, e in enumerate((training_steps(), two, only_ranges))
-    ]
+    ] + sorted(NSYS.glob("*/*.sqlite"))
 
 
 def captures() -> list[list[Path]]:
-    return [sorted(p.glob("*.csv")) for p in sorted(NSYS.iterdir()) if p.is_dir()]
+    """The real captures' CSV reports, one list per capture."""
+    found = [sorted(p.glob("*.csv")) for p in sorted(NSYS.iterdir()) if p.is_dir()]
+    return [reports for reports in found if reports]
 
 
 def mutate_database(path: Path, rng: random.Random) -> None:

@@ -214,13 +214,17 @@ def analyse_nsys(capture: NsysCapture) -> NsysAnalysis:
         .alias("bandwidth_bytes_per_s")
     )
     export = capture.events
+    ranges = range_table(export) if export is not None else capture.ranges
+    if export is not None and not capture.gpu_traced:  # not idle: not recorded
+        unknown = ("gpu_busy_s", "utilization", "h2d_copies", "h2d_bytes")
+        ranges = ranges.with_columns(pl.lit(None, RANGE_BUSY_SCHEMA[c]).alias(c) for c in unknown)
     return NsysAnalysis(
         capture=capture,
         kernels=kernels,
         families=families,
         copies=copies,
         api=capture.api,
-        ranges=range_table(export) if export is not None else capture.ranges,
+        ranges=ranges,
         gpus=gpu_table(export) if export is not None else None,
         timeline=timeline(export) if export is not None else None,
     )

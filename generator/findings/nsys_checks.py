@@ -24,6 +24,8 @@ HOST_FIX = (
 
 
 def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
+    if not analysis.capture.gpu_traced:  # the GPUs' work was not recorded
+        return []
     steps = step_ranges(analysis.ranges)
     if not steps.is_empty():
         where = f"the {int(steps['count'].sum())} NVTX step ranges ({', '.join(steps['range'].head(3))})"

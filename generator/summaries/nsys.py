@@ -44,7 +44,12 @@ def missing(analysis: NsysAnalysis) -> list[str]:
     names = {"kernels": "kernel time", "api": "API calls", "memtime": "copy times",
              "memsize": "copy sizes", "nvtx": "NVTX ranges"}  # fmt: skip
     absent = [names[k] for k in names if k not in capture.reports]
-    if absent:
+    if absent and capture.events is not None:
+        said.append(
+            f"{', '.join(absent)}: not traced in this capture (its export has no table for "
+            "them); profile with `nsys profile --trace=cuda,nvtx ...`"
+        )
+    elif absent:
         said.append(f"{', '.join(absent)}: their report was not given")
     said.append(
         "FLOPs: nsys records no shapes; pass --model and --batch for analytic FLOPs per NVTX "

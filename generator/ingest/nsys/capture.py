@@ -40,13 +40,21 @@ DIRECTIONS = {
 class NsysCapture:
     files: tuple[Path, ...]
     form: str  # "SQLite export" or "nsys stats CSV"
-    reports: tuple[str, ...]  # what was read: kernels, api, memtime, memsize, nvtx (CSV)
+    reports: tuple[
+        str, ...
+    ]  # what was read (CSV) or traced (SQLite): kernels, api, memtime, memsize, nvtx
     kernels: pl.DataFrame  # KERNEL_SCHEMA, one row per kernel name
     copies: pl.DataFrame  # COPY_SCHEMA, one row per direction (and memset)
     api: pl.DataFrame  # API_SCHEMA
     ranges: pl.DataFrame  # RANGE_SCHEMA: NVTX ranges, their count and summed duration
     events: SqliteExport | None  # the timeline, from an SQLite export only
     gpus: dict[int, str]  # device id -> name (SQLite export only)
+
+    @property
+    def gpu_traced(self) -> bool:
+        """Whether the files say anything of the GPUs' work (kernels, copies or sets): a
+        capture of `nsys profile --trace=nvtx,osrt` says nothing, which is not idle."""
+        return bool({"kernels", "memtime", "memsize"} & set(self.reports))
 
 
 def operation(text: str) -> str:
@@ -98,7 +106,7 @@ def _from_sqlite(path: Path) -> NsysCapture:
     return NsysCapture(
         files=(path,),
         form="SQLite export",
-        reports=("kernels", "api", "memtime", "memsize", "nvtx"),
+        reports=export.traced,
         kernels=_summed(export.kernels, "name", KERNEL_SCHEMA),
         copies=pl.concat([copies, sets]).sort("time_s", "operation", descending=[True, False]),
         api=_summed(export.api, "name", API_SCHEMA),

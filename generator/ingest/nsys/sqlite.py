@@ -64,6 +64,9 @@ class SqliteExport:
     api: Activity  # CUDA runtime calls, on the host
     ranges: Activity  # NVTX ranges, on the host
     gpus: dict[int, str]  # device id -> its name
+    # what the capture traced, by its tables (nsys creates a table only for what it traced):
+    # kernels, api, memtime and memsize (copies or sets), nvtx
+    traced: tuple[str, ...] = ()
 
 
 def looks_like_sqlite(path: Path) -> bool:
@@ -222,4 +225,7 @@ def read_sqlite(path: Path) -> SqliteExport:
         ) from err
     finally:
         db.close()
-    return SqliteExport(path, kernels, copies, sets, api, ranges, gpus)
+    present = {"kernels": {KERNELS}, "api": {RUNTIME}, "memtime": {MEMCPY, MEMSET},
+               "memsize": {MEMCPY, MEMSET}, "nvtx": {NVTX}}  # fmt: skip
+    traced = tuple(kind for kind, names in present.items() if names & tables)
+    return SqliteExport(path, kernels, copies, sets, api, ranges, gpus, traced)

@@ -1,0 +1,69 @@
+"""A real Nsight Systems SQLite export (tests/data/nsys/cpu-nvtx-2022.4.2/, nsys 2022.4.2
+on this project's VM, NVTX and OS-runtime tracing, no GPU): read through the same path as
+any export, its ranges equal what a plain SQL query of the file says, and a capture that
+traced no CUDA is not called idle or host-bound."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from generator.analysis.nsys_analysis import analyse_nsys
+from generator.cli import main
+from generator.findings.nsys_checks import nsys_findings
+from generator.ingest.nsys.capture import read_nsys
+from generator.ingest.nsys.sqlite import read_sqlite
+from tests.helpers import REPO
+
+CAPTURE = REPO / "tests" / "data" / "nsys" / "cpu-nvtx-2022.4.2" / "capture.sqlite"
+
+
+def _ranges_by_sql(path: Path) -> dict[str, tuple[int, float]]:
+    """Each NVTX range's count and summed seconds, straight from the file: push/pop and
+    start/end ranges (the ENUM_NSYS_EVENT_TYPE table names their numbers)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    kinds = dict(db.execute("SELECT name, id FROM ENUM_NSYS_EVENT_TYPE"))
+    rows = db.execute(
+        "SELECT COALESCE(e.text, s.value), COUNT(*), SUM(e.end - e.start) FROM NVTX_EVENTS e "
+        "LEFT JOIN StringIds s ON s.id = e.textId WHERE e.eventType IN (?, ?) "
+        "GROUP BY 1",
+        (kinds["NvtxPushPopRange"], kinds["NvtxStartEndRange"]),
+    ).fetchall()
+    db.close()
+    return {name: (count, total / 1e9) for name, count, total in rows}
+
+
+def test_the_real_exports_ranges_equal_a_plain_query() -> None:
+    expected = _ranges_by_sql(CAPTURE)
+    assert set(expected) == {"train_step", "forward", "backward", "optimizer", "data"}
+    assert {name: count for name, (count, _) in expected.items()} == dict.fromkeys(expected, 5)
+    capture = read_nsys([CAPTURE])
+    assert capture.form == "SQLite export" and capture.reports == ("nvtx",)
+    ranges = {r["range"]: r for r in analyse_nsys(capture).ranges.iter_rows(named=True)}
+    for name, (count, seconds) in expected.items():
+        assert ranges[name]["count"] == count
+        assert ranges[name]["time_s"] == pytest.approx(seconds, rel=1e-12)
+    # each step holds its phases: the step's time is at least theirs
+    phases = sum(expected[p][1] for p in ("forward", "backward", "optimizer"))
+    assert expected["train_step"][1] >= phases
+
+
+def test_a_capture_without_cuda_tracing_is_not_called_idle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    export = read_sqlite(CAPTURE)
+    assert export.kernels.start == [] and export.gpus == {} and export.traced == ("nvtx",)
+    analysis = analyse_nsys(read_nsys([CAPTURE]))
+    assert not analysis.capture.gpu_traced
+    assert analysis.ranges["utilization"].null_count() == analysis.ranges.height  # unknown, not 0
+    assert nsys_findings(analysis) == []  # no host-bound step: the GPU was not recorded
+    assert main(["summarize", str(CAPTURE)]) == 0
+    text = capsys.readouterr().out
+    assert "SQLite export: nvtx)" in text and "kernel time" not in text.split("not known")[0]
+    assert "not traced in this capture" in text and "--trace=cuda,nvtx" in text
+    assert main(["summarize", str(CAPTURE), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["findings"] == [] and summary["gpus"] == []
