@@ -1,7 +1,7 @@
-"""A real Nsight Systems SQLite export (tests/data/nsys/cpu-nvtx-2022.4.2/, nsys 2022.4.2
-on this project's VM, NVTX and OS-runtime tracing, no GPU): read through the same path as
-any export, its ranges equal what a plain SQL query of the file says, and a capture that
-traced no CUDA is not called idle or host-bound."""
+"""Real Nsight Systems SQLite exports of two versions (tests/data/nsys/cpu-nvtx-2022.4.2/ and
+cpu-nvtx-2023.4.4/, recorded on this project's VM with NVTX tracing, no GPU): read through
+the same path as any export, their ranges equal what a plain SQL query of the file says,
+and a capture that traced no CUDA is not called idle or host-bound."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ from generator.ingest.nsys.capture import read_nsys
 from generator.ingest.nsys.sqlite import read_sqlite
 from tests.helpers import REPO
 
-CAPTURE = REPO / "tests" / "data" / "nsys" / "cpu-nvtx-2022.4.2" / "capture.sqlite"
+NSYS = REPO / "tests" / "data" / "nsys"
+CAPTURES = [
+    NSYS / "cpu-nvtx-2022.4.2" / "capture.sqlite",
+    NSYS / "cpu-nvtx-2023.4.4" / "capture.sqlite",
+]
 
 
 def _ranges_by_sql(path: Path) -> dict[str, tuple[int, float]]:
@@ -36,11 +40,12 @@ def _ranges_by_sql(path: Path) -> dict[str, tuple[int, float]]:
     return {name: (count, total / 1e9) for name, count, total in rows}
 
 
-def test_the_real_exports_ranges_equal_a_plain_query() -> None:
-    expected = _ranges_by_sql(CAPTURE)
+@pytest.mark.parametrize("capture_file", CAPTURES, ids=lambda p: p.parent.name)
+def test_the_real_exports_ranges_equal_a_plain_query(capture_file: Path) -> None:
+    expected = _ranges_by_sql(capture_file)
     assert set(expected) == {"train_step", "forward", "backward", "optimizer", "data"}
     assert {name: count for name, (count, _) in expected.items()} == dict.fromkeys(expected, 5)
-    capture = read_nsys([CAPTURE])
+    capture = read_nsys([capture_file])
     assert capture.form == "SQLite export" and capture.reports == ("nvtx",)
     ranges = {r["range"]: r for r in analyse_nsys(capture).ranges.iter_rows(named=True)}
     for name, (count, seconds) in expected.items():
@@ -51,19 +56,20 @@ def test_the_real_exports_ranges_equal_a_plain_query() -> None:
     assert expected["train_step"][1] >= phases
 
 
+@pytest.mark.parametrize("capture_file", CAPTURES, ids=lambda p: p.parent.name)
 def test_a_capture_without_cuda_tracing_is_not_called_idle(
-    capsys: pytest.CaptureFixture[str],
+    capture_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    export = read_sqlite(CAPTURE)
+    export = read_sqlite(capture_file)
     assert export.kernels.start == [] and export.gpus == {} and export.traced == ("nvtx",)
-    analysis = analyse_nsys(read_nsys([CAPTURE]))
+    analysis = analyse_nsys(read_nsys([capture_file]))
     assert not analysis.capture.gpu_traced
     assert analysis.ranges["utilization"].null_count() == analysis.ranges.height  # unknown, not 0
     assert nsys_findings(analysis) == []  # no host-bound step: the GPU was not recorded
-    assert main(["summarize", str(CAPTURE)]) == 0
+    assert main(["summarize", str(capture_file)]) == 0
     text = capsys.readouterr().out
     assert "SQLite export: nvtx)" in text and "kernel time" not in text.split("not known")[0]
     assert "not traced in this capture" in text and "--trace=cuda,nvtx" in text
-    assert main(["summarize", str(CAPTURE), "--json"]) == 0
+    assert main(["summarize", str(capture_file), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["findings"] == [] and summary["gpus"] == []
