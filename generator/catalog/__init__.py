@@ -237,6 +237,7 @@ def lookup_device(name: str, catalog: tuple[Device, ...] | None = None) -> Devic
     return None
 
 
+@cache  # one name per run: thousands of calls at scale, each a walk of the catalog
 def device_label(name: str) -> str:
     """One name per physical device: a run records what the driver says ("NVIDIA H100 80GB
     HBM3"), an export's match the catalog's ("NVIDIA H100 SXM"); the catalog's wins."""

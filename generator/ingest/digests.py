@@ -2,7 +2,7 @@
 
 Every build keys its caches by the digests of its inputs (the input fingerprint, the parse
 and trace caches): at 1,000 runs that is ~370 MB read and hashed, twice, ~1.8 s of a
-rebuild that changes one run. A digest is remembered under the file's path, size, inode,
+rebuild that changes one run. A digest is remembered under the file's device, inode, size,
 and modification and change times (ctime moves on every write and no tool can set it back),
 in this process and, between builds, in a small JSON store in the cache folder. As git
 does with its index, a file changed less than `RACY_NS` before the digest was taken is not
@@ -21,22 +21,18 @@ from generator.atomic import write_text
 
 CHUNK = 8 * 1024 * 1024
 RACY_NS = 2_000_000_000
-STORE_VERSION = 1
+STORE_VERSION = 2
 STORE = "digests.json"  # in the cache folder
-_Key = tuple[str, int, int, int, int]
+_Key = tuple[int, int, int, int, int]
 _memo: dict[_Key, str] = {}
 _store: dict[str, object] = {"path": None, "loaded": {}}
 
 
-def _key(path: Path) -> tuple[_Key, os.stat_result]:
-    stat = path.stat()
-    return (
-        str(path.resolve()),
-        stat.st_size,
-        stat.st_ino,
-        stat.st_mtime_ns,
-        stat.st_ctime_ns,
-    ), stat
+def _key(path: Path) -> _Key:
+    """Where the bytes are (device and inode: a file's name says nothing of its content,
+    and resolving it costs a stat per folder) and the times any write moves."""
+    stat = os.stat(path)
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _digest(path: Path) -> str:
@@ -49,7 +45,7 @@ def _digest(path: Path) -> str:
 
 def file_digest(path: Path) -> str:
     """The file's content digest (32 hex digits of its SHA-256)."""
-    key, _ = _key(path)
+    key = _key(path)
     if key not in _memo:
         loaded = _store["loaded"]
         assert isinstance(loaded, dict)

@@ -144,7 +144,14 @@ def _config_key(child_text: str, config: Path) -> str:
 
 
 def _sources(docs_dir: Path) -> list[str]:
-    return sorted(p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*") if p.is_file())
+    """Every file under docs_dir, relative, sorted (os.walk: pathlib's rglob and relative_to
+    cost ~30 µs a file, and a 1,000-run report has 25,000)."""
+    found = []
+    for folder, _, names in os.walk(docs_dir):
+        inner = os.path.relpath(folder, docs_dir).replace(os.sep, "/")
+        prefix = "" if inner == "." else f"{inner}/"
+        found += [prefix + name for name in names]
+    return sorted(found)
 
 
 def _can_build_dirty(site_dir: Path, state: dict[str, Any]) -> bool:
