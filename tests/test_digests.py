@@ -36,7 +36,9 @@ def test_a_digest_is_remembered_until_the_file_changes(
     # the next build reads it back: the store's digest is used, not the file's bytes
     (entry,) = json.loads((cache / digests.STORE).read_text())["files"]
     entry[5] = "remembered"
-    (cache / digests.STORE).write_text(json.dumps({"version": digests.STORE_VERSION, "files": [entry]}))
+    (cache / digests.STORE).write_text(
+        json.dumps({"version": digests.STORE_VERSION, "files": [entry]})
+    )
     _new_process(monkeypatch)
     digests.use_store(cache)
     assert digests.file_digest(data) == "remembered"

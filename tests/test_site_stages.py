@@ -252,3 +252,42 @@ def test_every_module_is_tracked_by_git() -> None:
         pytest.skip("not a git checkout")
     ignored = [p for p in listed.stdout.splitlines() if p.endswith((".py", ".j2", ".toml"))]
     assert ignored == []
+
+
+def test_a_dirty_builds_files_move_in_with_the_state_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.site import publish
+
+    site, output = tmp_path / "site", tmp_path / "staging"
+    (site / "a").mkdir(parents=True)
+    (site / "a" / "index.html").write_text("old a")
+    (site / "b.html").write_text("old b")
+    (site / publish.STATE).write_text('{"key": "k", "sources": []}')
+    (output / "a").mkdir(parents=True)
+    (output / "a" / "index.html").write_text("new a")
+    (output / "c" / "d").mkdir(parents=True)
+    (output / "c" / "d" / "index.html").write_text("new page")
+    (output / publish.STATE).write_text('{"key": "k2", "sources": []}')
+    (output / publish.RELEASE_FILE).write_text("{}")
+    state = {"key": "k2", "sources": []}
+    # stopped after the first move: no state is left, so the next build is a full one
+    moved: list[str] = []
+    real = os.replace
+
+    def stop_after_one(source: object, target: object) -> None:
+        if moved:
+            raise KeyboardInterrupt
+        moved.append(str(target))
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publish.os, "replace", stop_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        publish._move_into(output, site)
+    assert not (site / publish.STATE).exists() and not publish._can_build_dirty(site, state)
+    monkeypatch.setattr(publish.os, "replace", real)
+    publish._move_into(output, site)
+    assert (site / "a" / "index.html").read_text() == "new a"
+    assert (site / "b.html").read_text() == "old b"  # not rebuilt: left as it was
+    assert (site / "c" / "d" / "index.html").read_text() == "new page"
+    assert publish._can_build_dirty(site, state)
