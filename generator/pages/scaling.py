@@ -94,7 +94,7 @@ def _growth(entries: list[dict[str, Any]]) -> str:
 
 def _one_time(entries: list[dict[str, Any]]) -> str:
     """The time all sizes were measured at, or "" when they come from several bench runs."""
-    times = {str(e.get("measured_at", "")) for e in entries}
+    times = {_when(e) for e in entries}
     return times.pop() if len(times) == 1 else ""
 
 
