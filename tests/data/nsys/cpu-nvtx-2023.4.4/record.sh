@@ -8,4 +8,4 @@
 set -euo pipefail
 NSYS=${NSYS:-nsys}
 "$NSYS" profile --trace=nvtx --sample=none --cpuctxsw=none \
-  --output=capture --force-overwrite=true --export=sqlite python train_nvtx.py
+  --output=capture --force-overwrite=true --export=sqlite python ../train_nvtx.py

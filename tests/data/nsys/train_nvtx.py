@@ -1,5 +1,5 @@
 """A CPU training loop annotated with NVTX ranges, for recording an Nsight Systems capture
-on a machine without a GPU (tests/data/nsys/cpu-nvtx-2022.4.2/).
+on a machine without a GPU (tests/data/nsys/cpu-nvtx-2022.4.2/ and cpu-nvtx-2023.4.4/).
 
 Each step is a push/pop range `train_step` holding `forward`, `backward` and `optimizer`;
 the batch is made inside a start/end range `data` (NVTX's other kind of range)."""
