@@ -73,3 +73,22 @@ def test_a_capture_without_cuda_tracing_is_not_called_idle(
     assert main(["summarize", str(capture_file), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["findings"] == [] and summary["gpus"] == []
+
+
+def test_the_page_of_a_capture_without_cuda_says_so(tmp_path: Path) -> None:
+    from generator.catalog import load_catalog
+    from generator.pages.nsys_page import nsys_page
+    from generator.records.import_source import discover_nsys
+    from generator.site.captures import nsys_views
+    from generator.summaries.importer import ImportRequest
+    from generator.summaries.nsys_import import import_nsys
+
+    request = ImportRequest(file=CAPTURES[1], name="cpu", measurements=tmp_path)
+    import_nsys(request, [CAPTURES[1]])
+    (view,) = nsys_views(discover_nsys(tmp_path), load_catalog())
+    assert view.device_name == "not recorded"  # no GPU traced: no --device asked for
+    page = nsys_page(view)
+    assert "This capture traced no GPU work" in page.markdown
+    assert page.charts == {}  # no empty utilization timeline
+    assert "<th>GPU busy</th>" not in page.markdown  # the ranges' GPU columns are unknown
+    assert "<td>train_step</td><td>5</td>" in page.markdown

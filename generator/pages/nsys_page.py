@@ -63,6 +63,8 @@ def nsys_page(view: NsysView) -> Page:
     analysis, source = view.analysis, view.source
     capture = analysis.capture
     timeline = analysis.timeline
+    # an SQLite export without GPU tables has a timeline of nothing: not idle, not recorded
+    gpu_timeline = analysis.has_timeline and capture.gpu_traced
     markdown = render(
         "nsys.md.j2",
         **source_context(source),
@@ -81,7 +83,7 @@ def nsys_page(view: NsysView) -> Page:
                 "GPU busy over the capture",
             ),
             f"busy-{view.slug}",
-        ),
+        ) if gpu_timeline else "",
         kernel_time=seconds(analysis.kernel_time_s),
         has_kernels="kernels" in capture.reports,
         family_chart=charts.embed(
@@ -98,11 +100,12 @@ def nsys_page(view: NsysView) -> Page:
         range_rows=_rows(
             analysis.ranges,
             ["range", "count", "time_s", "gpu_busy_s", "utilization", "h2d_copies", "h2d_bytes"]
-            if analysis.has_timeline
+            if gpu_timeline
             else ["range", "count", "time_s"],
         ),
         range_count=analysis.ranges.height,
-        timeline=analysis.has_timeline,
+        timeline=gpu_timeline,
+        untraced=analysis.has_timeline and not capture.gpu_traced,
     )  # fmt: skip
     tables = {"kernels": analysis.kernels, "families": analysis.families,
               "copies": analysis.copies, "api": analysis.api, "ranges": analysis.ranges}  # fmt: skip

@@ -67,6 +67,7 @@ def nsys_summary(analysis: NsysAnalysis, findings: Sequence[Finding]) -> dict[st
         "reports": list(capture.reports),
         "gpus": _records(analysis.gpus),
         "device_names": sorted(set(capture.gpus.values())),
+        "gpu_traced": capture.gpu_traced,
         "kernel_time_s": analysis.kernel_time_s,
         "kernels": _records(analysis.kernels),
         "families": _records(analysis.families),

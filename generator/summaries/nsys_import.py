@@ -23,17 +23,28 @@ from generator.summaries.importer import (
 )
 
 
-def nsys_device(request: ImportRequest, gpu_names: Sequence[str], first: Path) -> str:
-    """The catalog id: --device, else the one GPU the SQLite export names."""
+NO_GPU = "not recorded"  # source.toml's device for a capture that traced no GPU work
+
+
+def nsys_device(request: ImportRequest, summary: dict[str, Any], first: Path) -> str:
+    """The catalog id: --device, else the one GPU the SQLite export names; NO_GPU for a
+    capture that traced no GPU work (nothing on its page depends on a GPU)."""
     from generator.catalog import lookup_device
 
     given = given_device(request, "pass a catalog id or name (the Hardware page lists them)")
     if given:
         return given
+    if not summary["gpu_traced"]:
+        return NO_GPU
+    gpu_names = summary["device_names"]
     found = {d.id for name in gpu_names if (d := lookup_device(name)) is not None}
     if len(found) == 1:
         return found.pop()
-    named = ", ".join(gpu_names) or "none (the stats reports do not name the GPU)"
+    named = ", ".join(gpu_names) or (
+        "none (the export names no GPU)"
+        if summary["form"] == "SQLite export"
+        else "none (the stats reports do not name the GPU)"
+    )
     raise UserError(
         f"no device given, and the capture's GPUs are not one catalog device: {named}",
         file=first,
@@ -64,7 +75,7 @@ def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
             file=", ".join(str(f) for f in files),
             fix="rename one; each file is kept under its own name in nsys/",
         )
-    device = nsys_device(request, summary["device_names"], files[0])
+    device = nsys_device(request, summary, files[0])
     source = nsys_source(request, summary, device)
 
     def fill(staging: Path) -> None:
