@@ -92,3 +92,5 @@ def test_the_page_of_a_capture_without_cuda_says_so(tmp_path: Path) -> None:
     assert page.charts == {}  # no empty utilization timeline
     assert "<th>GPU busy</th>" not in page.markdown  # the ranges' GPU columns are unknown
     assert "<td>train_step</td><td>5</td>" in page.markdown
+    assert "no kernel was traced" in page.markdown and "none was traced" in page.markdown
+    assert "ra-copies" not in page.markdown  # no empty table

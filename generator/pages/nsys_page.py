@@ -106,6 +106,8 @@ def nsys_page(view: NsysView) -> Page:
         range_count=analysis.ranges.height,
         timeline=gpu_timeline,
         untraced=analysis.has_timeline and not capture.gpu_traced,
+        from_export=capture.events is not None,
+        has_memory=bool({"memtime", "memsize"} & set(capture.reports)),
     )  # fmt: skip
     tables = {"kernels": analysis.kernels, "families": analysis.families,
               "copies": analysis.copies, "api": analysis.api, "ranges": analysis.ranges}  # fmt: skip
