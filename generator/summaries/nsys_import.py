@@ -22,7 +22,6 @@ from generator.summaries.importer import (
     write_import,
 )
 
-
 NO_GPU = "not recorded"  # source.toml's device for a capture that traced no GPU work
 
 
