@@ -19,7 +19,7 @@ def _sha(data: bytes) -> str:
 
 def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(digests, "_memo", {})
-    monkeypatch.setattr(digests, "_store", {"path": None, "loaded": {}})
+    monkeypatch.setattr(digests, "_store", digests._Store())
 
 
 def test_a_digest_is_remembered_until_the_file_changes(

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.atomic import write_text
@@ -25,7 +26,17 @@ STORE_VERSION = 2
 STORE = "digests.json"  # in the cache folder
 _Key = tuple[int, int, int, int, int]
 _memo: dict[_Key, str] = {}
-_store: dict[str, object] = {"path": None, "loaded": {}}
+
+
+@dataclass
+class _Store:
+    """The store this process reads from and saves to, and what it held when read."""
+
+    path: Path | None = None
+    remembered: dict[_Key, str] = field(default_factory=dict)
+
+
+_store = _Store()
 
 
 def _key(path: Path) -> _Key:
@@ -47,32 +58,31 @@ def file_digest(path: Path) -> str:
     """The file's content digest (32 hex digits of its SHA-256)."""
     key = _key(path)
     if key not in _memo:
-        loaded = _store["loaded"]
-        assert isinstance(loaded, dict)
-        _memo[key] = loaded.get(key) or _digest(path)
+        _memo[key] = _store.remembered.get(key) or _digest(path)
     return _memo[key]
 
 
 def use_store(cache_dir: Path) -> None:
     """Read the digests remembered by earlier builds from the cache folder's store (a
-    missing or unreadable store is an empty one), and remember this process's there on
-    `save_store`."""
+    missing or unreadable store is an empty one; one already in use is not read again), and
+    remember this process's there on `save_store`."""
     path = cache_dir / STORE
-    loaded: dict[_Key, str] = {}
+    if _store.path == path:
+        return
+    remembered: dict[_Key, str] = {}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         if document.get("version") == STORE_VERSION:
-            loaded = {tuple(entry[:5]): entry[5] for entry in document["files"]}
+            remembered = {tuple(entry[:5]): entry[5] for entry in document["files"]}
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
-    _store.update(path=path, loaded=loaded)
+    _store.path, _store.remembered = path, remembered
 
 
 def save_store() -> None:
     """The digests this process used, but for files changed too recently to trust."""
-    path = _store["path"]
-    if not isinstance(path, Path):
+    if _store.path is None:
         return
     settled = time.time_ns() - RACY_NS
     files = [[*key, digest] for key, digest in _memo.items() if key[4] < settled]
-    write_text(path, json.dumps({"version": STORE_VERSION, "files": files}))
+    write_text(_store.path, json.dumps({"version": STORE_VERSION, "files": files}))

@@ -46,15 +46,22 @@ def entry_path(cache_dir: Path, kind: str, key: str) -> Path:
     return cache_dir / kind / key[:2] / f"{key}.pickle"
 
 
-def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:
-    """A cached (`first`, page) pair, or None when there is none or it cannot be read (a file
-    from another version or a torn disk: the caller computes it again)."""
-    if not path.is_file():
-        return None
+def read_pickled(path: Path) -> object | None:
+    """A cache entry's object, or None when there is none or it cannot be read (a file from
+    another version or a torn disk: the caller computes it again)."""
     try:
-        item, page = pickle.loads(path.read_bytes())
+        found: object = pickle.loads(path.read_bytes())
     except Exception:
         return None
+    return found
+
+
+def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:
+    """A cached (`first`, page) pair, or None (see `read_pickled`)."""
+    found = read_pickled(path)
+    if not (isinstance(found, tuple) and len(found) == 2):
+        return None
+    item, page = found
     return (item, page) if isinstance(item, first) and isinstance(page, Page) else None
 
 

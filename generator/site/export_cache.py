@@ -14,6 +14,7 @@ from pathlib import Path
 
 from generator.atomic import write_bytes
 from generator.ingest.schema import NcuExport
+from generator.site.content_cache import entry_path, read_pickled
 from generator.summaries.export import CheckedExport, check_export
 
 
@@ -38,13 +39,9 @@ def cached_check(
     cache_dir, code = cache
     arguments = [code, export.content_key, str(export.path), device, phase, analytic]
     key = hashlib.sha256(json.dumps(arguments, sort_keys=True).encode()).hexdigest()[:32]
-    path = cache_dir / "checked" / key[:2] / f"{key}.pickle"
-    try:
-        found = pickle.loads(path.read_bytes())
-        if isinstance(found, CheckedExport):
-            return found
-    except Exception:  # none yet, or unreadable (another version, a torn disk)
-        pass
+    path = entry_path(cache_dir, "checked", key)
+    if isinstance(found := read_pickled(path), CheckedExport):
+        return found
     checked = check_export(export, device, phase, **analytic)
     write_bytes(path, pickle.dumps(checked, protocol=5))
     return checked

@@ -57,12 +57,12 @@ def _live(config: MkDocsConfig) -> Path:
     return Path(os.environ.get(LIVE_SITE_ENV) or config.site_dir)
 
 
-def _live_is_modified(output: str, live: Path, always: set[str]) -> Any:
+def _live_is_modified(output: str, live: Path) -> Any:
     """File.is_modified asked of the live site's copy of a file instead of the output's;
-    a source in `always` is modified."""
+    a source in `_state["stale"]` (the notebook, a page whose includes changed) is modified."""
 
     def is_modified(file: File) -> bool:
-        if file._content is not None or file.src_uri in always:
+        if file._content is not None or file.src_uri in _state["stale"]:
             return True
         assert file.abs_src_path is not None
         dest = os.path.join(live, os.path.relpath(file.abs_dest_path, output))
@@ -78,9 +78,7 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _state.update(previous=None, order=[], rendered=set(), titles={}, once={}, stale=always)
     if os.environ.get(DIRTY_ENV) != "1":
         return
-    File.is_modified = _live_is_modified(  # type: ignore[method-assign]
-        config.site_dir, _live(config), always
-    )
+    File.is_modified = _live_is_modified(config.site_dir, _live(config))  # type: ignore[method-assign]
     index = _live(config) / _INDEX
     if index.is_file():
         _state["previous"] = json.loads(index.read_text(encoding="utf-8"))

@@ -40,9 +40,8 @@ DIRECTIONS = {
 class NsysCapture:
     files: tuple[Path, ...]
     form: str  # "SQLite export" or "nsys stats CSV"
-    reports: tuple[
-        str, ...
-    ]  # what was read (CSV) or traced (SQLite): kernels, api, memtime, memsize, nvtx
+    # what was read (CSV) or traced (SQLite): kernels, api, memtime, memsize, nvtx
+    reports: tuple[str, ...]
     kernels: pl.DataFrame  # KERNEL_SCHEMA, one row per kernel name
     copies: pl.DataFrame  # COPY_SCHEMA, one row per direction (and memset)
     api: pl.DataFrame  # API_SCHEMA
