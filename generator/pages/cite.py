@@ -1,5 +1,9 @@
 """The Cite page: CITATION.cff rendered, its BibTeX with URL, version, commit and date, and a
-BibTeX entry per measured run (a stable key, the run's own commit and date)."""
+BibTeX entry per measured run (a stable key, the run's own commit and date).
+
+Above run_lists.SUMMARY_FROM runs the page no longer lists every run (at 1,000 runs it was
+0.86 MB of Markdown, rendered again whenever a run was added): it links each group's run
+lists, whose run pages carry their BibTeX, and offers every entry as `runs.bib`."""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ from typing import Any
 
 import polars as pl
 
+from generator.config import ExperimentsFile
 from generator.formatting import slug
+from generator.pages import run_lists
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
@@ -116,10 +122,46 @@ def run_bibtex(data: dict[str, Any], row: dict[str, Any]) -> str:
     )
 
 
-def cite_page(data: dict[str, Any], runs: pl.DataFrame) -> Page:
-    shown = ("title", "license", "authors", "keywords")
+def cite_page(
+    data: dict[str, Any], runs: pl.DataFrame, experiments: ExperimentsFile | None = None
+) -> Page:
+    path = f"{GENERATED_DIR}/cite.md"
+    ok = runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts()
+    entries = "\n\n".join(run_bibtex(data, row) for row in ok)
+    summary = run_lists.summarize(runs.height)
+    rows = (
+        []
+        if summary
+        else [
+            [
+                f"[{run_label(row)}](runs/{row['run_id']}.md)",
+                f"`{run_key(row['run_id'])}`",
+                f"`{(row.get('commit') or 'unknown')[:12]}`",
+            ]
+            for row in ok
+        ]
+    )
+    markdown = render(
+        "cite.md.j2",
+        message=data.get("message", ""),
+        fields=_fields(data),
+        bibtex=bibtex(data),
+        runs=rows,
+        run_entries="" if summary else entries,
+        measured=len(ok),
+        lists=_group_lists(path, runs, experiments) if summary and ok else [],
+    )
+    ids = runs.select("run_id", "commit", "finished_at").with_columns(
+        pl.col("run_id").map_elements(run_key, return_dtype=pl.String).alias("bibtex_key")
+    )
+    texts = {"runs.bib": entries + "\n"} if summary and ok else {}
+    return Page(path, "Cite", markdown, tables={"run-ids": ids}, texts=texts)
+
+
+def _fields(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """CITATION.cff's fields as the page's table shows them."""
     fields = []
-    for key in shown:
+    for key in ("title", "license", "authors", "keywords"):
         value: Any = data.get(key)
         if value is None:
             continue
@@ -137,27 +179,21 @@ def cite_page(data: dict[str, Any], runs: pl.DataFrame) -> Page:
     fields.append(("built from commit", data.get("report-commit") or "not a git checkout"))
     if data.get("version"):
         fields.append(("software version", str(data["version"])))
-    ok = runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts()
-    rows = [
-        [
-            f"[{run_label(row)}](runs/{row['run_id']}.md)",
-            f"`{run_key(row['run_id'])}`",
-            f"`{(row.get('commit') or 'unknown')[:12]}`",
-        ]
-        for row in ok
+    return fields
+
+
+def _group_lists(
+    path: str, runs: pl.DataFrame, experiments: ExperimentsFile | None
+) -> list[tuple[str, str, int]]:
+    """Each group's first run list page (linked from `path`) and its number of runs, in
+    the experiments file's order, as the runs page lists them."""
+    counts = dict(runs.filter(pl.col("group").is_not_null()).group_by("group").len().rows())
+    known = [g.id for g in experiments.groups] if experiments else []
+    order = [g for g in known if g in counts] + sorted(set(counts) - set(known))
+    return [
+        (group, run_lists.link(path, run_lists.list_path(group, 1)), counts[group])
+        for group in order
     ]
-    markdown = render(
-        "cite.md.j2",
-        message=data.get("message", ""),
-        fields=fields,
-        bibtex=bibtex(data),
-        runs=rows,
-        run_entries="\n\n".join(run_bibtex(data, row) for row in ok),
-    )
-    ids = runs.select("run_id", "commit", "finished_at").with_columns(
-        pl.col("run_id").map_elements(run_key, return_dtype=pl.String).alias("bibtex_key")
-    )
-    return Page(f"{GENERATED_DIR}/cite.md", "Cite", markdown, tables={"run-ids": ids})
 
 
-PAGE = Generated(None, lambda report: [cite_page(report.citation, report.runs)])
+PAGE = Generated(None, lambda report: [cite_page(report.citation, report.runs, report.experiments)])

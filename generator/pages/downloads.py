@@ -51,6 +51,9 @@ def attach_downloads(
         for name, source in page.copies.items():
             files[download_path(page.path, name)] = source.read_bytes()
             links.append(f"- `{name}`, as measured: [{name}]({download_link(page.path, name)})")
+        for name, text in page.texts.items():
+            files[download_path(page.path, name)] = text.encode()
+            links.append(f"- [{name}]({download_link(page.path, name)})")
         for name, frame in page.tables.items():
             csv, parquet = cached_frame_bytes(frame, frames_dir)
             files[download_path(page.path, f"{name}.csv")] = csv

@@ -4,7 +4,7 @@ layer and per phase."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -198,8 +198,26 @@ def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:
     }
 
 
-def list_path(number: int) -> str:
-    return f"{TRACE_DIR}/list-{number}.md"
+def list_path(group: str, number: int) -> str:
+    return f"{TRACE_DIR}/list-{group}-{number}.md"
+
+
+UNGROUPED = "ungrouped"  # a run whose group the report does not know
+
+
+def run_trace_groups(
+    views: Sequence[TraceView], run_groups: Mapping[str, str | None], order: Sequence[str] = ()
+) -> dict[str, list[TraceView]]:
+    """The runs' traces by their run's experiment group (`run_groups`: run id -> group),
+    the groups in `order` first, then the others by name; each group's traces in the
+    views' order. A run added later changes its own group's list alone."""
+    grouped: dict[str, list[TraceView]] = {}
+    for view in views:
+        if view.kind == "run":
+            group = run_groups.get(view.slug.removeprefix("run-")) or UNGROUPED
+            grouped.setdefault(group, []).append(view)
+    first = [g for g in order if g in grouped]
+    return {g: grouped[g] for g in [*first, *sorted(set(grouped) - set(first))]}
 
 
 def _capture_row(view: CaptureView) -> dict[str, Any]:
@@ -239,14 +257,20 @@ def _nsys_row(view: NsysView) -> dict[str, Any]:
 
 
 def traces_index(
-    views: list[TraceView], captures: Sequence[CaptureView] = (), nsys: Sequence[NsysView] = ()
+    views: list[TraceView],
+    captures: Sequence[CaptureView] = (),
+    nsys: Sequence[NsysView] = (),
+    groups: Mapping[str, list[TraceView]] | None = None,
 ) -> Page:
     """Every trace in one table; above run_lists.SUMMARY_FROM traces, the imported ones,
-    with the runs' traces on list pages of run_lists.PAGE_SIZE."""
+    with the runs' traces on list pages of run_lists.PAGE_SIZE per experiment group
+    (`groups`, from run_trace_groups)."""
     path = f"{TRACE_DIR}/index.md"
     paged = summarize(len(views))
     shown = [v for v in views if v.kind != "run"] if paged else views
     runs = sum(1 for v in views if v.kind == "run") if paged else 0
+    if groups is None:
+        groups = run_trace_groups(views, {})
     frame = pl.DataFrame(
         [{"trace": v.title, "kind": v.kind, **v.analysis.total} for v in views]
     ) if views else pl.DataFrame()  # fmt: skip
@@ -258,7 +282,13 @@ def traces_index(
             rows=[_index_row(v) for v in shown],
             point_kind=POINT_KIND,
             run_traces=runs,
-            lists=[link(path, list_path(n)) for n in range(1, page_count(runs) + 1)]
+            lists=[
+                (
+                    group,
+                    [link(path, list_path(group, n)) for n in range(1, page_count(len(of)) + 1)],
+                )
+                for group, of in groups.items()
+            ]
             if runs
             else [],
             captures=[_capture_row(c) for c in captures],
@@ -268,36 +298,43 @@ def traces_index(
     )
 
 
-def trace_lists(views: list[TraceView]) -> list[Page]:
-    """The runs' traces, PAGE_SIZE to a page, when the index leaves them out."""
+def trace_lists(views: list[TraceView], groups: Mapping[str, list[TraceView]]) -> list[Page]:
+    """The runs' traces, PAGE_SIZE to a page and one list per experiment group (`groups`,
+    from run_trace_groups), when the index leaves them out."""
     if not summarize(len(views)):
         return []
-    runs = [v for v in views if v.kind == "run"]
-    count = page_count(len(runs))
     pages = []
-    for page_number in range(1, count + 1):
-        path = list_path(page_number)
-        part = runs[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
-        markdown = render(
-            "trace_list.md.j2",
-            number=page_number,
-            count=count,
-            index=link(path, f"{TRACE_DIR}/index.md"),
-            previous=link(path, list_path(page_number - 1)) if page_number > 1 else None,
-            next=link(path, list_path(page_number + 1)) if page_number < count else None,
-            rows=[_index_row(v, "../") for v in part],
-            point_kind=POINT_KIND,
-        )
-        title = f"Run traces, page {page_number} of {count}"
-        pages.append(Page(path, title, markdown, in_nav=False))
+    for group, runs in groups.items():
+        count = page_count(len(runs))
+        for page_number in range(1, count + 1):
+            path = list_path(group, page_number)
+            part = runs[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
+            markdown = render(
+                "trace_list.md.j2",
+                group=group,
+                number=page_number,
+                count=count,
+                index=link(path, f"{TRACE_DIR}/index.md"),
+                previous=link(path, list_path(group, page_number - 1)) if page_number > 1 else None,
+                next=link(path, list_path(group, page_number + 1)) if page_number < count else None,
+                rows=[_index_row(v, "../") for v in part],
+                point_kind=POINT_KIND,
+            )
+            title = f"Run traces of {group}, page {page_number} of {count}"
+            pages.append(Page(path, title, markdown, in_nav=False))
     return pages
 
 
 def _index(report: Report) -> list[Page]:
     if not report.traces and not report.captures and not report.nsys:
         return []
-    index = traces_index(report.traces, report.captures, report.nsys)
-    return [index, *trace_lists(report.traces)]
+    groups = run_trace_groups(
+        report.traces,
+        dict(zip(report.runs["run_id"], report.runs["group"], strict=True)),
+        [g.id for g in report.experiments.groups] if report.experiments else (),
+    )
+    index = traces_index(report.traces, report.captures, report.nsys, groups)
+    return [index, *trace_lists(report.traces, groups)]
 
 
 INDEX = Generated("Traces", _index)
