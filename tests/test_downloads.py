@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from generator.pages import chart_render
 from generator.pages.chart_render import PARALLEL_FROM, chart_files, chart_key, rendered_charts
 from generator.pages.downloads import attach_downloads
 from generator.pages.frame_files import frame_bytes
@@ -137,3 +138,24 @@ def test_table_files_are_kept_by_exact_content(tmp_path: Path) -> None:
     assert cached_frame_bytes(frame, tmp_path) == frame_bytes(frame)
     # no folder: no cache
     assert cached_frame_bytes(frame, None) == frame_bytes(frame)
+
+
+def test_a_charts_svg_depends_on_its_spec_alone() -> None:
+    # A colour ramp's legend is an SVG gradient, which Vega numbers per process: without
+    # renumbering, the second drawing of the same chart said `gradient_2`.
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "data": {"values": [{"x": i, "y": i, "c": i / 3} for i in range(4)]},
+        "mark": "rect",
+        "encoding": {
+            "x": {"field": "x", "type": "ordinal"},
+            "y": {"field": "y", "type": "ordinal"},
+            "color": {"field": "c", "type": "quantitative"},
+        },
+    }
+    first, second = chart_render._render(spec)[0], chart_render._render(spec)[0]
+    assert b'fill="url(#gradient_1)"' in first and b'id="gradient_1"' in first
+    assert first == second
+    assert chart_render.own_gradient_ids('<a id="gradient_7"/><b fill="url(#gradient_7)"/>') == (
+        '<a id="gradient_1"/><b fill="url(#gradient_1)"/>'
+    )

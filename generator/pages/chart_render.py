@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from importlib.metadata import version
@@ -19,6 +20,7 @@ from generator.pages.workers import cores, new_pool, shared_pool
 
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
 VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
+RENDER_VERSION = 2  # how the files are made from vl-convert's output (own_gradient_ids)
 PARALLEL_FROM = 6  # fewer misses: a process's start-up (~0.3 s) costs more than it saves
 
 
@@ -26,7 +28,7 @@ def chart_key(spec: dict[str, Any]) -> str:
     """A chart's cache key: its spec at the export width and the renderer's version."""
     return hashlib.sha256(
         json.dumps(_fixed(spec), sort_keys=True).encode()
-        + f"{version('vl-convert-python')} {VEGA_LITE_VERSION}".encode()
+        + f"{version('vl-convert-python')} {VEGA_LITE_VERSION} {RENDER_VERSION}".encode()
     ).hexdigest()
 
 
@@ -48,8 +50,23 @@ def _render(spec: dict[str, Any]) -> tuple[bytes, bytes]:
     third of the time of drawing it from the spec again, and the same picture)."""
     import vl_convert as vlc
 
-    text = vlc.vegalite_to_svg(_fixed(spec), vl_version=VEGA_LITE_VERSION)
+    text = own_gradient_ids(vlc.vegalite_to_svg(_fixed(spec), vl_version=VEGA_LITE_VERSION))
     return text.encode("utf-8"), vlc.svg_to_pdf(text)
+
+
+_GRADIENT_ID = re.compile(r"\bgradient_(\d+)\b")
+
+
+def own_gradient_ids(svg: str) -> str:
+    """Vega numbers gradients (a legend's colour ramp) with one counter per process, so the
+    same chart's SVG said `gradient_1` or `gradient_2` by what the process drew before:
+    numbered here from 1 in order of appearance, the file depends on its spec alone."""
+    numbers: dict[str, int] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        return f"gradient_{numbers.setdefault(match.group(1), len(numbers) + 1)}"
+
+    return _GRADIENT_ID.sub(renumber, svg)
 
 
 def _store(key: str, files: tuple[bytes, bytes], cache_dir: Path | None) -> None:
