@@ -19,6 +19,7 @@ STAGES = (
     "formatting",
     "stats",
     "hierarchical",
+    "memo",
     "models",
     "records",
     "catalog",

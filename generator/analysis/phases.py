@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from generator.formatting import number, percent
+from generator.memo import remembered
 from generator.stats import median_ci
 
 DEVICE = "device_label"
@@ -128,7 +129,9 @@ def training_parts(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> lis
         run_ids = sorted(r for r in part["run_id"].to_list() if r in steps)
         if not run_ids:
             continue
-        found.append(step_parts(part.row(0, named=True), [steps[r] for r in run_ids], run_ids))
+        frames = [steps[r] for r in run_ids]
+        # a workload the new run is not in keeps its parts (generator/memo)
+        found.append(remembered("step_parts", step_parts, part.row(0, named=True), frames, run_ids))
     return sorted(found, key=lambda s: (s.device, s.model, s.dataset, s.precision, s.batch))
 
 

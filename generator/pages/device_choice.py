@@ -28,6 +28,7 @@ from generator.analysis.device_choice import (
 )
 from generator.catalog import Device
 from generator.formatting import number, seconds, si
+from generator.memo import remembered
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -232,8 +233,15 @@ def device_choice_pages(
     part (`workload_parts`). launch_calls: the median host time of a launch call in the
     traces here (µs) and how many were timed."""
     parts = workload_parts(items, groups or {}, titles or {})
-    pages = [
-        part_page(f"{PART_DIR}/{slug}.md", f"Device choice: {title}", chunk, devices)
+    pages = [  # a part the new run is not in is kept (generator/memo)
+        remembered(
+            "part_page",
+            part_page,
+            f"{PART_DIR}/{slug}.md",
+            f"Device choice: {title}",
+            chunk,
+            devices,
+        )
         for slug, title, chunk in parts
     ]
     markdown = render(

@@ -24,6 +24,7 @@ from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group, Settings
 from generator.formatting import number, percent
 from generator.ingest.runs import in_group
+from generator.memo import remembered
 from generator.pages import run_lists
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
@@ -193,11 +194,15 @@ def experiment_page(
     ceilings: list[MeasuredCeilings],
     verdict: Verdict,
     step_verdicts: Mapping[str, StepVerdict] | None = None,
+    summary: bool | None = None,
 ) -> Page:
+    """`summary`: one row per configuration (None: when `runs` are too many for one row
+    each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
     ordered, keys, key = group_rows(group, runs)
     rows = ordered
     counts = _runs_per_workload(ordered)
-    summary = run_lists.summarize(runs.height)
+    if summary is None:
+        summary = run_lists.summarize(runs.height)
     if summary:  # one row, point and sentence per configuration
         ordered = [r for r in ordered if counts[r["workload"]][0] == r["run_id"]]
 
@@ -307,17 +312,20 @@ def experiment_page(
 def _render(report: Report) -> list[Page]:
     if report.experiments is None:
         return []
-    return [
-        experiment_page(
-            group,
-            report.experiments,
-            report.runs,
-            report.ceilings,
-            report.verdicts[group.id],
-            report.step_verdicts,
-        )
-        for group in report.experiments.groups
-    ]
+    summary = run_lists.summarize(report.runs.height)
+    pages = []
+    for group in report.experiments.groups:
+        # Each page from its own group's runs and verdicts alone, so a run added to one group
+        # leaves the other pages to the memo (generator/memo).
+        runs = report.runs.filter(in_group(group.id))
+        verdicts = {
+            run_id: verdict
+            for run_id in runs["run_id"]
+            if (verdict := report.step_verdicts.get(run_id)) is not None
+        }
+        args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
+        pages.append(remembered("experiment_page", experiment_page, *args, verdicts, summary))
+    return pages
 
 
 PAGE = Generated("Experiments", _render)

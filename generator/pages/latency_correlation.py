@@ -18,6 +18,7 @@ from generator.analysis.latency_correlation import (
     set_title,
 )
 from generator.formatting import seconds, si, slug
+from generator.memo import remembered
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -78,7 +79,13 @@ def latency_page(sets: list[LatencySet]) -> Page:
             "sentences": [sentence(s, quantity) for quantity in QUANTITIES],
             "rows": _point_rows(s),
             "chart": book.embed(
-                latency_scatter(_chart_rows(s), f"{set_title(s)}: latency against work"),
+                # a set the new run is not in keeps its chart (generator/memo)
+                remembered(
+                    "latency_scatter",
+                    latency_scatter,
+                    _chart_rows(s),
+                    f"{set_title(s)}: latency against work",
+                ),
                 f"latency-{_slug(s)}",
             ),
         }

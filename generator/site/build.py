@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from generator import memo
 from generator.atomic import write_json, write_text
 from generator.ingest import digests
 from generator.ingest.cache import DEFAULT_CACHE
@@ -27,6 +28,7 @@ from generator.pages.workers import build_workers
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
+from generator.site.content_cache import code_digest
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from generator.site.notebook import start as start_notebook
@@ -73,6 +75,7 @@ def build_report(
 ) -> Report:
     """The stages up to the report, without writing anything but the caches."""
     clock = clock or _Clock()
+    memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
     loaded = clock.run("load", load_measurements, measurements, cache_dir)
     analysed = clock.run("analyse", analyse, loaded)
     return clock.run("draw", draw, clock.run("check", check, analysed))

@@ -1,0 +1,93 @@
+"""Results kept between builds under the content of their inputs.
+
+A report at 1,000 runs redraws its aggregate pages after every run added, though most of
+what they compute (a group's experiment page, a pair's bootstrap, a set's chart) saw no new
+input. `remembered(name, function, *args)` returns `function(*args)`, computed once per
+content of `args` and code: the build points this module at a cache folder and the digest
+of the code that computes the results (`use_folder`); without one, nothing is kept.
+
+Only pure functions may be remembered: the result must depend on the arguments and the code
+alone. Arguments are compared by value (`content_bytes`), never by identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import polars as pl
+from pydantic import BaseModel
+
+from generator.atomic import write_bytes
+
+T = TypeVar("T")
+
+
+class _ContentPickler(pickle.Pickler):
+    """Bytes that depend on the values alone, in any process. A pickle's memo says which
+    equal values are one object, and a frame's pickle (Arrow IPC) how it is laid out: both
+    differ between equal values reached in different ways (an export parsed from its CSV or
+    read from a cache)."""
+
+    def __init__(self, buffer: io.BytesIO) -> None:
+        super().__init__(buffer, protocol=5)
+        self.fast = True  # no memo (the values hold no cycles)
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, pl.DataFrame):
+            return ("frame", str(obj.schema), obj.write_json())
+        # A set pickles in its iteration order, which string hashing varies per process
+        # (PYTHONHASHSEED), and a pydantic model pickles the set of fields it was given.
+        if isinstance(obj, set | frozenset):
+            return ("set", sorted(content_bytes(item) for item in obj))
+        if isinstance(obj, BaseModel):
+            return ("model", type(obj).__qualname__, obj.model_dump_json())
+        return None
+
+
+def content_bytes(value: object) -> bytes:
+    """`value` as bytes that equal values share (a frame by its schema and rows)."""
+    buffer = io.BytesIO()
+    _ContentPickler(buffer).dump(value)
+    return buffer.getvalue()
+
+
+@dataclass
+class _Folder:
+    path: Path | None = None
+    code: str = ""
+    found: dict[str, Any] = field(default_factory=dict)  # this process's results by key
+
+
+_folder = _Folder()
+
+
+def use_folder(path: Path | None, code: str = "") -> None:
+    """Keep results in `path` (None: keep nothing), keyed also by `code`, the digest of
+    the code that computes them."""
+    _folder.path, _folder.code, _folder.found = path, code, {}
+
+
+def remembered(name: str, function: Callable[..., T], *args: Any) -> T:
+    """`function(*args)`, read back when this code computed it for equal arguments before.
+    `name` tells apart functions that take equal arguments."""
+    if _folder.path is None:
+        return function(*args)
+    digest = hashlib.sha256(f"{name}\0{_folder.code}\0".encode())
+    digest.update(content_bytes(args))
+    key = digest.hexdigest()[:32]
+    if key in _folder.found:
+        return _folder.found[key]  # type: ignore[no-any-return]
+    path = _folder.path / key[:2] / f"{key}.pickle"
+    try:
+        result: T = pickle.loads(path.read_bytes())
+    except Exception:  # none yet, or unreadable (a torn write): computed again
+        result = function(*args)
+        write_bytes(path, pickle.dumps(result, protocol=5))
+    _folder.found[key] = result
+    return result

@@ -1,0 +1,93 @@
+"""Results kept between builds by the content of their inputs (generator/memo)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from generator import memo
+from tests.helpers import REPO
+
+_PRINT_CONTENT = """
+import hashlib
+from pathlib import Path
+import polars as pl
+from generator.config import load_experiments
+from generator.memo import content_bytes
+groups = load_experiments(Path("measurements/experiments.toml")).groups
+value = (groups[0], {"a", "bb", "ccc", "dddd"}, frozenset({"x", "y"}),
+         pl.DataFrame({"run": ["r1", "r2"], "s": [0.1, -0.0]}))
+print(hashlib.sha256(content_bytes(value)).hexdigest())
+"""
+
+
+def test_content_bytes_are_the_same_in_every_process() -> None:
+    # String hashing differs per process: a set's pickle, and a pydantic model's (it keeps
+    # the set of fields it was given), would too, and no build would find another's result.
+    found = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        result = subprocess.run(
+            [sys.executable, "-c", _PRINT_CONTENT],
+            capture_output=True, text=True, check=True, cwd=REPO, env=env,
+        )  # fmt: skip
+        found.add(result.stdout.strip())
+    assert len(found) == 1
+
+
+def test_content_bytes_tell_values_apart() -> None:
+    frame = pl.DataFrame({"s": [0.0]})
+    assert memo.content_bytes(frame) != memo.content_bytes(pl.DataFrame({"s": [-0.0]}))
+    assert memo.content_bytes(frame) != memo.content_bytes(pl.DataFrame({"s": [0]}))
+    assert memo.content_bytes({1, 2}) != memo.content_bytes({1, 3})
+    assert memo.content_bytes([{"a"}, 1]) == memo.content_bytes([{"a"}, 1])
+
+
+@pytest.fixture
+def calls(tmp_path: Path):  # type: ignore[no-untyped-def]
+    made: list[tuple[int, ...]] = []
+
+    def total(*values: int) -> int:
+        made.append(values)
+        return sum(values)
+
+    memo.use_folder(tmp_path / "memo", "code-1")
+    yield total, made
+    memo.use_folder(None)
+
+
+def test_a_result_is_computed_once_per_content_and_code(calls, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    total, made = calls
+    assert memo.remembered("total", total, 1, 2) == 3
+    assert memo.remembered("total", total, 1, 2) == 3  # this process
+    memo.use_folder(tmp_path / "memo", "code-1")  # as the next build would
+    assert memo.remembered("total", total, 1, 2) == 3  # read back from the folder
+    assert made == [(1, 2)]
+    assert memo.remembered("total", total, 2, 1) == 3  # other arguments
+    assert memo.remembered("other", total, 1, 2) == 3  # another function's name
+    memo.use_folder(tmp_path / "memo", "code-2")  # the code changed
+    assert memo.remembered("total", total, 1, 2) == 3
+    assert made == [(1, 2), (2, 1), (1, 2), (1, 2)]
+
+
+def test_a_torn_entry_is_computed_again(calls, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    total, made = calls
+    memo.remembered("total", total, 5)
+    (entry,) = (tmp_path / "memo").rglob("*.pickle")
+    entry.write_bytes(entry.read_bytes()[:3])
+    memo.use_folder(tmp_path / "memo", "code-1")
+    assert memo.remembered("total", total, 5) == 5
+    assert made == [(5,), (5,)]
+
+
+def test_without_a_folder_nothing_is_kept(tmp_path: Path) -> None:
+    made = []
+    memo.use_folder(None)
+    for _ in range(2):
+        memo.remembered("f", lambda x: made.append(x), 1)
+    assert made == [1, 1]
