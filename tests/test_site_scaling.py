@@ -18,10 +18,19 @@ import pytest
 from benchmarks.synthetic import add_run, make_measurements, real_runs, replica_id, replicate_run
 from generator.ingest.runs import load_runs
 from generator.pages import run_lists
+from generator.pages.cite import cite_page, run_key
+from generator.pages.downloads import attach_downloads
 from generator.pages.performance import performance_page
+from generator.pages.run_lists import link, page_count
 from generator.pages.runs import list_pages, runs_page
 from generator.pages.scaling import NOT_MEASURED
-from generator.pages.trace_profile import trace_lists, trace_page, traces_index
+from generator.pages.trace_profile import (
+    list_path,
+    run_trace_groups,
+    trace_lists,
+    trace_page,
+    traces_index,
+)
 from generator.records.benchmarks import BenchmarkResults
 from generator.records.import_source import (
     discover,
@@ -95,7 +104,7 @@ def _files(folder: Path) -> dict[str, tuple[int, int]]:
 @pytest.fixture(scope="module")
 def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """The golden set built, then one more run added and built again (dirty), and the same
-    inputs built from nothing for comparison."""
+    inputs built from nothing (an empty cache folder) for comparison."""
     root = tmp_path_factory.mktemp("scale")
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.chdir(REPO)  # mkdocs.yml lives there
@@ -109,8 +118,11 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         before_charts = set(_files(cache / "charts"))
         added = replicate_run(TRACED, measurements / "runs", 902)
         build_site(measurements, docs, site, cache_dir=cache)
+        # from nothing, caches and memo too: what they kept equals what is computed anew
         fresh = root / "fresh"
-        build_site(measurements, copy_docs(fresh / "docs"), fresh / "site", cache_dir=cache)
+        build_site(
+            measurements, copy_docs(fresh / "docs"), fresh / "site", cache_dir=fresh / "cache"
+        )
     return {
         "added": added, "docs": docs, "site": site, "fresh": fresh / "site",
         "before_docs": before_docs, "before_site": before_site, "after_docs": _files(docs),
@@ -198,20 +210,60 @@ def test_runs_page_summarizes_many_runs(golden_report) -> None:  # type: ignore[
         assert f"]({run_lists.link(page.path, listed_page.path)})" in page.markdown
 
 
-def test_traces_index_paginates_many_run_traces(golden_report) -> None:  # type: ignore[no-untyped-def]
+def test_cite_page_links_run_lists_and_offers_runs_bib_for_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]
+    report = golden_report
+    few = cite_page(report.citation, report.runs, report.experiments)
+    ok = report.runs.filter(pl.col("status") == "ok")
+    assert all(f"`{run_key(r)}`" in few.markdown for r in ok["run_id"])  # one row per run
+    assert few.texts == {}
+    many = _many(report.runs, run_lists.SUMMARY_FROM // report.runs.height + 1)
+    page = cite_page(report.citation, many, report.experiments)
+    assert page.markdown.count("\n| [") == 0 and "@misc{" not in page.markdown
+    entries = page.texts["runs.bib"]
+    many_ok = many.filter(pl.col("status") == "ok")
+    assert entries.count("@misc{") == many_ok.height
+    assert all("@misc{" + run_key(r) + ",\n" in entries for r in many_ok["run_id"])
+    lists = {p.path for p in list_pages(many, report.experiments, {})}
+    for group in many["group"].drop_nulls().unique():  # every group's first run list, linked
+        target = run_lists.list_path(group, 1)
+        assert target in lists and f"]({link(page.path, target)}): " in page.markdown
+    linked, files = attach_downloads([page])
+    assert files["measurements/data/cite/runs.bib"] == entries.encode()
+    assert "[runs.bib](data/cite/runs.bib)" in linked[0].markdown
+
+
+def test_traces_index_lists_many_run_traces_by_group() -> None:
     record = read_run(TRACED)
     assert record is not None
     run = _run_view_of_trace("run-x", TRACED / "trace.json.gz", record, TRACED / "layers.csv", None)
-    runs = [run]
-    assert len(trace_lists(runs)) == 0
-    copies = run_lists.SUMMARY_FROM // len(runs) + 1
-    views = [replace(v, slug=f"{v.slug}-x{i}") for i in range(copies) for v in runs]
-    index = traces_index(views)
+    assert trace_lists([run], run_trace_groups([run], {})) == []
+    copies = run_lists.SUMMARY_FROM + run_lists.PAGE_SIZE  # group B spans two list pages
+    views = [replace(run, slug=f"run-x{i}") for i in range(copies)]
+    run_groups = {f"x{i}": "A" if i < 50 else "B" for i in range(copies)}
+    groups = run_trace_groups(views, run_groups, order=["B", "A"])
+    assert list(groups) == ["B", "A"]  # the experiments file's order
+    index = traces_index(views, groups=groups)
     assert index.markdown.count("<tr><td>") == 0  # every trace is a run's: all on lists
-    lists = trace_lists(views)
-    assert len(lists) == run_lists.page_count(len(views))
+    lists = trace_lists(views, groups)
+    paths = [p.path for p in lists]
+    assert paths == [list_path("B", n) for n in range(1, page_count(copies - 50) + 1)] + [
+        list_path("A", 1)
+    ]
+    for page in lists:
+        assert f"]({link(index.path, page.path)})" in index.markdown  # each list is linked
+        assert page.markdown.count("<tr><td>") <= run_lists.PAGE_SIZE
     listed = "".join(p.markdown for p in lists)
     assert all(f'href="../{v.slug}/"' in listed for v in views)
+    assert "[page 2 →](list-B-2.md)" in lists[0].markdown
+    assert "[← page 1](list-B-1.md)" in lists[1].markdown
+    a_list = next(p for p in lists if p.path == list_path("A", 1))
+    assert 'href="../run-x0/"' in a_list.markdown and 'href="../run-x50/"' not in a_list.markdown
+    # a run added to A changes A's list alone
+    more = run_trace_groups([*views, replace(run, slug="run-new")], {**run_groups, "new": "A"})
+    after = {p.path: p.markdown for p in trace_lists([*views, replace(run, slug="run-new")], more)}
+    assert [p for p in paths if after[p] != next(q.markdown for q in lists if q.path == p)] == [
+        list_path("A", 1)
+    ]
     assert not trace_page(views[0]).in_nav  # a run's trace is not in the nav
 
 
