@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
+from generator.atomic import write_bytes
+from generator.errors import UserError
 from generator.pages.page import Page
 from generator.pages.workers import cores, new_pool, shared_pool
 from generator.site.stamp import LIBRARIES, library_versions
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # 3: an entry's page files apart (write_entry)
 PARALLEL_FROM = 8  # fewer misses than this: a process pool's start-up costs more than it saves
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a cached entry is computed by: a change to any of it is a new key.
-_CODE_DIRS = ("ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
+_CODE_DIRS = ("memo", "ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
 _CACHES = ("content_cache.py", "trace_cache.py", "page_cache.py", "export_cache.py")
 A = TypeVar("A")
 R = TypeVar("R")
@@ -56,13 +60,62 @@ def read_pickled(path: Path) -> object | None:
     return found
 
 
+@dataclass(frozen=True, eq=False)
+class StoredFiles(Mapping[str, bytes]):
+    """A cached page's downloads (docs-relative path -> bytes), kept in a file of their own
+    beside the entry and read only when asked for: most of an entry's size, which a rebuild
+    whose docs/ already holds them never needs (site/written.py). `key`: the entry's key,
+    which names these bytes."""
+
+    key: str
+    path: Path
+    names: tuple[str, ...]
+
+    @cached_property
+    def _files(self) -> dict[str, bytes]:
+        found = read_pickled(self.path)
+        if not isinstance(found, dict):
+            raise UserError(
+                f"{self.path}: a cached page's files could not be read",
+                fix=f"delete the folder {self.path.parent} and build again",
+            )
+        return found
+
+    def __getitem__(self, name: str) -> bytes:
+        return self._files[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def _files_path(path: Path) -> Path:
+    return path.with_suffix(".files.pickle")
+
+
+def write_entry(path: Path, item: object, page: Page) -> None:
+    """A cached (`item`, page) pair: the page's files (its downloads, made) in a file of
+    their own, written first, so an entry found is an entry whole."""
+    files = dict(page.files or {})
+    write_bytes(_files_path(path), pickle.dumps(files, protocol=5))
+    entry = (item, replace(page, files={}), tuple(files))
+    write_bytes(path, pickle.dumps(entry, protocol=5))
+
+
 def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:
-    """A cached (`first`, page) pair, or None (see `read_pickled`)."""
+    """A cached (`first`, page) pair, its page's files read when asked for (`StoredFiles`),
+    or None (see `read_pickled`)."""
     found = read_pickled(path)
-    if not (isinstance(found, tuple) and len(found) == 2):
+    if not (isinstance(found, tuple) and len(found) == 3):
         return None
-    item, page = found
-    return (item, page) if isinstance(item, first) and isinstance(page, Page) else None
+    item, page, names = found
+    if not (isinstance(item, first) and isinstance(page, Page) and isinstance(names, tuple)):
+        return None
+    if not _files_path(path).is_file():
+        return None
+    return item, replace(page, files=StoredFiles(path.stem, _files_path(path), names))
 
 
 def map_on_cores(function: Callable[[A], R], items: list[A]) -> list[R]:

@@ -25,18 +25,22 @@ def swap_dir(new: Path, target: Path) -> None:
 
 
 def replace_generated(
-    docs_dir: Path, pages: dict[str, str], files: dict[str, bytes] | None = None
+    docs_dir: Path,
+    pages: dict[str, str],
+    files: dict[str, bytes] | None = None,
+    untouched: set[str] | None = None,
 ) -> None:
     """Make the generated folder hold exactly these pages and files. A file whose bytes
     did not change is left as it is (its modification time kept), so `mkdocs build --dirty`
     renders only the pages that changed; a changed file is written whole (a temporary file
     renamed over it), a new one in place, and a file no page makes any more is removed. The
     work follows what changed: nothing is copied or linked for the files that stay. (Paths
-    as strings: pathlib costs more than the comparisons at 25,000 files.)"""
+    as strings: pathlib costs more than the comparisons at 25,000 files.) `untouched`:
+    files known to hold what they should (site/written.py), neither read nor removed."""
     contents: dict[str, bytes] = {k: v.encode("utf-8") for k, v in pages.items()}
     contents.update(files or {})
     root = str(docs_dir)
-    keep = set()
+    keep = {os.path.join(root, relative) for relative in untouched or ()}
     for relative, content in contents.items():
         path = os.path.join(root, relative)
         keep.add(path)

@@ -7,20 +7,22 @@ after one more export draws that one alone."""
 from __future__ import annotations
 
 import hashlib
-import io
-import pickle
 from dataclasses import fields, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from generator.analysis.views import MeasurementView
-from generator.atomic import write_bytes
+from generator.memo import content_bytes
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
-from generator.site.content_cache import code_digest, entry_path, map_on_cores, read_entry
+from generator.site.content_cache import (
+    code_digest,
+    entry_path,
+    map_on_cores,
+    read_entry,
+    write_entry,
+)
 
 
 def view_key(view: MeasurementView, code: str) -> str:
@@ -28,29 +30,8 @@ def view_key(view: MeasurementView, code: str) -> str:
     digest = hashlib.sha256(f"measurement\0{code}".encode())
     for field in fields(view):
         if field.name != "chart":
-            digest.update(_content(getattr(view, field.name)))
+            digest.update(content_bytes(getattr(view, field.name)))
     return digest.hexdigest()[:32]
-
-
-class _ContentPickler(pickle.Pickler):
-    """Bytes that depend on the values alone. A pickle's memo says which equal values are one
-    object, and a frame's pickle (Arrow IPC) how it is laid out: both differ between an
-    export parsed from its CSV and the same export read from the parse cache."""
-
-    def __init__(self, buffer: io.BytesIO) -> None:
-        super().__init__(buffer, protocol=5)
-        self.fast = True  # no memo (a view holds no cycles)
-
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, pl.DataFrame):
-            return ("frame", str(obj.schema), obj.write_json())
-        return None
-
-
-def _content(value: object) -> bytes:
-    buffer = io.BytesIO()
-    _ContentPickler(buffer).dump(value)
-    return buffer.getvalue()
 
 
 def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page]:
@@ -75,7 +56,7 @@ def drawn_measurements(
     draw = partial(_draw, charts_dir=cache_dir / "charts")
     for index, made in zip(missing, map_on_cores(draw, [views[i] for i in missing]), strict=True):
         found[index] = made
-        write_bytes(paths[index], pickle.dumps(made, protocol=5))
+        write_entry(paths[index], *made)
     drawn, pages = [], {}
     for view, item in zip(views, found, strict=True):
         assert item is not None

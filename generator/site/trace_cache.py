@@ -9,7 +9,6 @@ core."""
 from __future__ import annotations
 
 import hashlib
-import pickle
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -17,11 +16,10 @@ from pathlib import Path
 
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import TraceView
-from generator.atomic import write_bytes
 from generator.ingest.digests import file_digest
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
-from generator.site.content_cache import entry_path, map_on_cores, read_entry
+from generator.site.content_cache import entry_path, map_on_cores, read_entry, write_entry
 
 
 def trace_key(files: list[Path], inputs: str, code: str) -> str:
@@ -78,5 +76,5 @@ def cached_traces(
     computed = map_on_cores(compute, [jobs[i][1] for i in missing])
     for index, item in zip(missing, computed, strict=True):
         found[index] = item
-        write_bytes(paths[index], pickle.dumps(item, protocol=5))
+        write_entry(paths[index], *item)
     return [item for item in found if item is not None]

@@ -1,0 +1,113 @@
+"""What docs/ holds of the cached pages' files, so that a rebuild neither reads those files
+back from the cache nor compares them with docs/ when their page is the one written before.
+
+At 1,000 runs the trace pages' downloads are ~380 MB: a rebuild after one more run read them
+all from the cache and all from docs/ to find that 999 pages' worth had not changed. After
+each write, for every page whose files came from a cache entry (`StoredFiles`), a manifest
+in the cache folder records the entry's key and each file's size and modification time in
+nanoseconds as found in docs/. The next build leaves a page's files untouched when its
+entry's key is the one recorded and every file still has the recorded size and time.
+Anything else (another key, a file changed or gone, no manifest, an unreadable one) goes
+the usual way: read, compared, written where it differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from generator.atomic import write_text
+from generator.pages.downloads import attach_downloads
+from generator.pages.page import Page
+from generator.site.content_cache import StoredFiles
+from generator.site.files import replace_generated
+
+MANIFEST_VERSION = 1
+_Recorded = dict[str, tuple[str, dict[str, tuple[int, int]]]]  # page -> (key, file -> stat)
+
+
+def write_docs(
+    pages: list[Page],
+    docs_dir: Path,
+    cache_dir: Path,
+    drawn: dict[str, tuple[bytes, bytes]] | None = None,
+) -> list[Page]:
+    """The pages written into docs_dir's generated folder with their downloads (`drawn`:
+    their charts' files, see attach_downloads), the cached files docs/ holds as recorded
+    left untouched; the pages as written, downloads linked."""
+    manifest = manifest_path(cache_dir, docs_dir)
+    to_link, kept = set_aside_unchanged(pages, docs_dir, read_manifest(manifest))
+    linked, files = attach_downloads(to_link, drawn=drawn, frames_dir=cache_dir / "frames")
+    replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files, kept)
+    save_manifest(manifest, pages, docs_dir)
+    return linked
+
+
+def manifest_path(cache_dir: Path, docs_dir: Path) -> Path:
+    """One manifest per docs folder (a cache folder may serve several)."""
+    name = hashlib.sha256(str(docs_dir.resolve()).encode()).hexdigest()[:16]
+    return cache_dir / "written" / f"{name}.json"
+
+
+def read_manifest(path: Path) -> _Recorded:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("version") != MANIFEST_VERSION:
+            return {}
+        return {
+            page: (str(key), {name: (int(s[0]), int(s[1])) for name, s in files.items()})
+            for page, (key, files) in data["pages"].items()
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return {}  # none yet, or not ours: every page goes the usual way
+
+
+def set_aside_unchanged(
+    pages: list[Page], docs_dir: Path, recorded: _Recorded
+) -> tuple[list[Page], set[str]]:
+    """The pages, without the cached files docs/ already holds as recorded, and those
+    files' docs-relative paths (to be left untouched)."""
+    kept: set[str] = set()
+    out = []
+    for page in pages:
+        files = page.files
+        if isinstance(files, StoredFiles) and _as_recorded(
+            recorded.get(page.path), files, str(docs_dir)
+        ):
+            kept.update(files.names)
+            page = replace(page, files={})
+        out.append(page)
+    return out, kept
+
+
+def _as_recorded(
+    entry: tuple[str, dict[str, tuple[int, int]]] | None, files: StoredFiles, root: str
+) -> bool:
+    if entry is None or entry[0] != files.key or set(entry[1]) != set(files.names):
+        return False
+    for name, (size, mtime_ns) in entry[1].items():
+        try:
+            stat = os.stat(os.path.join(root, name))
+        except OSError:
+            return False
+        if stat.st_size != size or stat.st_mtime_ns != mtime_ns:
+            return False
+    return True
+
+
+def save_manifest(path: Path, pages: list[Page], docs_dir: Path) -> None:
+    """What docs/ now holds of each cached page's files (after the write)."""
+    root = str(docs_dir)
+    recorded = {}
+    for page in pages:
+        if isinstance(page.files, StoredFiles):
+            stats = {}
+            for name in page.files.names:
+                stat = os.stat(os.path.join(root, name))
+                stats[name] = (stat.st_size, stat.st_mtime_ns)
+            recorded[page.path] = (page.files.key, stats)
+    text = json.dumps({"version": MANIFEST_VERSION, "pages": recorded}, separators=(",", ":"))
+    write_text(path, text)

@@ -1,0 +1,84 @@
+"""Cached pages' files left untouched in docs/ when their entry is the one written before
+(site/written.py), and read from the cache only when they must be written."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from generator.pages.page import Page
+from generator.site.content_cache import StoredFiles, read_entry, write_entry
+from generator.site.written import (
+    manifest_path,
+    read_manifest,
+    set_aside_unchanged,
+    write_docs,
+)
+
+CSV = "measurements/data/traces-run-a/ops.csv"
+
+
+def _cached(tmp_path: Path, key: str, content: bytes) -> Page:
+    entry = tmp_path / "cache" / "traces" / f"{key}.pickle"
+    page = Page("measurements/traces/run-a.md", "a", "# a\n", files={CSV: content})
+    write_entry(entry, {"view": key}, page)
+    found = read_entry(entry, dict)
+    assert found is not None
+    assert isinstance(found[1].files, StoredFiles)
+    return found[1]
+
+
+def _write(tmp_path: Path, pages: list[Page]) -> set[str]:
+    """write_docs, and the cached files it left untouched."""
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    kept = set_aside_unchanged(pages, docs, read_manifest(manifest_path(cache, docs)))[1]
+    write_docs(pages, docs, cache, drawn={})
+    return kept
+
+
+def _loaded(page: Page) -> bool:
+    return "_files" in vars(page.files)  # StoredFiles read its pickle
+
+
+def test_a_page_written_before_is_neither_read_nor_compared(tmp_path: Path) -> None:
+    assert _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")]) == set()
+    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"
+    again = _cached(tmp_path, "k1", b"op,time\n")
+    assert _write(tmp_path, [again]) == {CSV}
+    assert not _loaded(again)
+    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"  # kept, not removed
+
+
+def test_another_entry_or_a_changed_file_is_written_again(tmp_path: Path) -> None:
+    _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")])
+    other = _cached(tmp_path, "k2", b"op,time,flops\n")  # the trace changed
+    assert _write(tmp_path, [other]) == set()
+    assert _loaded(other)
+    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time,flops\n"
+    # docs/ edited behind the build's back: its size or time no longer as recorded
+    path = tmp_path / "docs" / CSV
+    path.write_bytes(b"edited\n")
+    assert _write(tmp_path, [_cached(tmp_path, "k2", b"op,time,flops\n")]) == set()
+    assert path.read_bytes() == b"op,time,flops\n"
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))  # same size, touched
+    assert _write(tmp_path, [_cached(tmp_path, "k2", b"op,time,flops\n")]) == set()
+    path.unlink()  # gone
+    assert _write(tmp_path, [_cached(tmp_path, "k2", b"op,time,flops\n")]) == set()
+    assert path.read_bytes() == b"op,time,flops\n"
+
+
+def test_an_unreadable_manifest_means_every_page_is_written(tmp_path: Path) -> None:
+    _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")])
+    manifest = manifest_path(tmp_path / "cache", tmp_path / "docs")
+    for text in ("{", '{"version": 1, "pages": {"p": 3}}', '{"version": 0, "pages": {}}'):
+        manifest.write_text(text, encoding="utf-8")
+        assert read_manifest(manifest) == {}
+        assert _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")]) == set()
+
+
+def test_an_entry_without_its_files_is_not_found(tmp_path: Path) -> None:
+    page = _cached(tmp_path, "k1", b"x\n")
+    assert isinstance(page.files, StoredFiles)
+    page.files.path.unlink()
+    assert read_entry(tmp_path / "cache" / "traces" / "k1.pickle", dict) is None
