@@ -1,5 +1,6 @@
 """The Explore notebook executed beside the build (site/notebook.py): once per inputs, its
-outputs on the built page, and a failing cell reported with the notebook's name."""
+outputs on the built page, converted where MkDocs looks, and a failing cell reported with
+the notebook's name."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
-from generator.site.notebook import NOTEBOOK, start
+from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, html_cache, start
+from tests.helpers import REPO
 
 
 def _notebook(folder: Path, source: str) -> Path:
@@ -55,3 +57,30 @@ def test_the_explore_page_shows_the_executed_outputs(repo_site: Path) -> None:
     # the first cell's printed count (its source says `{runs.height} runs`)
     assert re.search(r"\b\d+ runs, \d+ ok\b", html)
     assert re.search(r"In\xa0\[\d+\]", html)  # numbered: executed, not a bare source
+
+
+def test_the_executed_copy_is_converted_where_mkdocs_jupyter_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mkdocs.config import load_config
+    from mkdocs_jupyter import plugin as jupyter_plugin
+
+    from generator.site import mkdocs_hooks
+
+    monkeypatch.chdir(REPO)  # the worker converts for the mkdocs.yml it runs beside
+    docs = _notebook(tmp_path / "docs", "print(6 * 7)")
+    running = start(docs, tmp_path / "measurements", tmp_path / "cache", "inputs")
+    assert running is not None
+    executed = running.wait()
+    # the plugin as the build configures it (the hooks' on_config), asked for its cache
+    # entry as it asks when it renders the page
+    monkeypatch.setenv(EXECUTED_ENV, str(executed))
+    config = mkdocs_hooks.on_config(load_config(str(REPO / "mkdocs.yml")))
+    jupyter = config.plugins["mkdocs-jupyter"]
+    key = jupyter_plugin._compute_cache_key(
+        str(executed), jupyter.config, jupyter.config["execute"]
+    )
+    entry = jupyter_plugin._get_cache_path(jupyter.config["cache_dir"], key)
+    assert entry == html_cache(executed) / f"{key}.json"
+    page = json.loads(entry.read_text(encoding="utf-8"))
+    assert "42" in page["content"] and "print" in page["content"]
