@@ -268,9 +268,9 @@ def test_a_dirty_builds_files_move_in_with_the_state_last(
     (output / "a" / "index.html").write_text("new a")
     (output / "c" / "d").mkdir(parents=True)
     (output / "c" / "d" / "index.html").write_text("new page")
-    (output / publish.STATE).write_text('{"key": "k2", "sources": []}')
+    (output / publish.STATE).write_text('{"key": "k2", "sources": [], "started_ns": 7000000000}')
     (output / publish.RELEASE_FILE).write_text("{}")
-    state = {"key": "k2", "sources": []}
+    state = {"key": "k2", "sources": [], "started_ns": 9000000000}
     # stopped after the first move: no state is left, so the next build is a full one
     moved: list[str] = []
     real = os.replace
@@ -284,10 +284,17 @@ def test_a_dirty_builds_files_move_in_with_the_state_last(
     monkeypatch.setattr(publish.os, "replace", stop_after_one)
     with pytest.raises(KeyboardInterrupt):
         publish._move_into(output, site)
-    assert not (site / publish.STATE).exists() and not publish._can_build_dirty(site, state)
+    assert not (site / publish.STATE).exists() and publish._changed_since(site, state) is None
     monkeypatch.setattr(publish.os, "replace", real)
     publish._move_into(output, site)
     assert (site / "a" / "index.html").read_text() == "new a"
     assert (site / "b.html").read_text() == "old b"  # not rebuilt: left as it was
     assert (site / "c" / "d" / "index.html").read_text() == "new page"
-    assert publish._can_build_dirty(site, state)
+    # what changed since that build started is rendered next
+    assert publish._changed_since(site, state) == 7000000000
+    assert publish._changed_since(site, {**state, "key": "k3"}) is None  # other config
+    assert publish._changed_since(site, {**state, "sources": ["gone.md"]}) == (7000000000)
+    (site / publish.STATE).write_text('{"key": "k2", "sources": ["gone.md"], "started_ns": 1}')
+    assert publish._changed_since(site, state) is None  # a source has gone
+    (site / publish.STATE).write_text('{"key": "k2", "sources": []}')  # an older state
+    assert publish._changed_since(site, state) is None

@@ -3,8 +3,8 @@ it succeeded, so a failed build never leaves a partial site.
 
 A full build's staging folder replaces site/ whole. When the previous site was built with
 the same navigation, config and libraries, and no source file has gone since, MkDocs builds
-`--dirty` instead: into an empty staging folder it writes only the pages whose source is
-newer than their HTML in site/ (the write stage leaves unchanged files untouched), and
+`--dirty` instead: into an empty staging folder it writes only the pages and files written
+since the previous build started (the write stage leaves unchanged files untouched), and
 those files are then moved into site/, each by one rename. Nothing of the previous site is
 copied or deleted, so the cost follows what changed, not the site's size. The state file
 goes before the moves and comes back after them: a build stopped in between leaves no
@@ -31,7 +31,13 @@ from generator.errors import UserError
 from generator.site.files import swap_dir
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, THEME_DIR, Release
-from generator.site.stamp import DIRTY_ENV, LIVE_SITE_ENV, RENDER_ALWAYS_ENV, library_versions
+from generator.site.stamp import (
+    CHANGED_SINCE_ENV,
+    DIRTY_ENV,
+    LIVE_SITE_ENV,
+    RENDER_ALWAYS_ENV,
+    library_versions,
+)
 from generator.site.write import Written
 
 HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
@@ -86,9 +92,14 @@ def _build(
         f"hooks: [{json.dumps(str(HOOKS))}]\n" + release.mkdocs_config()
     )
     child.write_text(child_text, encoding="utf-8")
-    state = {"key": _config_key(child_text, config), "sources": _sources(written.docs_dir)}
+    state = {
+        "key": _config_key(child_text, config),
+        "sources": _sources(written.docs_dir),
+        "started_ns": _file_clock_now(written.docs_dir),
+    }
     output = staging / "site"
-    dirty = _can_build_dirty(site_dir, state)
+    since = _changed_since(site_dir, state)
+    dirty = since is not None
     output.mkdir()
     docs = written.docs_dir
     notebooks = [p.relative_to(docs).as_posix() for p in docs.rglob("*.ipynb")]
@@ -101,6 +112,7 @@ def _build(
         **os.environ,
         "RA_MEASUREMENTS": str(measurements.resolve()),
         DIRTY_ENV: "1" if dirty else "0",
+        CHANGED_SINCE_ENV: str(since or 0),
         LIVE_SITE_ENV: str(site_dir.resolve()),
         RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
@@ -154,18 +166,38 @@ def _sources(docs_dir: Path) -> list[str]:
     return sorted(found)
 
 
-def _can_build_dirty(site_dir: Path, state: dict[str, Any]) -> bool:
-    """Same navigation and config as the previous build, and no source gone since (a dirty
-    build never deletes the HTML of a removed page)."""
+def _file_clock_now(folder: Path) -> int:
+    """Now, as the file system holding `folder` stamps a file written now (ns): sources
+    written from this time on are newer than what this build renders from. Read from a
+    file, not the system clock, which runs finer (the kernel stamps files from a coarser
+    clock, some file systems to the second) and would date a file written just after it as
+    before it."""
+    handle, name = tempfile.mkstemp(prefix=".started-", dir=folder)
+    try:
+        return os.fstat(handle).st_mtime_ns
+    finally:
+        os.close(handle)
+        os.unlink(name)
+
+
+def _changed_since(site_dir: Path, state: dict[str, Any]) -> int | None:
+    """When site_dir can be updated by a dirty build, the time (ns) from which a source
+    counts as changed since it was built: the previous build's start (`_file_clock_now`;
+    a file stamped in that same tick counts too). None: a full build is needed, when the
+    navigation or config changed since, or a source has gone (a dirty build never deletes
+    the HTML of a removed page), or there is no previous build's state."""
     path = site_dir / STATE
     if not path.is_file():
-        return False
+        return None
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return None
     sources = state["sources"]
     assert isinstance(sources, list)
-    return bool(
-        previous.get("key") == state["key"] and set(previous.get("sources", [])) <= set(sources)
-    )
+    started = previous.get("started_ns")
+    if not isinstance(started, int) or previous.get("key") != state["key"]:
+        return None
+    if not set(previous.get("sources", [])) <= set(sources):
+        return None
+    return started

@@ -21,6 +21,9 @@ DIRTY_ENV = "RA_MKDOCS_DIRTY"  # publish.py tells mkdocs_hooks.py that a build i
 # into an empty folder) and which sources to render whatever their times (os.pathsep-separated)
 LIVE_SITE_ENV = "RA_LIVE_SITE"
 RENDER_ALWAYS_ENV = "RA_RENDER_ALWAYS"
+# ... and from when (nanoseconds since the epoch) a source counts as changed since the live
+# site was built
+CHANGED_SINCE_ENV = "RA_CHANGED_SINCE_NS"
 LIBRARIES = (
     "polars",
     "altair",
