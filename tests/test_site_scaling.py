@@ -20,6 +20,7 @@ from generator.ingest.runs import load_runs
 from generator.pages import run_lists
 from generator.pages.cite import cite_page, run_key
 from generator.pages.downloads import attach_downloads
+from generator.pages.findings import findings_page
 from generator.pages.performance import performance_page
 from generator.pages.run_lists import link, page_count
 from generator.pages.runs import list_pages, runs_page
@@ -230,6 +231,29 @@ def test_cite_page_links_run_lists_and_offers_runs_bib_for_many_runs(golden_repo
     linked, files = attach_downloads([page])
     assert files["measurements/data/cite/runs.bib"] == entries.encode()
     assert "[runs.bib](data/cite/runs.bib)" in linked[0].markdown
+
+
+def test_findings_page_counts_the_findings_of_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]
+    report = golden_report
+    few = findings_page(report.views, report.run_findings, report.runs.height)
+    found = [(r, f) for r, fs in sorted(report.run_findings.items()) for f in fs]
+    assert found and few.markdown.count("<tr><td>") == len(found)  # one row each
+    copies = run_lists.SUMMARY_FROM // report.runs.height + 1
+    many = {f"{r}-x{i}": fs for i in range(copies) for r, fs in report.run_findings.items()}
+    page = findings_page(report.views, many, len(many))
+    assert 'class="ra-run-findings"' not in page.markdown  # no row per finding
+    counted = page.markdown.split("By finding:", 1)[1]
+    rows = [line for line in counted.splitlines() if line.startswith("| `")]
+    kinds = {(f.id, f.severity) for _, f in found}
+    assert len(rows) == len(kinds)
+    for finding, severity in kinds:  # each counted: the runs that have it, linked
+        having = [
+            r for r, fs in many.items() if (finding, severity) in {(f.id, f.severity) for f in fs}
+        ]
+        row = next(line for line in rows if line.startswith(f"| `{finding}` | {severity} |"))
+        assert f"| {len(having)} |" in row and f"](runs/{sorted(having)[0]}.md)" in row
+    imported = sum(len(v.findings) for v in report.views)
+    assert page.tables["findings"].height == len(found) * copies + imported  # all, one row each
 
 
 def test_traces_index_lists_many_run_traces_by_group() -> None:

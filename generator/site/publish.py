@@ -92,17 +92,17 @@ def _build(
         f"hooks: [{json.dumps(str(HOOKS))}]\n" + release.mkdocs_config()
     )
     child.write_text(child_text, encoding="utf-8")
+    sources = _sources(written.docs_dir)
     state = {
         "key": _config_key(child_text, config),
-        "sources": _sources(written.docs_dir),
+        "sources": sources,
         "started_ns": _file_clock_now(written.docs_dir),
     }
     output = staging / "site"
     since = _changed_since(site_dir, state)
     dirty = since is not None
     output.mkdir()
-    docs = written.docs_dir
-    notebooks = [p.relative_to(docs).as_posix() for p in docs.rglob("*.ipynb")]
+    notebooks = [path for path in sources if path.endswith(".ipynb")]
     command = [
         sys.executable, "-m", "generator.site.lean_imports", "build", "--strict", "--quiet",
         "--config-file", str(child), "--site-dir", str(output), *(["--dirty"] if dirty else []),
