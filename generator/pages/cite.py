@@ -148,7 +148,7 @@ def cite_page(
         bibtex=bibtex(data),
         runs=rows,
         run_entries="" if summary else entries,
-        measured=len(ok),
+        measured=f"{len(ok):,}",
         lists=_group_lists(path, runs, experiments) if summary and ok else [],
     )
     ids = runs.select("run_id", "commit", "finished_at").with_columns(
@@ -184,14 +184,14 @@ def _fields(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _group_lists(
     path: str, runs: pl.DataFrame, experiments: ExperimentsFile | None
-) -> list[tuple[str, str, int]]:
+) -> list[tuple[str, str, str]]:
     """Each group's first run list page (linked from `path`) and its number of runs, in
     the experiments file's order, as the runs page lists them."""
     counts = dict(runs.filter(pl.col("group").is_not_null()).group_by("group").len().rows())
     known = [g.id for g in experiments.groups] if experiments else []
     order = [g for g in known if g in counts] + sorted(set(counts) - set(known))
     return [
-        (group, run_lists.link(path, run_lists.list_path(group, 1)), counts[group])
+        (group, run_lists.link(path, run_lists.list_path(group, 1)), f"{counts[group]:,}")
         for group in order
     ]
 

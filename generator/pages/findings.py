@@ -40,14 +40,14 @@ def findings_page(
         imported=imported,
         run_rows=[] if summary else run_rows,
         counted=_counted(run_findings) if summary else [],
-        found=len(run_rows),
+        found=f"{len(run_rows):,}",
         run_count=len(run_findings),
     )
     frame = findings_frame(views, run_findings)
     return Page(f"{GENERATED_DIR}/findings.md", "Findings", markdown, tables={"findings": frame})
 
 
-def _counted(run_findings: dict[str, tuple[Finding, ...]]) -> list[tuple[str, str, int, str]]:
+def _counted(run_findings: dict[str, tuple[Finding, ...]]) -> list[tuple[str, str, str, str]]:
     """(id, severity, runs that have it, links to the first EXAMPLES of them), most runs
     first."""
     runs: dict[tuple[str, str], list[str]] = {}
@@ -55,7 +55,12 @@ def _counted(run_findings: dict[str, tuple[Finding, ...]]) -> list[tuple[str, st
         for key in dict.fromkeys((f.id, f.severity) for f in findings):
             runs.setdefault(key, []).append(run_id)
     return [
-        (finding, severity, len(ids), ", ".join(f"[{r}](runs/{r}.md)" for r in ids[:EXAMPLES]))
+        (
+            finding,
+            severity,
+            f"{len(ids):,}",
+            ", ".join(f"[{r}](runs/{r}.md)" for r in ids[:EXAMPLES]),
+        )
         for (finding, severity), ids in sorted(
             runs.items(), key=lambda item: (-len(item[1]), item[0])
         )

@@ -281,10 +281,11 @@ def traces_index(
             "traces_index.md.j2",
             rows=[_index_row(v) for v in shown],
             point_kind=POINT_KIND,
-            run_traces=runs,
+            run_traces=f"{runs:,}" if runs else None,
             lists=[
                 (
                     group,
+                    f"{len(of):,}",
                     [link(path, list_path(group, n)) for n in range(1, page_count(len(of)) + 1)],
                 )
                 for group, of in groups.items()
