@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 import posixpath
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from generator.findings import Finding
 from generator.formatting import number as plain_number
@@ -20,6 +22,7 @@ from generator.pages.run_text import half_width, interval, run_label
 SUMMARY_FROM = 300  # runs in the report; a 300-row table is about the most one page holds
 PAGE_SIZE = 100  # rows on one list page
 LISTS_DIR = f"{GENERATED_DIR}/run-lists"
+T = TypeVar("T")
 
 
 def summarize(total_runs: int) -> bool:
@@ -28,6 +31,38 @@ def summarize(total_runs: int) -> bool:
 
 def page_count(rows: int, size: int = PAGE_SIZE) -> int:
     return max(1, math.ceil(rows / size))
+
+
+@dataclass(frozen=True)
+class Paged(Generic[T]):
+    """One page of a list: its number and the count, its path, its items, and the links
+    from it to the pages before and after (None at either end)."""
+
+    number: int
+    count: int
+    path: str
+    items: Sequence[T]
+    previous: str | None
+    next: str | None
+
+
+def paged(items: Sequence[T], path_of: Callable[[int], str]) -> list[Paged[T]]:
+    """`items`, PAGE_SIZE to a page, page N at `path_of(N)` (from 1)."""
+    count = page_count(len(items))
+    pages = []
+    for number in range(1, count + 1):
+        path = path_of(number)
+        pages.append(
+            Paged(
+                number,
+                count,
+                path,
+                items[(number - 1) * PAGE_SIZE : number * PAGE_SIZE],
+                link(path, path_of(number - 1)) if number > 1 else None,
+                link(path, path_of(number + 1)) if number < count else None,
+            )
+        )
+    return pages
 
 
 def list_path(group_id: str, number: int) -> str:
@@ -74,26 +109,23 @@ def list_pages(
     cells: Callable[[dict[str, Any], str], list[str]],
 ) -> list[Page]:
     """A group's runs, `PAGE_SIZE` to a page, each row made by `cells(row, page path)`."""
-    count = page_count(len(rows))
     pages = []
-    for number in range(1, count + 1):
-        path = list_path(group_id, number)
-        part = rows[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+    for page in paged(rows, partial(list_path, group_id)):
+        first = (page.number - 1) * PAGE_SIZE + 1
         markdown = render(
             "run_list.md.j2",
             group_id=group_id,
             title=title,
-            number=number,
-            count=count,
-            first=(number - 1) * PAGE_SIZE + 1,
-            last=(number - 1) * PAGE_SIZE + len(part),
+            number=page.number,
+            count=page.count,
+            first=first,
+            last=first + len(page.items) - 1,
             total=len(rows),
-            runs_page=link(path, f"{GENERATED_DIR}/runs.md"),
-            previous=link(path, list_path(group_id, number - 1)) if number > 1 else None,
-            next=link(path, list_path(group_id, number + 1)) if number < count else None,
-            rows=[cells(row, path) for row in part],
+            runs_page=link(page.path, f"{GENERATED_DIR}/runs.md"),
+            previous=page.previous,
+            next=page.next,
+            rows=[cells(row, page.path) for row in page.items],
         )
-        pages.append(
-            Page(path, f"{group_id} runs, page {number} of {count}", markdown, in_nav=False)
-        )
+        title_of = f"{group_id} runs, page {page.number} of {page.count}"
+        pages.append(Page(page.path, title_of, markdown, in_nav=False))
     return pages

@@ -5,6 +5,7 @@ layer and per phase."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -21,7 +22,7 @@ from generator.pages.finding_html import admonitions
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, one_line, render
-from generator.pages.run_lists import PAGE_SIZE, link, page_count, summarize
+from generator.pages.run_lists import link, page_count, paged, summarize
 
 TRACE_DIR = f"{GENERATED_DIR}/traces"
 TOP_OPS = 25
@@ -306,23 +307,20 @@ def trace_lists(views: list[TraceView], groups: Mapping[str, list[TraceView]]) -
         return []
     pages = []
     for group, runs in groups.items():
-        count = page_count(len(runs))
-        for page_number in range(1, count + 1):
-            path = list_path(group, page_number)
-            part = runs[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
+        for page in paged(runs, partial(list_path, group)):
             markdown = render(
                 "trace_list.md.j2",
                 group=group,
-                number=page_number,
-                count=count,
-                index=link(path, f"{TRACE_DIR}/index.md"),
-                previous=link(path, list_path(group, page_number - 1)) if page_number > 1 else None,
-                next=link(path, list_path(group, page_number + 1)) if page_number < count else None,
-                rows=[_index_row(v, "../") for v in part],
+                number=page.number,
+                count=page.count,
+                index=link(page.path, f"{TRACE_DIR}/index.md"),
+                previous=page.previous,
+                next=page.next,
+                rows=[_index_row(v, "../") for v in page.items],
                 point_kind=POINT_KIND,
             )
-            title = f"Run traces of {group}, page {page_number} of {count}"
-            pages.append(Page(path, title, markdown, in_nav=False))
+            title = f"Run traces of {group}, page {page.number} of {page.count}"
+            pages.append(Page(page.path, title, markdown, in_nav=False))
     return pages
 
 

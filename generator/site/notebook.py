@@ -113,6 +113,13 @@ def execute(source: Path, target: Path) -> None:
     write_text(target, nbformat.writes(notebook))  # type: ignore[no-untyped-call]
 
 
+# The plugin's options it passes on to its converter (mkdocs_jupyter.plugin's new_render).
+_CONVERTER_OPTIONS = (
+    "kernel_name", "theme", "allow_errors", "show_input", "no_input", "no_prompt",
+    "remove_tag_config", "highlight_extra_classes", "include_requirejs", "custom_mathjax_url",
+)  # fmt: skip
+
+
 def convert_for_mkdocs(executed: Path, config_file: Path) -> Path | None:
     """The executed copy's page content, made by mkdocs-jupyter's converter with the options
     the build gives the plugin (site/mkdocs_hooks.py: not executed, cached in `html_cache`),
@@ -129,18 +136,7 @@ def convert_for_mkdocs(executed: Path, config_file: Path) -> Path | None:
     options = jupyter.config
     key = jupyter_plugin._compute_cache_key(str(executed), options, False)
     body = convert.nb2html(
-        str(executed),
-        execute=False,
-        kernel_name=options["kernel_name"],
-        theme=options["theme"],
-        allow_errors=options["allow_errors"],
-        show_input=options["show_input"],
-        no_input=options["no_input"],
-        no_prompt=options["no_prompt"],
-        remove_tag_config=options["remove_tag_config"],
-        highlight_extra_classes=options["highlight_extra_classes"],
-        include_requirejs=options["include_requirejs"],
-        custom_mathjax_url=options["custom_mathjax_url"],
+        str(executed), execute=False, **{name: options[name] for name in _CONVERTER_OPTIONS}
     )
     toc_tokens, title = jupyter_plugin._get_nb_toc_tokens(str(executed), options["toc_depth"])
     path = Path(jupyter_plugin._get_cache_path(html_cache(executed), key))

@@ -3,7 +3,6 @@ and the generated part of docs/ brought in step with them (only what changed is 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.registry import REGISTRY
 from generator.pages.render import download_path
-from generator.site.files import copy_mathjax, write_vega_bundle
+from generator.site.files import copy_mathjax, relative_files, write_vega_bundle
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
 from generator.site.written import write_docs
 
@@ -96,14 +95,8 @@ def _not_drawn(
 def _hand_written(docs_dir: Path) -> set[str]:
     """The pages under docs_dir outside the generated folder (not walked: 25,000 files at
     1,000 runs)."""
-    found = set()
-    for folder, children, names in os.walk(docs_dir):
-        inner = os.path.relpath(folder, docs_dir).replace(os.sep, "/")
-        if inner == ".":
-            children[:] = [c for c in children if c != GENERATED_DIR]
-        prefix = "" if inner == "." else f"{inner}/"
-        found |= {prefix + n for n in names if n.endswith((".md", ".ipynb"))}
-    return found
+    pages = relative_files(docs_dir, skip=GENERATED_DIR)
+    return {path for path in pages if path.endswith((".md", ".ipynb"))}
 
 
 def _heading(page: Path) -> str | None:
