@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
+from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,13 @@ PARALLEL_FROM = 6  # fewer misses: a process's start-up (~0.3 s) costs more than
 def chart_key(spec: dict[str, Any]) -> str:
     """A chart's cache key: its spec at the export width and the renderer's version."""
     return hashlib.sha256(
-        json.dumps(_fixed(spec), sort_keys=True).encode()
-        + f"{version('vl-convert-python')} {VEGA_LITE_VERSION} {RENDER_VERSION}".encode()
+        json.dumps(_fixed(spec), sort_keys=True).encode() + _renderer_version().encode()
     ).hexdigest()
+
+
+@cache  # importlib.metadata reads the package's metadata files: ~0.1 ms a call
+def _renderer_version() -> str:
+    return f"{version('vl-convert-python')} {VEGA_LITE_VERSION} {RENDER_VERSION}"
 
 
 def _fixed(spec: dict[str, Any]) -> dict[str, Any]:

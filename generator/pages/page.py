@@ -58,6 +58,7 @@ class Report:
     steps: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # ok run -> its steps.csv
     trace_pages: Mapping[str, Page] = field(default_factory=dict)  # slug -> page, from cache
     measurement_pages: Mapping[str, Page] = field(default_factory=dict)  # the same, for views
+    run_pages: Mapping[str, Page] = field(default_factory=dict)  # run id -> page, from cache
     step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> verdict
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json

@@ -157,7 +157,12 @@ def _render(report: Report) -> list[Page]:
     return [
         runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
         *list_pages(report.runs, report.experiments, report.run_findings),
-        *run_pages(report.runs.sort("run_id").to_dicts(), run_contexts(report), report.citation),
+        *run_pages(
+            report.runs.sort("run_id").to_dicts(),
+            run_contexts(report),
+            report.citation,
+            report.run_pages,
+        ),
     ]
 
 

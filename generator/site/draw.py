@@ -1,19 +1,23 @@
 """Stage 4, draw: each export's kernel roofline and page (through the content-keyed cache,
-`site/page_cache.py`), and the `Report` the pages read. (A page's other charts are drawn by
-its own module from the report, next to the text that explains them.)"""
+`site/page_cache.py`), the `Report` the pages read, and each run's page through its cache
+(`site/run_page_cache.py`). (A page's other charts are drawn by its own module from the
+report, next to the text that explains them.)"""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from generator.pages.page import Report
 from generator.site.check import Checked
 from generator.site.page_cache import drawn_measurements
+from generator.site.run_page_cache import cached_run_pages
 
 
 def draw(checked: Checked) -> Report:
     analysed = checked.analysed
     loaded = analysed.loaded
     views, measurement_pages = drawn_measurements(analysed.views, loaded.cache_dir)
-    return Report(
+    report = Report(
         catalog=loaded.catalog,
         imported=[item for item, _ in loaded.imported],
         runs=analysed.runs,
@@ -40,3 +44,4 @@ def draw(checked: Checked) -> Report:
         captures=analysed.captures,
         nsys=analysed.nsys,
     )
+    return replace(report, run_pages=cached_run_pages(report, loaded.cache_dir))

@@ -15,6 +15,7 @@ from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
 from generator.ingest.runs import load_runs
+from generator.ingest.steps import cached_steps
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
 from generator.records.calibration import CalibrationFile, read_calibrations
 from generator.records.ceilings import (
@@ -120,7 +121,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
         runs=runs,
         profiled=_profiled_runs(measurements, records, cache_dir),
-        steps={run_id: _steps(measurements / "runs" / run_id) for run_id in ok},
+        steps=cached_steps({run_id: measurements / "runs" / run_id for run_id in ok}, cache_dir),
         records=records,
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(measurements),
@@ -198,14 +199,3 @@ def _profiled_runs(
         if csv_path.is_file():
             found.append(ProfiledRun(record, csv_path, cached_read(csv_path, cache_dir)))
     return found
-
-
-def _steps(folder: Path) -> pl.DataFrame:
-    steps = folder / "steps.csv"
-    if not steps.is_file():
-        raise UserError(
-            "run folder without steps.csv (its run.json says ok)",
-            file=folder,
-            fix="measure it again (`nox -s measure -- --force`) or delete the folder",
-        )
-    return pl.read_csv(steps).filter(pl.col("step_s").is_not_null())

@@ -1,0 +1,61 @@
+"""Run pages made once per content. At 1,000 runs, rendering every run page and making its
+downloads (its row and timed steps as CSV and Parquet, the run's own files read) cost ~1.5 s
+of a rebuild after one more run, which changes its own page and those of the runs it pools
+with. So each finished page (downloads made, `content_cache.StoredFiles`) is kept in the
+cache folder under a key of everything it is made from: the run's row and context
+(findings, verdict, record, the pages it links), the citation, the content of the run's
+files and this package's code and templates. A rebuild makes the changed pages alone, and
+site/written.py leaves the others' files in docs/ untouched."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from generator.ingest.digests import file_digest
+from generator.memo import content_bytes
+from generator.pages.downloads import attach_downloads
+from generator.pages.page import Page, Report
+from generator.pages.run_pages import RUN_FILES, RunContext, run_page
+from generator.pages.runs import run_contexts
+from generator.site.content_cache import code_digest, entry_path, read_entry, write_entry
+
+
+def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, code: str) -> str:
+    """The page's inputs by content. The context's folder and steps are keyed by the run's
+    files' digests (the steps are parsed from steps.csv): comparing them as values would
+    cost more than making the page."""
+    digest = hashlib.sha256(f"run page\0{code}\0".encode())
+    digest.update(content_bytes((row, replace(context, folder=None, steps=None), citation)))
+    if context.folder is not None:
+        for name in RUN_FILES:
+            path = context.folder / name
+            digest.update(f"\0{name}\0{file_digest(path) if path.is_file() else '-'}".encode())
+    if context.steps is not None:  # read from steps.csv, digested above
+        digest.update(b"\0steps")
+    return digest.hexdigest()[:32]
+
+
+def _made(row: dict[str, Any], context: RunContext, citation: Any) -> Page:
+    linked, files = attach_downloads([run_page(row, context, citation)])
+    # its tables and copied files live on as the files made from them
+    return replace(linked[0], files=files, tables={}, copies={})
+
+
+def cached_run_pages(report: Report, cache_dir: Path) -> dict[str, Page]:
+    """Each run's page by run id, downloads made, from the cache or made and stored."""
+    code = code_digest()
+    contexts = run_contexts(report)
+    pages = {}
+    for row in report.runs.to_dicts():
+        run_id = row["run_id"]
+        context = contexts.get(run_id, RunContext())
+        path = entry_path(cache_dir, "runs", run_page_key(row, context, report.citation, code))
+        found = read_entry(path, str)
+        if found is None:
+            found = (run_id, _made(row, context, report.citation))
+            write_entry(path, *found)
+        pages[run_id] = found[1]
+    return pages

@@ -1,0 +1,57 @@
+"""The MkDocs child process's skipped and deferred imports (site/lean_imports.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("mkdocs_jupyter")
+
+
+def _run(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.strip()
+
+
+def test_the_notebook_plugin_loads_without_nbconvert_or_jupytext() -> None:
+    out = _run(
+        """
+        import sys
+        from generator.site.lean_imports import defer_unused, skip_unused
+        skip_unused(); defer_unused()
+        import mkdocs_jupyter.plugin
+        loaded = [m for m in ("nbconvert", "jupytext.formats", "rfc3987_syntax") if sys.modules.get(m)]
+        print(loaded)
+        """
+    )
+    assert out == "[]"
+
+
+def test_a_deferred_module_loads_on_first_use() -> None:
+    out = _run(
+        """
+        import sys
+        from generator.site.lean_imports import defer_unused
+        defer_unused(); defer_unused()  # twice: one finder
+        from mkdocs_jupyter import convert
+        import jupytext
+        before = "nbconvert" in sys.modules
+        assert callable(convert.nb2html) and callable(jupytext.read)
+        print(before, "nbconvert" in sys.modules, "jupytext.formats" in sys.modules)
+        """
+    )
+    assert out == "False True True"
+
+
+def test_without_it_the_plugin_imports_nbconvert() -> None:
+    # The check above is meaningful only while the plugin does import it eagerly.
+    out = _run("import sys, mkdocs_jupyter.plugin; print('nbconvert' in sys.modules)")
+    assert out == "True"
