@@ -16,11 +16,12 @@ from generator.site.written import (
 )
 
 CSV = "measurements/data/traces-run-a/ops.csv"
+PAGE = "measurements/traces/run-a.md"
 
 
 def _cached(tmp_path: Path, key: str, content: bytes) -> Page:
     entry = tmp_path / "cache" / "traces" / f"{key}.pickle"
-    page = Page("measurements/traces/run-a.md", "a", "# a\n", files={CSV: content})
+    page = Page(PAGE, "a", "# a\n", files={CSV: content})
     write_entry(entry, {"view": key}, page)
     found = read_entry(entry, dict)
     assert found is not None
@@ -44,9 +45,19 @@ def test_a_page_written_before_is_neither_read_nor_compared(tmp_path: Path) -> N
     assert _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")]) == set()
     assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"
     again = _cached(tmp_path, "k1", b"op,time\n")
-    assert _write(tmp_path, [again]) == {CSV}
+    assert _write(tmp_path, [again]) == {CSV, PAGE}
     assert not _loaded(again)
     assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"  # kept, not removed
+    assert (tmp_path / "docs" / PAGE).read_text() == "# a\n"
+
+
+def test_an_edited_page_is_written_again(tmp_path: Path) -> None:
+    _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")])
+    page = tmp_path / "docs" / PAGE
+    page.write_text("# edited, longer\n")
+    assert _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")]) == set()
+    assert page.read_text() == "# a\n"
+    assert _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")]) == {CSV, PAGE}
 
 
 def test_another_entry_or_a_changed_file_is_written_again(tmp_path: Path) -> None:
@@ -71,7 +82,7 @@ def test_another_entry_or_a_changed_file_is_written_again(tmp_path: Path) -> Non
 def test_an_unreadable_manifest_means_every_page_is_written(tmp_path: Path) -> None:
     _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")])
     manifest = manifest_path(tmp_path / "cache", tmp_path / "docs")
-    for text in ("{", '{"version": 1, "pages": {"p": 3}}', '{"version": 0, "pages": {}}'):
+    for text in ("{", '{"version": 2, "pages": {"p": 3}}', '{"version": 0, "pages": {}}'):
         manifest.write_text(text, encoding="utf-8")
         assert read_manifest(manifest) == {}
         assert _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")]) == set()

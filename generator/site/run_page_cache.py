@@ -24,17 +24,17 @@ from generator.site.content_cache import code_digest, entry_path, read_entry, wr
 
 
 def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, code: str) -> str:
-    """The page's inputs by content. The context's folder and steps are keyed by the run's
-    files' digests (the steps are parsed from steps.csv): comparing them as values would
-    cost more than making the page."""
+    """The page's inputs by content. The context's folder, steps and record are keyed by the
+    run's files' digests (the steps are parsed from steps.csv, the record from run.json, by
+    code the key holds): comparing them as values would cost more than making the page."""
     digest = hashlib.sha256(f"run page\0{code}\0".encode())
-    digest.update(content_bytes((row, replace(context, folder=None, steps=None), citation)))
+    by_value = replace(context, folder=None, steps=None, record=None)
+    digest.update(content_bytes((row, by_value, citation)))
     if context.folder is not None:
         for name in RUN_FILES:
             path = context.folder / name
             digest.update(f"\0{name}\0{file_digest(path) if path.is_file() else '-'}".encode())
-    if context.steps is not None:  # read from steps.csv, digested above
-        digest.update(b"\0steps")
+    digest.update(f"\0{context.steps is not None}\0{context.record is not None}".encode())
     return digest.hexdigest()[:32]
 
 

@@ -4,9 +4,10 @@ back from the cache nor compares them with docs/ when their page is the one writ
 At 1,000 runs the trace pages' downloads are ~380 MB: a rebuild after one more run read them
 all from the cache and all from docs/ to find that 999 pages' worth had not changed. After
 each write, for every page whose files came from a cache entry (`StoredFiles`), a manifest
-in the cache folder records the entry's key and each file's size and modification time in
-nanoseconds as found in docs/. The next build leaves a page's files untouched when its
-entry's key is the one recorded and every file still has the recorded size and time.
+in the cache folder records the entry's key and the size and modification time in
+nanoseconds of each of its files and of the page's Markdown as found in docs/. The next
+build leaves them untouched, unread, when the page's entry's key is the one recorded and
+every file still has the recorded size and time.
 Anything else (another key, a file changed or gone, no manifest, an unreadable one) goes
 the usual way: read, compared, written where it differs.
 """
@@ -25,7 +26,7 @@ from generator.pages.page import Page
 from generator.site.content_cache import StoredFiles
 from generator.site.files import replace_generated
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: a page's own Markdown recorded with its files
 _Recorded = dict[str, tuple[str, dict[str, tuple[int, int]]]]  # page -> (key, file -> stat)
 
 
@@ -41,7 +42,8 @@ def write_docs(
     manifest = manifest_path(cache_dir, docs_dir)
     to_link, kept = set_aside_unchanged(pages, docs_dir, read_manifest(manifest))
     linked, files = attach_downloads(to_link, drawn=drawn, frames_dir=cache_dir / "frames")
-    replace_generated(docs_dir, {page.path: page.markdown for page in linked}, files, kept)
+    markdown = {page.path: page.markdown for page in linked if page.path not in kept}
+    replace_generated(docs_dir, markdown, files, kept)
     save_manifest(manifest, pages, docs_dir)
     return linked
 
@@ -68,25 +70,31 @@ def read_manifest(path: Path) -> _Recorded:
 def set_aside_unchanged(
     pages: list[Page], docs_dir: Path, recorded: _Recorded
 ) -> tuple[list[Page], set[str]]:
-    """The pages, without the cached files docs/ already holds as recorded, and those
-    files' docs-relative paths (to be left untouched)."""
+    """The pages, without the cached files docs/ already holds as recorded, and the
+    docs-relative paths of those files and of their pages' Markdown (to be left untouched:
+    an entry's key stands for its page as well)."""
     kept: set[str] = set()
     out = []
     for page in pages:
         files = page.files
         if isinstance(files, StoredFiles) and _as_recorded(
-            recorded.get(page.path), files, str(docs_dir)
+            recorded.get(page.path), _recorded_names(page.path, files), files.key, str(docs_dir)
         ):
             kept.update(files.names)
+            kept.add(page.path)
             page = replace(page, files={})
         out.append(page)
     return out, kept
 
 
+def _recorded_names(page: str, files: StoredFiles) -> set[str]:
+    return {page, *files.names}
+
+
 def _as_recorded(
-    entry: tuple[str, dict[str, tuple[int, int]]] | None, files: StoredFiles, root: str
+    entry: tuple[str, dict[str, tuple[int, int]]] | None, names: set[str], key: str, root: str
 ) -> bool:
-    if entry is None or entry[0] != files.key or set(entry[1]) != set(files.names):
+    if entry is None or entry[0] != key or set(entry[1]) != names:
         return False
     for name, (size, mtime_ns) in entry[1].items():
         try:
@@ -105,7 +113,7 @@ def save_manifest(path: Path, pages: list[Page], docs_dir: Path) -> None:
     for page in pages:
         if isinstance(page.files, StoredFiles):
             stats = {}
-            for name in page.files.names:
+            for name in _recorded_names(page.path, page.files):
                 stat = os.stat(os.path.join(root, name))
                 stats[name] = (stat.st_size, stat.st_mtime_ns)
             recorded[page.path] = (page.files.key, stats)
