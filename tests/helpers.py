@@ -80,12 +80,17 @@ def chart_specs(docs: Path, page: str) -> dict[str, Any]:
     import json
     import re
 
+    import posixpath
+
+    from generator.pages.paths import downloads_root, is_download
     from generator.pages.render import SPEC_HEAD, built_folder
 
     markdown = (docs / page).read_text(encoding="utf-8")
     specs = {}
     pattern = r'<div class="ra-chart" id="([^"]+)" data-src="([^"]+)">'
     for chart_id, src in re.findall(pattern, markdown):
-        script = (docs / built_folder(page) / src).resolve().read_text(encoding="utf-8")
+        relative = posixpath.normpath(posixpath.join(built_folder(page), src))
+        root = downloads_root(docs) if is_download(relative) else docs  # where the build wrote it
+        script = (root / relative).read_text(encoding="utf-8")
         specs[chart_id] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
     return specs

@@ -157,11 +157,12 @@ def test_a_dirty_build_renders_the_methodology_again_only_when_its_include_chang
 ) -> None:
     import os
 
-    from generator.pages.paths import INCLUDES_DIR
+    from generator.pages.paths import INCLUDES_DIR, downloads_root
     from generator.site.mkdocs_hooks import _includes_changed
 
     source = tmp_path / "docs" / "methodology.md"
-    included = tmp_path / "docs" / INCLUDES_DIR / "calibration-coverage.md.txt"
+    downloads = downloads_root(tmp_path / "docs")
+    included = downloads / INCLUDES_DIR / "calibration-coverage.md.txt"
     rendered = tmp_path / "site" / "methodology" / "index.html"
     for path, text in ((source, "a\n<!-- generated: calibration-coverage -->\n"),
                        (included, "Our 95 % intervals ..."), (rendered, "<html>")):  # fmt: skip
@@ -169,8 +170,8 @@ def test_a_dirty_build_renders_the_methodology_again_only_when_its_include_chang
         path.write_text(text)
     os.utime(included, (1_000, 1_000))
     os.utime(rendered, (2_000, 2_000))
-    assert not _includes_changed(source, rendered, tmp_path / "docs")  # kept: its time kept
+    assert not _includes_changed(source, rendered, downloads)  # kept: its time kept
     os.utime(included, (3_000, 3_000))
-    assert _includes_changed(source, rendered, tmp_path / "docs")  # written anew since
+    assert _includes_changed(source, rendered, downloads)  # written anew since
     included.unlink()
-    assert _includes_changed(source, rendered, tmp_path / "docs")
+    assert _includes_changed(source, rendered, downloads)

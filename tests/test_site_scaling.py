@@ -21,6 +21,7 @@ from generator.pages import run_lists
 from generator.pages.cite import cite_page, run_key
 from generator.pages.downloads import attach_downloads
 from generator.pages.findings import findings_page
+from generator.pages.paths import downloads_root
 from generator.pages.performance import performance_page
 from generator.pages.run_lists import link, page_count
 from generator.pages.runs import list_pages, runs_page
@@ -102,6 +103,11 @@ def _files(folder: Path) -> dict[str, tuple[int, int]]:
     }
 
 
+def _docs_files(docs: Path) -> dict[str, tuple[int, int]]:
+    """The pages in docs/ and their downloads beside it, by docs-relative path."""
+    return {**_files(docs), **_files(downloads_root(docs))}
+
+
 @pytest.fixture(scope="module")
 def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """The golden set built, then one more run added and built again (dirty), and the same
@@ -115,7 +121,7 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         measurements = _golden_set(root)
         docs, site, cache = copy_docs(root / "docs"), root / "site", root / "cache"
         build_site(measurements, docs, site, cache_dir=cache)
-        before_docs, before_site = _files(docs), _files(site)
+        before_docs, before_site = _docs_files(docs), _files(site)
         before_charts = set(_files(cache / "charts"))
         added = replicate_run(TRACED, measurements / "runs", 902)
         build_site(measurements, docs, site, cache_dir=cache)
@@ -126,7 +132,7 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         )
     return {
         "added": added, "docs": docs, "site": site, "fresh": fresh / "site",
-        "before_docs": before_docs, "before_site": before_site, "after_docs": _files(docs),
+        "before_docs": before_docs, "before_site": before_site, "after_docs": _docs_files(docs),
         "after_site": _files(site), "new_charts": set(_files(cache / "charts")) - before_charts,
     }  # fmt: skip
 

@@ -17,6 +17,7 @@ from generator.pages import chart_render
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, HandWritten, Page, Report
+from generator.pages.paths import downloads_root
 from generator.pages.registry import REGISTRY
 from generator.site.analyse import Analysed, analyse
 from generator.site.check import Checked, check
@@ -124,7 +125,9 @@ def test_write_replaces_the_generated_pages_and_builds_the_nav(
     assert (docs / "measurements" / "overview.md").read_text() == next(
         p.markdown for p in written.pages if p.path == "measurements/overview.md"
     )
-    assert (docs / "measurements" / "data" / "overview" / "overview-roofline.svg").is_file()
+    svg = "measurements/data/overview/overview-roofline.svg"
+    assert (downloads_root(docs) / svg).is_file()
+    assert not (docs / svg).exists()  # beside docs/, where MkDocs does not list it
     titles = [next(iter(item)) if isinstance(item, dict) else item for item in written.nav]
     assert titles[:3] == ["Roofline Atlas", "Results", "Experiments"]
     assert {"Experiments", "Kernels", "Method", "Cite", "Project"} <= set(titles)
@@ -152,8 +155,8 @@ def test_chart_files_not_drawn_yet_are_left_to_publish(
     report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With a renderer kept open (a build that runs MkDocs), the write stage does not wait
-    for the chart files: an empty file stands in docs/ for each one still being drawn, and
-    `later` gives the drawn bytes for publish to put in docs/ and the site."""
+    for the chart files: an empty file stands among the downloads for each one still being
+    drawn, and `later` gives the drawn bytes for publish to put there and in the site."""
     # drawn in this process when asked for, so none is done before the pages are written
     monkeypatch.setattr(chart_render, "PARALLEL_FROM", 10**6)
     docs = tmp_path / "docs"
@@ -162,7 +165,7 @@ def test_chart_files_not_drawn_yet_are_left_to_publish(
         written = write_pages(report, docs, tmp_path / "cache", renderer)
         assert written.later is not None and written.later.paths
         for relative in written.later.paths:
-            assert (docs / relative).read_bytes() == b""
+            assert (downloads_root(docs) / relative).read_bytes() == b""
         drawn = written.later.files()
     assert set(drawn) == set(written.later.paths)
     assert all(

@@ -85,5 +85,5 @@ def test_a_torn_or_foreign_store_is_parsed_anew(tmp_path: Path) -> None:
 def test_a_missing_steps_file_is_a_user_error(tmp_path: Path) -> None:
     folder = tmp_path / "runs" / "r"
     folder.mkdir(parents=True)
-    with pytest.raises(UserError, match="without steps.csv"):
+    with pytest.raises(UserError, match=r"without steps\.csv"):
         cached_steps({"r": folder}, tmp_path / "cache")

@@ -43,11 +43,11 @@ def _loaded(page: Page) -> bool:
 
 def test_a_page_written_before_is_neither_read_nor_compared(tmp_path: Path) -> None:
     assert _write(tmp_path, [_cached(tmp_path, "k1", b"op,time\n")]) == set()
-    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"
+    assert (tmp_path / "docs-downloads" / CSV).read_bytes() == b"op,time\n"
     again = _cached(tmp_path, "k1", b"op,time\n")
     assert _write(tmp_path, [again]) == {CSV, PAGE}
     assert not _loaded(again)
-    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time\n"  # kept, not removed
+    assert (tmp_path / "docs-downloads" / CSV).read_bytes() == b"op,time\n"  # kept, not removed
     assert (tmp_path / "docs" / PAGE).read_text() == "# a\n"
 
 
@@ -65,9 +65,9 @@ def test_another_entry_or_a_changed_file_is_written_again(tmp_path: Path) -> Non
     other = _cached(tmp_path, "k2", b"op,time,flops\n")  # the trace changed
     assert _write(tmp_path, [other]) == set()
     assert _loaded(other)
-    assert (tmp_path / "docs" / CSV).read_bytes() == b"op,time,flops\n"
+    assert (tmp_path / "docs-downloads" / CSV).read_bytes() == b"op,time,flops\n"
     # docs/ edited behind the build's back: its size or time no longer as recorded
-    path = tmp_path / "docs" / CSV
+    path = tmp_path / "docs-downloads" / CSV
     path.write_bytes(b"edited\n")
     assert _write(tmp_path, [_cached(tmp_path, "k2", b"op,time,flops\n")]) == set()
     assert path.read_bytes() == b"op,time,flops\n"

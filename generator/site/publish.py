@@ -28,6 +28,7 @@ from typing import Any
 
 from generator.atomic import write_bytes
 from generator.errors import UserError
+from generator.pages.paths import downloads_root
 from generator.site.files import relative_files, swap_dir
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, THEME_DIR, Release
@@ -92,7 +93,9 @@ def _build(
         f"hooks: [{json.dumps(str(HOOKS))}]\n" + release.mkdocs_config()
     )
     child.write_text(child_text, encoding="utf-8")
-    sources = sorted(relative_files(written.docs_dir))
+    # A download gone makes the next build a full one, as a page gone does.
+    downloads = downloads_root(written.docs_dir)
+    sources = sorted(relative_files(written.docs_dir) + relative_files(downloads))
     state = {
         "key": _config_key(child_text, config),
         "sources": sources,
@@ -126,7 +129,7 @@ def _build(
         )
     if written.later is not None:  # the chart files drawn while MkDocs ran
         for relative, content in written.later.files().items():
-            write_bytes(written.docs_dir / relative, content)
+            write_bytes(downloads / relative, content)
             write_bytes(output / relative, content)  # after docs/: newer, not copied again
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
     (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")

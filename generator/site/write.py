@@ -22,8 +22,8 @@ from generator.site.written import write_docs
 @dataclass(frozen=True)
 class LaterFiles:
     """Chart files still being drawn when the pages were written. An empty file stands in
-    for each in docs/, so MkDocs, which runs meanwhile, finds every file a page links;
-    publish writes the real bytes into docs/ and the built site once MkDocs is done."""
+    for each among the downloads, so MkDocs, which runs meanwhile, finds every file a page
+    links; publish writes the real bytes there and into the built site once MkDocs is done."""
 
     renderer: ChartRenderer
     paths: dict[str, tuple[str, int]]  # docs-relative path -> (chart key, 0 SVG / 1 PDF)

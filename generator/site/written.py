@@ -23,10 +23,11 @@ from pathlib import Path
 from generator.atomic import write_text
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
+from generator.pages.paths import downloads_root, is_download
 from generator.site.content_cache import StoredFiles
 from generator.site.files import replace_generated
 
-MANIFEST_VERSION = 2  # 2: a page's own Markdown recorded with its files
+MANIFEST_VERSION = 3  # 2: a page's own Markdown recorded with its files; 3: downloads apart
 _Recorded = dict[str, tuple[str, dict[str, tuple[int, int]]]]  # page -> (key, file -> stat)
 
 
@@ -36,16 +37,36 @@ def write_docs(
     cache_dir: Path,
     drawn: dict[str, tuple[bytes, bytes]] | None = None,
 ) -> list[Page]:
-    """The pages written into docs_dir's generated folder with their downloads (`drawn`:
-    their charts' files, see attach_downloads), the cached files docs/ holds as recorded
-    left untouched; the pages as written, downloads linked."""
+    """The pages written into docs_dir's generated folder and their downloads beside it
+    (`downloads_root`; `drawn`: their charts' files, see attach_downloads), the cached files
+    docs/ holds as recorded left untouched; the pages as written, downloads linked."""
     manifest = manifest_path(cache_dir, docs_dir)
     to_link, kept = set_aside_unchanged(pages, docs_dir, read_manifest(manifest))
     linked, files = attach_downloads(to_link, drawn=drawn, frames_dir=cache_dir / "frames")
     markdown = {page.path: page.markdown for page in linked if page.path not in kept}
-    replace_generated(docs_dir, markdown, files, kept)
+    replace_generated(
+        docs_dir,
+        markdown,
+        {name: data for name, data in files.items() if not is_download(name)},
+        {name for name in kept if not is_download(name)},
+    )
+    replace_generated(
+        downloads_root(docs_dir),
+        {},
+        {name: data for name, data in files.items() if is_download(name)},
+        {name for name in kept if is_download(name)},
+    )
     save_manifest(manifest, pages, docs_dir)
     return linked
+
+
+def _roots(docs_dir: Path) -> tuple[str, str]:
+    return str(docs_dir), str(downloads_root(docs_dir))
+
+
+def _located(roots: tuple[str, str], name: str) -> str:
+    """Where a docs-relative page or download lies (`_roots`: docs/, `downloads_root`)."""
+    return os.path.join(roots[is_download(name)], name)
 
 
 def manifest_path(cache_dir: Path, docs_dir: Path) -> Path:
@@ -75,10 +96,11 @@ def set_aside_unchanged(
     an entry's key stands for its page as well)."""
     kept: set[str] = set()
     out = []
+    roots = _roots(docs_dir)
     for page in pages:
         files = page.files
         if isinstance(files, StoredFiles) and _as_recorded(
-            recorded.get(page.path), _recorded_names(page.path, files), files.key, str(docs_dir)
+            recorded.get(page.path), _recorded_names(page.path, files), files.key, roots
         ):
             kept.update(files.names)
             kept.add(page.path)
@@ -92,13 +114,16 @@ def _recorded_names(page: str, files: StoredFiles) -> set[str]:
 
 
 def _as_recorded(
-    entry: tuple[str, dict[str, tuple[int, int]]] | None, names: set[str], key: str, root: str
+    entry: tuple[str, dict[str, tuple[int, int]]] | None,
+    names: set[str],
+    key: str,
+    roots: tuple[str, str],
 ) -> bool:
     if entry is None or entry[0] != key or set(entry[1]) != names:
         return False
     for name, (size, mtime_ns) in entry[1].items():
         try:
-            stat = os.stat(os.path.join(root, name))
+            stat = os.stat(_located(roots, name))
         except OSError:
             return False
         if stat.st_size != size or stat.st_mtime_ns != mtime_ns:
@@ -108,13 +133,13 @@ def _as_recorded(
 
 def save_manifest(path: Path, pages: list[Page], docs_dir: Path) -> None:
     """What docs/ now holds of each cached page's files (after the write)."""
-    root = str(docs_dir)
     recorded = {}
+    roots = _roots(docs_dir)
     for page in pages:
         if isinstance(page.files, StoredFiles):
             stats = {}
             for name in _recorded_names(page.path, page.files):
-                stat = os.stat(os.path.join(root, name))
+                stat = os.stat(_located(roots, name))
                 stats[name] = (stat.st_size, stat.st_mtime_ns)
             recorded[page.path] = (page.files.key, stats)
     text = json.dumps({"version": MANIFEST_VERSION, "pages": recorded}, separators=(",", ":"))
