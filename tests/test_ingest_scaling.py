@@ -136,7 +136,7 @@ def test_the_fingerprint_skips_generated_pages_dot_files_and_dangling_links(
     (measurements / "runs" / "a" / "run.json").write_text("{}")
     (docs / "methodology.md").write_text("# Method\n")
     found = stamp._files(measurements, set())
-    assert found == sorted(found) and [p.parent.name for p in found] == ["a", "b"]
+    assert found == sorted(found) and [Path(p).parent.name for p in found] == ["a", "b"]
     before = stamp.input_fingerprint(measurements, docs)
     (docs / "measurements" / "run.md").write_text("generated")
     (measurements / ".slurm").mkdir()

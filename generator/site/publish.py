@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -120,17 +121,21 @@ def _build(
         RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
-    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    # The chart files still to draw are drawn meanwhile (a few are drawn in this process,
+    # which only waits for MkDocs; many are in the build's pool already).
+    with ThreadPoolExecutor(1) as drawing:
+        later = drawing.submit(written.later.files) if written.later is not None else None
+        result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        drawn = later.result() if later is not None and result.returncode == 0 else {}
     if result.returncode != 0:
         raise UserError(
             "mkdocs build --strict failed; site/ was left as it was:\n"
             + (result.stderr or result.stdout).strip(),
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
-    if written.later is not None:  # the chart files drawn while MkDocs ran
-        for relative, content in written.later.files().items():
-            write_bytes(downloads / relative, content)
-            write_bytes(output / relative, content)  # after docs/: newer, not copied again
+    for relative, content in drawn.items():  # the chart files drawn while MkDocs ran
+        write_bytes(downloads / relative, content)
+        write_bytes(output / relative, content)  # over the placeholder the hooks copied
     (output / STATE).write_text(json.dumps(state), encoding="utf-8")
     (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")
     return output, dirty

@@ -68,27 +68,29 @@ def input_fingerprint(measurements: Path, docs_dir: Path, release: str = "") -> 
     ]
     for root in roots:
         for path in _files(root, generated):
-            digest.update(f"{path}\0{file_digest(path)}\0".encode())
+            digest.update(f"{path}\0{file_digest(Path(path))}\0".encode())
     return digest.hexdigest()
 
 
-def _files(root: Path, skip: set[Path]) -> list[Path]:
+def _files(root: Path, skip: set[Path]) -> list[str]:
     """The files under root, sorted, not descending into `skip` (the generated pages: at
-    scale, thousands of files that filtering one by one took seconds), caches or dot-files."""
+    scale, thousands of files that filtering one by one took seconds), caches or dot-files.
+    (Strings and directory entries: Path objects and a stat a file cost 0.3 s at 1,000 runs.)"""
     if not root.is_dir():
-        return [root] if root.is_file() and root not in skip else []
-    found = []
-    for folder, subfolders, names in os.walk(root):
-        here = Path(folder)
-        subfolders[:] = [
-            d for d in subfolders
-            if d != "__pycache__" and not d.startswith(".") and here / d not in skip
-        ]  # fmt: skip
-        found += [
-            here / n
-            for n in names
-            if not n.startswith(".") and here / n not in skip and (here / n).is_file()
-        ]  # not a dangling link, a FIFO or a socket
+        return [str(root)] if root.is_file() and root not in skip else []
+    skipped = {str(path) for path in skip}
+    found: list[str] = []
+    folders = [str(root)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") or entry.path in skipped:
+                    continue
+                if entry.is_dir():
+                    if entry.name != "__pycache__":
+                        folders.append(entry.path)
+                elif entry.is_file():  # not a dangling link, a FIFO or a socket
+                    found.append(entry.path)
     return sorted(found)
 
 
