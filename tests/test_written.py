@@ -93,3 +93,16 @@ def test_an_entry_without_its_files_is_not_found(tmp_path: Path) -> None:
     assert isinstance(page.files, StoredFiles)
     page.files.path.unlink()
     assert read_entry(tmp_path / "cache" / "traces" / "k1.pickle", dict) is None
+
+
+def test_a_page_just_made_is_recorded_as_one_read_back(tmp_path: Path) -> None:
+    # A cold build makes its pages and stores them; the rebuild after it must find their
+    # files recorded, not read and compare every one.
+    entry = tmp_path / "cache" / "traces" / "k1.pickle"
+    made = write_entry(entry, {"view": "k1"}, Page(PAGE, "a", "# a\n", files={CSV: b"x\n"}))
+    assert isinstance(made.files, StoredFiles) and _loaded(made)  # not read back from disk
+    assert made.files.key == "k1" and dict(made.files) == {CSV: b"x\n"}
+    assert _write(tmp_path, [made]) == set()
+    again = _cached(tmp_path, "k1", b"x\n")
+    assert _write(tmp_path, [again]) == {CSV, PAGE}
+    assert not _loaded(again)

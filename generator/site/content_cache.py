@@ -95,13 +95,19 @@ def _files_path(path: Path) -> Path:
     return path.with_suffix(".files.pickle")
 
 
-def write_entry(path: Path, item: object, page: Page) -> None:
+def write_entry(path: Path, item: object, page: Page) -> Page:
     """A cached (`item`, page) pair: the page's files (its downloads, made) in a file of
-    their own, written first, so an entry found is an entry whole."""
+    their own, written first, so an entry found is an entry whole. Returns the page as a
+    later `read_entry` gives it (its files `StoredFiles`, here already in memory), so the
+    build that made it records it in docs/' manifest (site/written.py) as the next one
+    will: else the rebuild after a cold build read and compared every cached file."""
     files = dict(page.files or {})
     write_bytes(_files_path(path), pickle.dumps(files, protocol=5))
     entry = (item, replace(page, files={}), tuple(files))
     write_bytes(path, pickle.dumps(entry, protocol=5))
+    stored = StoredFiles(path.stem, _files_path(path), tuple(files))
+    vars(stored)["_files"] = files  # the cached_property, filled
+    return replace(page, files=stored)
 
 
 def read_entry(path: Path, first: type[T]) -> tuple[T, Page] | None:

@@ -55,8 +55,7 @@ def drawn_measurements(
     missing = [i for i, item in enumerate(found) if item is None]
     draw = partial(_draw, charts_dir=cache_dir / "charts")
     for index, made in zip(missing, map_on_cores(draw, [views[i] for i in missing]), strict=True):
-        found[index] = made
-        write_entry(paths[index], *made)
+        found[index] = (made[0], write_entry(paths[index], *made))
     drawn, pages = [], {}
     for view, item in zip(views, found, strict=True):
         assert item is not None

@@ -55,7 +55,6 @@ def cached_run_pages(report: Report, cache_dir: Path) -> dict[str, Page]:
         path = entry_path(cache_dir, "runs", run_page_key(row, context, report.citation, code))
         found = read_entry(path, str)
         if found is None:
-            found = (run_id, _made(row, context, report.citation))
-            write_entry(path, *found)
+            found = (run_id, write_entry(path, run_id, _made(row, context, report.citation)))
         pages[run_id] = found[1]
     return pages

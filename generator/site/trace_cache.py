@@ -75,6 +75,5 @@ def cached_traces(
     compute = partial(_compute, charts_dir=cache_dir / "charts")
     computed = map_on_cores(compute, [jobs[i][1] for i in missing])
     for index, item in zip(missing, computed, strict=True):
-        found[index] = item
-        write_entry(paths[index], *item)
+        found[index] = (item[0], write_entry(paths[index], *item))
     return [item for item in found if item is not None]
