@@ -31,6 +31,7 @@ from generator.site.check import check
 from generator.site.content_cache import code_digest
 from generator.site.draw import draw
 from generator.site.load import load_measurements
+from generator.site.notebook import Execution
 from generator.site.notebook import start as start_notebook
 from generator.site.publish import publish
 from generator.site.release import make_release, release_inputs
@@ -90,10 +91,13 @@ def build_site(
     cache_dir: Path | None = None,
     fingerprint: str | None = None,
     version: str | None = None,
+    notebook: Execution | None = None,
 ) -> Written | None:
     """Run the stages; with mkdocs, skip them when site/ was built from the same inputs
     (`fingerprint`, computed here unless the caller already has it). `version`: the report
-    version this build is published as (`publish`); None for an unversioned local build."""
+    version this build is published as (`publish`); None for an unversioned local build.
+    `notebook`: the Explore notebook's execution for `fingerprint`, when the caller started
+    it (else it starts here)."""
     cache_dir = cache_dir or DEFAULT_CACHE
     digests.use_store(cache_dir)  # the inputs' digests from earlier builds
     # read first: a bad version or CITATION.cff stops the build before anything is written
@@ -105,9 +109,8 @@ def build_site(
         report_up_to_date(site_dir)
         return None
     # executed beside the stages below, from the inputs alone (site/notebook.py)
-    notebook = (
-        start_notebook(docs_dir, measurements, cache_dir, fingerprint) if fingerprint else None
-    )
+    if notebook is None and fingerprint:
+        notebook = start_notebook(docs_dir, measurements, cache_dir, fingerprint)
     try:
         # One pool of processes serves every stage (pages/workers.py); the chart files are
         # drawn in it while MkDocs builds the pages.
