@@ -78,9 +78,8 @@ def chart_specs(docs: Path, page: str) -> dict[str, Any]:
     """The specs of a generated page's charts, by chart id: each read from the script its
     div names (`data-src`), resolved against the folder the page is served from."""
     import json
-    import re
-
     import posixpath
+    import re
 
     from generator.pages.paths import downloads_root, is_download
     from generator.pages.render import SPEC_HEAD, built_folder

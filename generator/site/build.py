@@ -31,6 +31,7 @@ from generator.site.check import check
 from generator.site.content_cache import code_digest
 from generator.site.draw import draw
 from generator.site.load import load_measurements
+from generator.site.mkdocs_process import start as start_mkdocs
 from generator.site.notebook import Execution
 from generator.site.notebook import start as start_notebook
 from generator.site.publish import publish
@@ -72,12 +73,19 @@ def peak_memory() -> dict[str, int]:
 
 
 def build_report(
-    measurements: Path, cache_dir: Path = DEFAULT_CACHE, clock: _Clock | None = None
+    measurements: Path,
+    cache_dir: Path = DEFAULT_CACHE,
+    clock: _Clock | None = None,
+    citation: dict[str, Any] | None = None,
 ) -> Report:
-    """The stages up to the report, without writing anything but the caches."""
+    """The stages up to the report, without writing anything but the caches. `citation`:
+    fields over the citation read (the release's version and URL), which pages made in the
+    draw stage (the run pages) name."""
     clock = clock or _Clock()
     memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
     loaded = clock.run("load", load_measurements, measurements, cache_dir)
+    if citation:
+        loaded = replace(loaded, citation={**loaded.citation, **citation})
     analysed = clock.run("analyse", analyse, loaded)
     return clock.run("draw", draw, clock.run("check", check, analysed))
 
@@ -111,23 +119,24 @@ def build_site(
     # executed beside the stages below, from the inputs alone (site/notebook.py)
     if notebook is None and fingerprint:
         notebook = start_notebook(docs_dir, measurements, cache_dir, fingerprint)
+    mkdocs = start_mkdocs() if run_mkdocs else None  # warms up meanwhile (mkdocs_process.py)
     try:
         # One pool of processes serves every stage (pages/workers.py); the chart files are
         # drawn in it while MkDocs builds the pages.
         with build_workers(), ChartRenderer(cache_dir / "charts") as renderer:
             clock = _Clock()
-            report = build_report(measurements, cache_dir, clock)
             # the version and its URL: what the Cite, landing and run pages name
-            report = replace(report, citation={**report.citation, **release.citation_fields()})
+            report = build_report(measurements, cache_dir, clock, release.citation_fields())
             written = clock.run(
                 "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
             )
             dirty = run_mkdocs and clock.run(
-                "publish", publish, written, measurements, site_dir, release, notebook
+                "publish", publish, written, measurements, site_dir, release, notebook, mkdocs
             )
     except BaseException:
-        if notebook is not None:
-            notebook.cancel()
+        for process in (notebook, mkdocs):
+            if process is not None:
+                process.cancel()
         raise
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)

@@ -13,7 +13,8 @@ build converts the Explore notebook into that cache beforehand (site/notebook.py
 those modules are loaded lazily: on first use, which a build that finds the cache never
 makes. A build that does convert loads them then, and works as before.
 
-`python -m generator.site.lean_imports ARGS...` runs `mkdocs ARGS...` this way.
+`python -m generator.site.lean_imports ARGS...` runs `mkdocs ARGS...` this way
+(`--wait-for-stdin`: warmed up first, the arguments read later, site/mkdocs_process.py).
 """
 
 from __future__ import annotations
@@ -63,7 +64,12 @@ def defer_unused() -> None:
 if __name__ == "__main__":
     skip_unused()
     defer_unused()
-    from mkdocs.__main__ import cli
+    from generator.site.mkdocs_process import WAIT_FLAG, warm_then_run
 
-    sys.argv[0] = "mkdocs"
-    cli()
+    if sys.argv[1:] == [WAIT_FLAG]:
+        warm_then_run()  # site/mkdocs_process.py
+    else:
+        from mkdocs.__main__ import cli
+
+        sys.argv[0] = "mkdocs"
+        cli()

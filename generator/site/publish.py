@@ -20,8 +20,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +29,8 @@ from generator.atomic import write_bytes
 from generator.errors import UserError
 from generator.pages.paths import downloads_root
 from generator.site.files import relative_files, swap_dir
+from generator.site.mkdocs_process import WarmMkDocs
+from generator.site.mkdocs_process import start as start_mkdocs
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, THEME_DIR, Release
 from generator.site.stamp import (
@@ -53,10 +53,11 @@ def publish(
     site_dir: Path,
     release: Release,
     notebook: Execution | None = None,
+    mkdocs: WarmMkDocs | None = None,
 ) -> bool:
     """Build site_dir as `release`; True when MkDocs rendered only the changed pages
     (--dirty). `notebook`: the Explore notebook executed beside the build (else MkDocs
-    executes it)."""
+    executes it); `mkdocs`: the MkDocs process started with the build (else one starts)."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
@@ -65,7 +66,9 @@ def publish(
     staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
     try:
         executed = notebook.wait() if notebook is not None else None
-        output, dirty = _build(written, measurements, site_dir, config, staging, release, executed)
+        output, dirty = _build(
+            written, measurements, site_dir, config, staging, release, executed, mkdocs
+        )
         if dirty:
             _move_into(output, site_dir)
         else:
@@ -83,6 +86,7 @@ def _build(
     staging: Path,
     release: Release,
     executed: Path | None = None,
+    mkdocs: WarmMkDocs | None = None,
 ) -> tuple[Path, bool]:
     # A child config inherits mkdocs.yml and points at this build's docs folder; the
     # release gives the site's URL (the version's own, when it has one) and theme overrides.
@@ -107,13 +111,12 @@ def _build(
     dirty = since is not None
     output.mkdir()
     notebooks = [path for path in sources if path.endswith(".ipynb")]
-    command = [
-        sys.executable, "-m", "generator.site.lean_imports", "build", "--strict", "--quiet",
-        "--config-file", str(child), "--site-dir", str(output), *(["--dirty"] if dirty else []),
+    args = [
+        "build", "--strict", "--quiet", "--config-file", str(child), "--site-dir", str(output),
+        *(["--dirty"] if dirty else []),
     ]  # fmt: skip
     # The Explore notebook, executed during the build, reads this build's measurements.
     env = {
-        **os.environ,
         "RA_MEASUREMENTS": str(measurements.resolve()),
         DIRTY_ENV: "1" if dirty else "0",
         CHANGED_SINCE_ENV: str(since or 0),
@@ -125,7 +128,7 @@ def _build(
     # which only waits for MkDocs; many are in the build's pool already).
     with ThreadPoolExecutor(1) as drawing:
         later = drawing.submit(written.later.files) if written.later is not None else None
-        result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        result = (mkdocs or start_mkdocs()).run(args, env)
         drawn = later.result() if later is not None and result.returncode == 0 else {}
     if result.returncode != 0:
         raise UserError(
