@@ -25,11 +25,24 @@ WAIT_FLAG = "--wait-for-stdin"
 class WarmMkDocs:
     process: subprocess.Popen[str]
 
+    def send(self, args: list[str], env: dict[str, str]) -> None:
+        """Start `mkdocs ARGS...` with these environment variables added (`wait` for it).
+        MkDocs is quiet (`--quiet`) until then: its pipes never fill meanwhile."""
+        assert self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # it ended already: `wait` says how
+            self.process.stdin.write(json.dumps({"args": args, "env": env}) + "\n")
+            self.process.stdin.flush()  # one line is all it reads; `wait` closes the pipe
+
+    def wait(self) -> subprocess.CompletedProcess[str]:
+        stdout, stderr = self.process.communicate()
+        return subprocess.CompletedProcess(
+            self.process.args, self.process.returncode, stdout, stderr
+        )
+
     def run(self, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         """`mkdocs ARGS...` with these environment variables added, run to its end."""
-        request = json.dumps({"args": args, "env": env}) + "\n"
-        stdout, stderr = self.process.communicate(request)
-        return subprocess.CompletedProcess(args, self.process.returncode, stdout, stderr)
+        self.send(args, env)
+        return self.wait()
 
     def cancel(self) -> None:
         """Stop a process the build no longer needs (a stage failed)."""

@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -124,12 +123,12 @@ def _build(
         RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
-    # The chart files still to draw are drawn meanwhile (a few are drawn in this process,
-    # which only waits for MkDocs; many are in the build's pool already).
-    with ThreadPoolExecutor(1) as drawing:
-        later = drawing.submit(written.later.files) if written.later is not None else None
-        result = (mkdocs or start_mkdocs()).run(args, env)
-        drawn = later.result() if later is not None and result.returncode == 0 else {}
+    process = mkdocs or start_mkdocs()
+    process.send(args, env)
+    # The chart files still to draw are drawn while MkDocs runs (a few in this process,
+    # many in the build's pool already).
+    drawn = written.later.files() if written.later is not None else {}
+    result = process.wait()
     if result.returncode != 0:
         raise UserError(
             "mkdocs build --strict failed; site/ was left as it was:\n"
