@@ -103,11 +103,11 @@ def copy_mathjax(folder: Path) -> None:
     (mkdocs-jupyter would load it from a CDN). Copied once per package version."""
     from importlib.metadata import version
 
-    import jupyter_server_mathjax
-
     stamp = f"jupyter-server-mathjax {version('jupyter-server-mathjax')} stix-config-3\n"
     if (folder / "VERSION").is_file() and (folder / "VERSION").read_text() == stamp:
         return
+    import jupyter_server_mathjax  # its import (jupyter_server) costs more than the check
+
     source = Path(jupyter_server_mathjax.__file__).parent / "static"
     # English only, HTML-CSS output only: the SVG output and 2 MB of translations go unused.
     skip = shutil.ignore_patterns("localization", "SVG")
