@@ -114,3 +114,21 @@ def test_trace_work_command_stores_what_is_missing_and_goes_on_past_a_bad_trace(
     assert not (bad.parent / WORK_FILE).exists()
     bad.unlink()
     assert main([*args, "--check"]) == 0
+
+
+def test_the_build_names_only_the_traces_it_reads_without_stored_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Traces whose view is cached are not read, so their stored work is not asked about.
+    from generator.site.analyse import _say_unstored
+    from generator.site.load import LoadedTrace
+
+    trace = tmp_path / "run" / "trace.json.gz"
+    trace.parent.mkdir()
+    shutil.copy(REAL_TRACES / "hta__triton_example__a100.json.gz", trace)
+    _say_unstored([], 1000)
+    assert capsys.readouterr().err == ""
+    _say_unstored([LoadedTrace("run-x", trace)], 1000)
+    assert "report: 1 of 1000 traces have no current stored analysis (1 missing)" in (
+        capsys.readouterr().err
+    )

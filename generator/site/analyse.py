@@ -38,9 +38,9 @@ from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
 from generator.site.captures import capture_views, nsys_views
-from generator.site.content_cache import code_digest
+from generator.site.content_cache import code_digest, entry_path
 from generator.site.export_cache import cached_check
-from generator.site.load import Loaded, ProfiledRun
+from generator.site.load import Loaded, LoadedTrace, ProfiledRun
 from generator.site.trace_cache import cached_traces, trace_key
 from generator.summaries.export import CheckedExport
 
@@ -130,19 +130,26 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
                           item.ceilings)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, code), job))
-    _say_unstored(loaded)
+    to_read = [
+        item
+        for item, (key, _) in zip(loaded.traces, jobs, strict=True)
+        if not entry_path(loaded.cache_dir, "traces", key).is_file()
+    ]
+    _say_unstored(to_read, len(loaded.traces))
     return cached_traces(jobs, loaded.cache_dir)
 
 
-def _say_unstored(loaded: Loaded) -> None:
-    """One line when traces have no current stored analysis (trace_work.py): they are
-    analysed from the trace, which is right but slow, so the reader learns how to store it."""
-    states = [stored_state(item.path.parent, item.path) for item in loaded.traces]
+def _say_unstored(to_read: list[LoadedTrace], total: int) -> None:
+    """One line when traces to be read (their view is not in the cache) have no current
+    stored analysis (trace_work.py): they are analysed from the trace, which is right but
+    slow, so the reader learns how to store it. (Asked of those alone: reading every
+    stored file's metadata cost 0.1 s of a rebuild at 1,000 runs.)"""
+    states = [stored_state(item.path.parent, item.path) for item in to_read]
     unstored = Counter(state for state in states if state != "current")
     if unstored:
         why = ", ".join(f"{n} {state}" for state, n in sorted(unstored.items()))
         print(
-            f"report: {sum(unstored.values())} of {len(states)} traces have no current stored "
+            f"report: {sum(unstored.values())} of {total} traces have no current stored "
             f"analysis ({why}); read from the trace this time. "
             "`python -m generator trace-work` stores them.",
             file=sys.stderr,
