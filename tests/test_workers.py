@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from generator.pages import workers
+from generator.pages.paths import downloads_root
 from generator.site.content_cache import PARALLEL_FROM, map_on_cores
 
 
@@ -30,13 +31,14 @@ def test_stages_share_the_build_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_chart_files_in_the_built_site_are_drawn(repo_site: Path) -> None:
-    """Chart files still being drawn when MkDocs started stand in docs/ as empty files;
-    what the reader downloads, from the site and from docs/, is the drawn file."""
+    """Chart files still being drawn when MkDocs started stand among the downloads as
+    empty files; what the reader downloads, from the site and from the downloads beside
+    docs/, is the drawn file."""
     data = repo_site / "measurements" / "data"
     svgs, pdfs = sorted(data.rglob("*.svg")), sorted(data.rglob("*.pdf"))
     assert svgs and len(svgs) == len(pdfs)
     assert all(p.read_bytes().startswith(b"<svg") for p in svgs)
     assert all(p.read_bytes().startswith(b"%PDF") for p in pdfs)
-    docs = repo_site.parent / "docs" / "measurements" / "data"
+    docs = downloads_root(repo_site.parent / "docs") / "measurements" / "data"
     for path in svgs[:20]:
         assert (docs / path.relative_to(data)).read_bytes() == path.read_bytes()
