@@ -209,12 +209,5 @@ def run_pages(
     rows: list[dict[str, Any]],
     contexts: Mapping[str, RunContext],
     citation: Mapping[str, Any],
-    made: Mapping[str, Page] | None = None,
 ) -> list[Page]:
-    """Each row's page; `made`: those made before, by run id (site/run_page_cache.py)."""
-    made = made or {}
-    return [
-        made.get(row["run_id"])
-        or run_page(row, contexts.get(row["run_id"], RunContext()), citation)
-        for row in rows
-    ]
+    return [run_page(row, contexts.get(row["run_id"], RunContext()), citation) for row in rows]

@@ -157,13 +157,21 @@ def _render(report: Report) -> list[Page]:
     return [
         runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
         *list_pages(report.runs, report.experiments, report.run_findings),
-        *run_pages(
-            report.runs.sort("run_id").to_dicts(),
-            run_contexts(report),
-            report.citation,
-            report.run_pages,
-        ),
+        *_run_pages(report),
     ]
+
+
+def _run_pages(report: Report) -> list[Page]:
+    """Each run's page in run-id order: made in the draw stage (site/run_page_cache.py),
+    else here (rows and contexts built for those alone)."""
+    ids = report.runs.sort("run_id")["run_id"].to_list()
+    missing = [run_id for run_id in ids if run_id not in report.run_pages]
+    pages = dict(report.run_pages)
+    if missing:
+        rows = report.runs.filter(pl.col("run_id").is_in(missing)).sort("run_id").to_dicts()
+        made = run_pages(rows, run_contexts(report), report.citation)
+        pages.update(zip(missing, made, strict=True))
+    return [pages[run_id] for run_id in ids]
 
 
 PAGE = Generated(None, _render)

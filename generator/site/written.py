@@ -45,18 +45,13 @@ def write_docs(
     to_link, kept = set_aside_unchanged(pages, docs_dir, recorded)
     linked, files = attach_downloads(to_link, drawn=drawn, frames_dir=cache_dir / "frames")
     markdown = {page.path: page.markdown for page in linked if page.path not in kept}
-    replace_generated(
-        docs_dir,
-        markdown,
-        {name: data for name, data in files.items() if not is_download(name)},
-        {name for name in kept if not is_download(name)},
-    )
-    replace_generated(
-        downloads_root(docs_dir),
-        {},
-        {name: data for name, data in files.items() if is_download(name)},
-        {name for name in kept if is_download(name)},
-    )
+    for root, download in ((docs_dir, False), (downloads_root(docs_dir), True)):
+        replace_generated(
+            root,
+            {} if download else markdown,
+            {name: data for name, data in files.items() if is_download(name) == download},
+            {name for name in kept if is_download(name) == download},
+        )
     unchanged = {page: entry for page, entry in recorded.items() if page in kept}
     save_manifest(manifest, pages, docs_dir, unchanged, recorded)
     return linked
