@@ -58,8 +58,13 @@ def _row(record: RunRecord) -> dict[str, Any]:
 
 def load_runs(measurements: Path) -> pl.DataFrame:
     """One row per run folder, sorted by run id; a folder without run.json is an error."""
+    return runs_frame(read_runs(measurements))
+
+
+def read_runs(measurements: Path) -> dict[str, RunRecord]:
+    """Every run folder's record by run id, sorted; a folder without run.json is an error."""
     folder = measurements / "runs"
-    rows = []
+    records = {}
     if folder.is_dir():
         for run in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
             data = read_run(run)
@@ -76,8 +81,13 @@ def load_runs(measurements: Path) -> pl.DataFrame:
                     key="run_id",
                     fix="a run folder is named by its run id: rename it back, or measure again",
                 )
-            rows.append(_row(data))
-    return pl.DataFrame(rows, schema=RUN_SCHEMA).sort("run_id")
+            records[run.name] = data
+    return records
+
+
+def runs_frame(records: dict[str, RunRecord]) -> pl.DataFrame:
+    """The runs' table, one row per record, sorted by run id."""
+    return pl.DataFrame([_row(data) for data in records.values()], schema=RUN_SCHEMA).sort("run_id")
 
 
 def in_group(group_id: str) -> pl.Expr:

@@ -14,7 +14,7 @@ from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.ingest import NcuExport
 from generator.ingest.cache import cached_read
-from generator.ingest.runs import load_runs
+from generator.ingest.runs import read_runs, runs_frame
 from generator.ingest.steps import cached_steps
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
 from generator.records.calibration import CalibrationFile, read_calibrations
@@ -38,7 +38,7 @@ from generator.records.import_source import (
 )
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
-from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord, read_run
+from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
 
 
 @dataclass(frozen=True)
@@ -106,13 +106,10 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
     literature = read_literature(measurements, {d.id for d in catalog})
     references = read_references(measurements)
     _check_cited(literature, references)
-    runs = load_runs(measurements)
+    every = read_runs(measurements)  # each run's record, read once for the stages below
+    runs = runs_frame(every)
     ok = runs.filter(pl.col("status") == "ok")["run_id"].to_list()
-    records = {  # each ok run's record, read once for the stages below
-        run_id: record
-        for run_id in ok
-        if (record := read_run(measurements / "runs" / run_id)) is not None
-    }
+    records = {run_id: every[run_id] for run_id in ok}
     repository = measurements.parent
     return Loaded(
         measurements=measurements,
