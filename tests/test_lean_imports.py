@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,20 @@ def test_without_it_the_plugin_imports_nbconvert() -> None:
     # The check above is meaningful only while the plugin does import it eagerly.
     out = _run("import sys, mkdocs_jupyter.plugin; print('nbconvert' in sys.modules)")
     assert out == "True"
+
+
+def test_the_notebook_kernel_imports_altair_without_the_iri_checker(tmp_path: Path) -> None:
+    # The Explore notebook imports altair before anything of ours: its kernel loads
+    # lean_imports as an IPython extension (1 s of every execution on the 2-core VM).
+    import nbformat
+
+    from generator.site.notebook import execute
+
+    probe = "import sys, altair\nprint(repr(sys.modules.get('rfc3987_syntax', 'never imported')))"
+    source = tmp_path / "probe.ipynb"
+    source.write_text(
+        nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)]))
+    )
+    execute(source, tmp_path / "out.ipynb")
+    executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    assert executed.cells[0].outputs[0]["text"].strip() == "None"  # blocked, not imported

@@ -106,6 +106,8 @@ def execute(source: Path, target: Path) -> None:
         notebook,
         timeout=TIMEOUT_S,
         kernel_name="python3",
+        # skips a slow import the notebook's `import altair` makes (site/lean_imports.py)
+        extra_arguments=["--IPKernelApp.extensions=['generator.site.lean_imports']"],
         allow_errors=False,
         resources={"metadata": {"path": str(source.parent)}},
     )
