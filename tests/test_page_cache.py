@@ -3,6 +3,7 @@ again when their view changes, and equal to a fresh drawing."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -132,3 +133,28 @@ def test_the_code_digest_covers_formatting_the_caches_and_library_versions(
         before = content_cache.code_digest()
     monkeypatch.setattr(stamp, "version", lambda name: "99")  # another vl-convert, say
     assert content_cache.code_digest() != before
+
+
+def test_templates_are_compiled_once_into_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.pages import render
+
+    monkeypatch.setattr(render._ENVIRONMENT, "bytecode_cache", None)
+    monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # compiled in memory: none yet
+    compiled = []
+    original = render._ENVIRONMENT.compile
+    monkeypatch.setattr(
+        render._ENVIRONMENT, "compile", lambda *a, **k: compiled.append(1) or original(*a, **k)
+    )
+    folder = tmp_path / "templates"
+    render.use_template_cache(folder)
+    first = render.render("runs.md.j2", groups=[], ceilings=[])
+    assert len(list(folder.iterdir())) == 1 and compiled == [1]
+    monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # as a new process finds it
+    assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+    assert compiled == [1]  # read from the folder, not compiled again
+    shutil.rmtree(folder)  # gone: compiled again and stored again, no error
+    monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
+    assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+    assert compiled == [1, 1] and len(list(folder.iterdir())) == 1

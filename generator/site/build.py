@@ -25,6 +25,7 @@ from generator.ingest import digests
 from generator.ingest.cache import DEFAULT_CACHE
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
+from generator.pages.render import use_template_cache
 from generator.pages.workers import build_workers
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
@@ -97,6 +98,7 @@ def build_report(
     clock = clock or _Clock()
     try:
         memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
+        use_template_cache(cache_dir / "templates")
         loaded = clock.run("load", load_measurements, measurements, cache_dir)
         if citation:
             loaded = replace(loaded, citation={**loaded.citation, **citation})
