@@ -91,3 +91,25 @@ def test_without_a_folder_nothing_is_kept(tmp_path: Path) -> None:
     for _ in range(2):
         memo.remembered("f", lambda x: made.append(x), 1)
     assert made == [1, 1]
+
+
+def test_frame_content_is_the_values_however_the_frame_was_made(tmp_path: Path) -> None:
+    from generator.memo import frame_content
+
+    frame = pl.DataFrame({"kernel": [f"sm90_xmma_gemm_{i}_long_name" for i in range(50)],
+                          "t": [i / 7 for i in range(50)]})  # fmt: skip
+    frame.write_csv(tmp_path / "f.csv")
+    parsed = pl.read_csv(tmp_path / "f.csv")  # strings laid out otherwise in memory
+    assert parsed.equals(frame) and frame_content(parsed) == frame_content(frame)
+    assert frame_content(pl.concat([frame.head(20), frame.tail(30)])) == frame_content(frame)
+    signed = pl.DataFrame({"t": [0.0, -0.0]})
+    assert frame_content(signed) != frame_content(pl.DataFrame({"t": [0.0, 0.0]}))
+    nan = pl.DataFrame({"t": [float("nan")]})
+    assert frame_content(nan) != frame_content(
+        pl.DataFrame({"t": [None]}, schema={"t": pl.Float64})
+    )
+    assert frame_content(frame) != frame_content(frame.rename({"t": "u"}))
+    objects = pl.DataFrame({"o": [{1}, {2}]}, schema={"o": pl.Object})
+    assert frame_content(objects) != frame_content(
+        pl.DataFrame({"o": [{1}, {3}]}, schema={"o": pl.Object})
+    )

@@ -40,7 +40,7 @@ class _ContentPickler(pickle.Pickler):
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, pl.DataFrame):
-            return ("frame", str(obj.schema), obj.write_json())
+            return ("frame", frame_content(obj))
         # A set pickles in its iteration order, which string hashing varies per process
         # (PYTHONHASHSEED), and a pydantic model pickles the set of fields it was given.
         if isinstance(obj, set | frozenset):
@@ -48,6 +48,20 @@ class _ContentPickler(pickle.Pickler):
         if isinstance(obj, BaseModel):
             return ("model", type(obj).__qualname__, obj.model_dump_json())
         return None
+
+
+def frame_content(frame: pl.DataFrame) -> bytes:
+    """A frame's schema and values as bytes that equal frames share and unequal ones do not
+    (-0.0 and 0.0, NaN and null apart): Arrow IPC in its oldest layout, where a string
+    column is offsets and bytes (the newest lays out equal strings in several ways, one for
+    a frame parsed from CSV, another for the same frame built in memory). 40 us at 1,000 rows,
+    against 115 us for the frame's JSON and 500 us for an IPC file. A column of Python
+    objects, which IPC cannot hold, by the repr of its rows."""
+    if any(dtype == pl.Object for dtype in frame.schema.values()):
+        return repr(frame.schema).encode() + repr(frame.rows()).encode()
+    buffer = io.BytesIO()
+    frame.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
+    return buffer.getvalue()
 
 
 def content_bytes(value: object) -> bytes:
