@@ -43,7 +43,7 @@ def frame_bytes(frame: pl.DataFrame) -> tuple[bytes, bytes]:
 
 def frame_key(frame: pl.DataFrame) -> str:
     digest = hashlib.sha256(_CODE + pl.__version__.encode())
-    digest.update(frame_content(frame))  # 40 us at 1,000 rows; the repr of its rows, 13 ms
+    digest.update(frame_content(frame))
     return digest.hexdigest()[:32]
 
 

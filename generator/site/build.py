@@ -55,7 +55,13 @@ class _Clock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+
+    def __enter__(self) -> _Clock:
         _freeze()  # the modules imported
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.unfreeze()  # what is still frozen is collected again from here on
 
     def run(self, stage: str, call: Callable[..., T], *args: Any) -> T:
         start = time.perf_counter()
@@ -94,19 +100,16 @@ def build_report(
     """The stages up to the report, without writing anything but the caches. `citation`:
     fields over the citation read (the release's version and URL), which pages made in the
     draw stage (the run pages) name."""
-    own = clock is None
-    clock = clock or _Clock()
-    try:
-        memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
-        use_template_cache(cache_dir / "templates")
-        loaded = clock.run("load", load_measurements, measurements, cache_dir)
-        if citation:
-            loaded = replace(loaded, citation={**loaded.citation, **citation})
-        analysed = clock.run("analyse", analyse, loaded)
-        return clock.run("draw", draw, clock.run("check", check, analysed))
-    finally:
-        if own:
-            gc.unfreeze()  # what is still frozen is collected again from here on
+    if clock is None:
+        with _Clock() as own:
+            return build_report(measurements, cache_dir, own, citation)
+    memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
+    use_template_cache(cache_dir / "templates")
+    loaded = clock.run("load", load_measurements, measurements, cache_dir)
+    if citation:
+        loaded = replace(loaded, citation={**loaded.citation, **citation})
+    analysed = clock.run("analyse", analyse, loaded)
+    return clock.run("draw", draw, clock.run("check", check, analysed))
 
 
 def build_site(
@@ -142,8 +145,8 @@ def build_site(
     try:
         # One pool of processes serves every stage (pages/workers.py); the chart files are
         # drawn in it while MkDocs builds the pages.
-        with build_workers(), ChartRenderer(cache_dir / "charts") as renderer:
-            clock = _Clock()
+        clock = _Clock()
+        with build_workers(), ChartRenderer(cache_dir / "charts") as renderer, clock:
             # the version and its URL: what the Cite, landing and run pages name
             report = build_report(measurements, cache_dir, clock, release.citation_fields())
             written = clock.run(
@@ -157,8 +160,6 @@ def build_site(
             if process is not None:
                 process.cancel()
         raise
-    finally:
-        gc.unfreeze()  # what is still frozen is collected again from here on (_Clock)
     if times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(times), clock.seconds)
     if memory := os.environ.get(PEAK_MEMORY_ENV):

@@ -3,8 +3,9 @@
 jsonschema, which nbformat imports (MkDocs' notebook plugin, the notebook's execution),
 registers an IRI format checker when `rfc3987_syntax` is installed, and that module compiles
 38 Lark grammars on import: 1.1 to 1.4 s of every MkDocs run and every notebook execution on
-the 2-core VM (the notebook's kernel too: an IPython extension, `load_ipython_extension`). Notebooks are never validated against an `iri` format, so the checker is
-left out by making its import fail, which jsonschema already handles (`ImportError`).
+the 2-core VM (the notebook's kernel loads this module as an IPython extension). Notebooks
+are never validated against an `iri` format, so the checker is left out by making its
+import fail, which jsonschema already handles (`ImportError`).
 
 mkdocs-jupyter imports jupytext and its `convert` module (nbconvert) when MkDocs loads it,
 0.85 s of every MkDocs run here. It uses them only to read a Markdown page as a notebook

@@ -107,18 +107,18 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
     references = read_references(measurements)
     _check_cited(literature, references)
     every = read_runs(measurements)  # each run's record, read once for the stages below
-    runs = runs_frame(every)
-    ok = runs.filter(pl.col("status") == "ok")["run_id"].to_list()
-    records = {run_id: every[run_id] for run_id in ok}
+    records = {run_id: record for run_id, record in every.items() if record.status == "ok"}
     repository = measurements.parent
     return Loaded(
         measurements=measurements,
         cache_dir=cache_dir,
         catalog=catalog,
         imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
-        runs=runs,
+        runs=runs_frame(every),
         profiled=_profiled_runs(measurements, records, cache_dir),
-        steps=cached_steps({run_id: measurements / "runs" / run_id for run_id in ok}, cache_dir),
+        steps=cached_steps(
+            {run_id: measurements / "runs" / run_id for run_id in records}, cache_dir
+        ),
         records=records,
         experiments=load_experiments(config) if config.is_file() else None,
         ceilings=load_ceilings(measurements),
