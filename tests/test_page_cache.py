@@ -150,11 +150,23 @@ def test_templates_are_compiled_once_into_the_cache_folder(
     folder = tmp_path / "templates"
     render.use_template_cache(folder)
     first = render.render("runs.md.j2", groups=[], ceilings=[])
-    assert len(list(folder.iterdir())) == 1 and compiled == [1]
+    assert len(list(folder.rglob("*.cache"))) == 1 and compiled == [1]
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # as a new process finds it
     assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
     assert compiled == [1]  # read from the folder, not compiled again
     shutil.rmtree(folder)  # gone: compiled again and stored again, no error
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
     assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
-    assert compiled == [1, 1] and len(list(folder.iterdir())) == 1
+    assert compiled == [1, 1] and len(list(folder.rglob("*.cache"))) == 1
+
+
+def test_environments_that_compile_differently_keep_their_templates_apart() -> None:
+    from jinja2 import Environment
+
+    from generator.pages.template_cache import compile_options
+
+    plain = compile_options(Environment())
+    assert compile_options(Environment()) == plain  # stable from process to process
+    assert compile_options(Environment(extensions=["jinja2.ext.i18n"])) != plain
+    assert compile_options(Environment(trim_blocks=True)) != plain
+    assert compile_options(Environment(autoescape=True)) != plain

@@ -134,6 +134,7 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "added": added, "docs": docs, "site": site, "fresh": fresh / "site",
         "before_docs": before_docs, "before_site": before_site, "after_docs": _docs_files(docs),
         "after_site": _files(site), "new_charts": set(_files(cache / "charts")) - before_charts,
+        "cache": cache,
     }  # fmt: skip
 
 
@@ -166,6 +167,7 @@ def test_one_more_run_renders_only_its_charts_and_pages(one_more: dict[str, obje
     assert f"measurements/runs/{added}/index.html" in rerendered
     assert "measurements/runs/index.html" in rerendered
     assert "methodology/index.html" not in rerendered  # its source did not change
+    assert "404.html" not in rerendered  # the navigation it shows did not change
     other_traces = [p for p in rerendered if "/traces/run-" in p and str(added) not in p]
     assert other_traces == []
 
@@ -186,6 +188,13 @@ def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
     assert differ == []
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert any(d["location"].startswith("methodology/") for d in index["docs"])
+
+
+def test_mkdocs_keeps_its_theme_compiled_between_builds(one_more: dict[str, object]) -> None:
+    cache = one_more["cache"]
+    assert isinstance(cache, Path)
+    stored = list((cache / "mkdocs-templates").rglob("*.cache"))
+    assert len(stored) > 10  # Material's base, partials and ours, read back by the next build
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,17 @@ specs go into scripts beside the page's downloads (`chart_script`).
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
-from jinja2.bccache import Bucket
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from generator.pages.paths import DATA_DIR, GENERATED_DIR
+from generator.pages.template_cache import keep_compiled
 from generator.records.import_source import Source
 
 _ENVIRONMENT = Environment(
@@ -100,22 +99,10 @@ def source_context(source: Source) -> dict[str, Any]:
     }
 
 
-class _TemplateCache(FileSystemBytecodeCache):
-    """Jinja's bytecode cache, where a template that cannot be stored (its folder gone, a
-    full disk) is simply compiled again next time."""
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
-
-
 def use_template_cache(folder: Path) -> None:
     """Keep the templates compiled in `folder` (Jinja's bytecode cache, checked against each
     template's source): compiling them was 0.1 s of every build at 1,000 runs."""
-    _ENVIRONMENT.bytecode_cache = _TemplateCache(str(folder))
+    keep_compiled(_ENVIRONMENT, folder)
 
 
 def render(template: str, **context: Any) -> str:

@@ -153,8 +153,9 @@ def build_site(
                 "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
             )
             dirty = run_mkdocs and clock.run(
-                "publish", publish, written, measurements, site_dir, release, notebook, mkdocs
-            )
+                "publish",
+                publish, written, measurements, site_dir, release, notebook, mkdocs, cache_dir,
+            )  # fmt: skip
     except BaseException:
         for process in (notebook, mkdocs):
             if process is not None:

@@ -37,6 +37,7 @@ from generator.site.stamp import (
     DIRTY_ENV,
     LIVE_SITE_ENV,
     RENDER_ALWAYS_ENV,
+    TEMPLATE_CACHE_ENV,
     library_versions,
 )
 from generator.site.write import Written
@@ -53,10 +54,12 @@ def publish(
     release: Release,
     notebook: Execution | None = None,
     mkdocs: WarmMkDocs | None = None,
+    cache_dir: Path | None = None,
 ) -> bool:
     """Build site_dir as `release`; True when MkDocs rendered only the changed pages
     (--dirty). `notebook`: the Explore notebook executed beside the build (else MkDocs
-    executes it); `mkdocs`: the MkDocs process started with the build (else one starts)."""
+    executes it); `mkdocs`: the MkDocs process started with the build (else one starts);
+    `cache_dir`: where MkDocs keeps its theme's compiled templates (else nowhere)."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
@@ -66,7 +69,7 @@ def publish(
     try:
         executed = notebook.wait() if notebook is not None else None
         output, dirty = _build(
-            written, measurements, site_dir, config, staging, release, executed, mkdocs
+            written, measurements, site_dir, config, staging, release, executed, mkdocs, cache_dir
         )
         if dirty:
             _move_into(output, site_dir)
@@ -86,6 +89,7 @@ def _build(
     release: Release,
     executed: Path | None = None,
     mkdocs: WarmMkDocs | None = None,
+    cache_dir: Path | None = None,
 ) -> tuple[Path, bool]:
     # A child config inherits mkdocs.yml and points at this build's docs folder; the
     # release gives the site's URL (the version's own, when it has one) and theme overrides.
@@ -122,6 +126,7 @@ def _build(
         LIVE_SITE_ENV: str(site_dir.resolve()),
         RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
+        **({TEMPLATE_CACHE_ENV: str(cache_dir / "mkdocs-templates")} if cache_dir else {}),
     }
     process = mkdocs or start_mkdocs()
     process.send(args, env)

@@ -24,6 +24,8 @@ RENDER_ALWAYS_ENV = "RA_RENDER_ALWAYS"
 # ... and from when (nanoseconds since the epoch) a source counts as changed since the live
 # site was built
 CHANGED_SINCE_ENV = "RA_CHANGED_SINCE_NS"
+# where MkDocs keeps its theme's compiled templates between builds (the build's cache folder)
+TEMPLATE_CACHE_ENV = "RA_MKDOCS_TEMPLATES"
 LIBRARIES = (
     "polars",
     "altair",
