@@ -33,3 +33,36 @@ def test_a_cancelled_process_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     mkdocs.cancel()
     assert mkdocs.process.poll() is not None
     mkdocs.cancel()  # twice: nothing left to stop
+
+
+def test_the_process_freezes_what_mkdocs_made_before_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The build waits for this process's end: its last collections over every page MkDocs
+    # made are skipped (warm_then_run, run here in this process with MkDocs' CLI stubbed).
+    import gc
+    import io
+    import json
+    import sys
+
+    import mkdocs.__main__
+
+    from generator.site import mkdocs_process
+
+    def cli() -> None:
+        assert sys.argv == ["mkdocs", "build", "--strict"]
+        raise SystemExit(0)  # as click ends a command
+
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(mkdocs.__main__, "cli", cli)
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO(json.dumps({"args": ["build", "--strict"], "env": {}}) + "\n")
+    )
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit):
+            mkdocs_process.warm_then_run()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

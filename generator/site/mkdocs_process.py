@@ -12,6 +12,7 @@ itself is `mkdocs ARGS...` as before (`lean_imports`), in that process.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import subprocess
@@ -73,4 +74,9 @@ def warm_then_run() -> None:
     request = json.loads(line)
     os.environ.update(request["env"])
     sys.argv = ["mkdocs", *request["args"]]
-    cli()
+    try:
+        cli()  # ends in SystemExit, MkDocs' status
+    finally:
+        # The build waits for this process to end, and its last garbage collections would
+        # walk every page MkDocs made (0.12 s of a dirty build at 1,000 runs): skipped.
+        gc.freeze()
