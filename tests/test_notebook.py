@@ -42,6 +42,53 @@ def test_executed_once_per_inputs(tmp_path: Path) -> None:
     assert start(tmp_path / "empty", tmp_path, tmp_path / "cache", "x") is None
 
 
+def test_outputs_are_recorded_as_a_kernel_reports_them(tmp_path: Path) -> None:
+    # The cells run in the executing process (site/notebook_shell.py), not in a kernel:
+    # printed text, display() and a last expression come out as nbclient recorded them.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    cells = [
+        "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')",
+        "from IPython.display import HTML, display\ndisplay(HTML('<b>x</b>'))\n6 * 7",
+        "quiet = 1;",
+        "quiet",
+    ]
+    code = [{"cell_type": "code", "metadata": {}, "source": text, "outputs": [],
+             "execution_count": None} for text in cells]  # fmt: skip
+    prose = {"cell_type": "markdown", "metadata": {}, "source": "# Notes"}
+    notebook = {"cells": [prose, *code], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (docs / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
+    running = start(docs, tmp_path, tmp_path / "cache", "inputs")
+    assert running is not None
+    executed = json.loads(running.wait().read_text(encoding="utf-8"))
+    printed, shown, quiet, last = (cell["outputs"] for cell in executed["cells"][1:])
+    assert [(o["name"], "".join(o["text"])) for o in printed] == [
+        ("stdout", "a\n"), ("stderr", "b\n"), ("stdout", "c\n")
+    ]  # fmt: skip
+    assert [o["output_type"] for o in shown] == ["display_data", "execute_result"]
+    assert "".join(shown[0]["data"]["text/html"]) == "<b>x</b>"
+    assert "".join(shown[1]["data"]["text/plain"]) == "42" and shown[1]["execution_count"] == 2
+    assert quiet == []  # a trailing semicolon shows nothing, as in Jupyter
+    assert last[0]["execution_count"] == 4 and "".join(last[0]["data"]["text/plain"]) == "1"
+    assert [cell.get("execution_count") for cell in executed["cells"]] == [None, 1, 2, 3, 4]
+    assert executed["metadata"]["language_info"]["pygments_lexer"] == "ipython3"
+
+
+def test_a_notebook_that_never_ends_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.site import notebook
+
+    monkeypatch.setattr(notebook, "TIMEOUT_S", 1)
+    docs = _notebook(tmp_path / "docs", "import time\ntime.sleep(600)")
+    running = start(docs, tmp_path, tmp_path / "cache", "inputs")
+    assert running is not None and running.process is not None
+    with pytest.raises(UserError, match=r"explore\.ipynb did not finish in 1 s"):
+        running.wait()
+    assert running.process.poll() is not None  # killed, not left running
+    assert not running.target.exists()
+
+
 def test_a_failing_cell_names_the_notebook(tmp_path: Path) -> None:
     docs = _notebook(tmp_path / "docs", "raise ValueError('no such column: tflops')")
     running = start(docs, tmp_path, tmp_path / "cache", "inputs")

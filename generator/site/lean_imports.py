@@ -3,7 +3,7 @@
 jsonschema, which nbformat imports (MkDocs' notebook plugin, the notebook's execution),
 registers an IRI format checker when `rfc3987_syntax` is installed, and that module compiles
 38 Lark grammars on import: 1.1 to 1.4 s of every MkDocs run and every notebook execution on
-the 2-core VM (the notebook's kernel loads this module as an IPython extension). Notebooks
+the 2-core VM (the notebook's execution, whose cells import altair, skips it too). Notebooks
 are never validated against an `iri` format, so the checker is left out by making its
 import fail, which jsonschema already handles (`ImportError`).
 
@@ -54,12 +54,6 @@ def skip_unused() -> None:
     """Make `import rfc3987_syntax` raise ImportError in this process."""
     for name in SKIPPED:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]
-
-
-def load_ipython_extension(ipython: object) -> None:
-    """The Explore notebook's kernel loads this module as an IPython extension (site/
-    notebook.py), so its `import altair` skips the checker too: 1 s of every execution."""
-    skip_unused()
 
 
 def defer_unused() -> None:

@@ -1,7 +1,8 @@
 """The Explore notebook, executed beside the build instead of inside MkDocs.
 
-Executing docs/explore.ipynb takes a kernel's start-up and its queries (~4 s of one core),
-which MkDocs did in series after every other stage. It depends only on the measurements and
+Executing docs/explore.ipynb takes IPython's start-up and its queries (~2 s of one core;
+its cells run in that process, not in a kernel: site/notebook_shell.py), which MkDocs did in
+series after every other stage. It depends only on the measurements and
 the docs (the build's input fingerprint), so it starts in its own process when the build
 starts and runs while the report is analysed, drawn and written; MkDocs then renders the
 executed copy without executing it (site/mkdocs_hooks.py). An executed copy is kept in the
@@ -31,7 +32,7 @@ from generator.errors import UserError
 
 NOTEBOOK = "explore.ipynb"  # under docs/; its page is /explore/
 EXECUTED_ENV = "RA_EXECUTED_NOTEBOOK"  # publish.py tells mkdocs_hooks.py where the copy is
-TIMEOUT_S = 600  # one cell's limit: a 10,000-run report's queries take seconds
+TIMEOUT_S = 1800  # the whole notebook's limit: a 10,000-run report's queries take seconds
 
 
 @dataclass
@@ -45,7 +46,14 @@ class Execution:
     def wait(self) -> Path:
         """The executed copy; a UserError with the kernel's words when a cell failed."""
         if self.process is not None:
-            code = self.process.wait()
+            try:
+                code = self.process.wait(timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.cancel()
+                raise UserError(
+                    f"docs/{NOTEBOOK} did not finish in {TIMEOUT_S} s; site/ was left as it was",
+                    fix=f"run the notebook (jupyter lab docs/{NOTEBOOK}) and find the slow cell",
+                ) from None
             words = self.log.read_text(errors="replace").strip() if self.log else ""
             if self.log:
                 self.log.unlink(missing_ok=True)
@@ -97,21 +105,13 @@ def start(
 
 def execute(source: Path, target: Path) -> None:
     """Run every cell of `source` from its own folder (as mkdocs-jupyter did) and write
-    the notebook with its outputs to `target`."""
+    the notebook with its outputs to `target` (in this process: site/notebook_shell.py)."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from generator.site.notebook_shell import run_cells
 
     notebook = nbformat.read(source, as_version=4)  # type: ignore[no-untyped-call]
-    client = NotebookClient(
-        notebook,
-        timeout=TIMEOUT_S,
-        kernel_name="python3",
-        # skips a slow import the notebook's `import altair` makes (site/lean_imports.py)
-        extra_arguments=["--IPKernelApp.extensions=['generator.site.lean_imports']"],
-        allow_errors=False,
-        resources={"metadata": {"path": str(source.parent)}},
-    )
-    client.execute()
+    run_cells(notebook, source.parent)
     write_text(target, nbformat.writes(notebook))  # type: ignore[no-untyped-call]
 
 
