@@ -15,12 +15,11 @@ diverged from.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import chdir, suppress
 from pathlib import Path
 
 from mike import commands, git_utils
@@ -40,17 +39,6 @@ def _git(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
         check=False,
         timeout=120,
     )
-
-
-@contextmanager
-def _inside(repository: Path) -> Iterator[None]:
-    """mike runs git in the current folder."""
-    before = Path.cwd()
-    os.chdir(repository)
-    try:
-        yield
-    finally:
-        os.chdir(before)
 
 
 def check_pages_branch(repository: Path, branch: str, remote: str, push: bool) -> None:
@@ -82,7 +70,7 @@ def check_pages_branch(repository: Path, branch: str, remote: str, push: bool) -
             )
         return
     _fetch(repository, branch, remote)
-    with _inside(repository):
+    with chdir(repository):  # mike runs git in the current folder
         try:
             git_utils.update_from_upstream(remote, branch)  # fast-forwards a branch behind
         except (git_utils.GitBranchDiverged, git_utils.GitRevUnrelated) as error:
@@ -163,7 +151,7 @@ def deploy(
         shutil.copytree(site_dir.resolve(), tree, ignore=_top_dot_files(site_dir.resolve()))
         config = {"site_dir": str(tree), "use_directory_urls": True}
         message = f"Report {version}" + (f" from commit {release.commit}" if release.commit else "")
-        with _inside(repository):
+        with chdir(repository):  # mike runs git in the current folder
             changed = _commit(config, version, aliases, branch, message)
             if push:
                 try:

@@ -12,11 +12,10 @@ one an IPython kernel runs cells in, so a cell sees the same `display`, the same
 from __future__ import annotations
 
 import io
-import os
 import platform
 import sys
 import traceback
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import chdir, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -95,16 +94,6 @@ class _ResultHook(DisplayHook):
         self._is_active = False
 
 
-@contextmanager
-def _in_folder(folder: Path) -> Any:
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        yield
-    finally:
-        os.chdir(before)
-
-
 def run_cells(notebook: Any, folder: Path) -> None:
     """Run every code cell of `notebook` (an nbformat v4 notebook) in order from `folder`,
     setting each one's outputs and execution count; CellError at the first that raises."""
@@ -118,7 +107,7 @@ def run_cells(notebook: Any, folder: Path) -> None:
     assert isinstance(publisher, _Publisher) and isinstance(hook, _ResultHook)
     publisher.outputs = hook.outputs = outputs
     count = 0
-    with _in_folder(folder):
+    with chdir(folder):
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type != "code":
                 continue
