@@ -2,11 +2,11 @@
 
 Executing docs/explore.ipynb takes IPython's start-up and its queries (~2 s of one core;
 its cells run in that process, not in a kernel: site/notebook_shell.py), which MkDocs did in
-series after every other stage. It depends only on the measurements and
-the docs (the build's input fingerprint), so it starts in its own process when the build
-starts and runs while the report is analysed, drawn and written; MkDocs then renders the
-executed copy without executing it (site/mkdocs_hooks.py). An executed copy is kept in the
-cache under the fingerprint: a forced rebuild of the same inputs executes nothing.
+series after every other stage. It depends only on the measurements and the docs (the
+build's input fingerprint), so it starts in its own process when the build starts and runs
+while the report is analysed, drawn and written; MkDocs then renders the executed copy
+without executing it (site/mkdocs_hooks.py). An executed copy is kept in the cache under
+the fingerprint: a forced rebuild of the same inputs executes nothing.
 
 The same process then converts the copy to HTML as mkdocs-jupyter would, with the plugin's
 own options and functions, into the plugin's cache (`html_cache`): MkDocs finds it there
@@ -44,7 +44,8 @@ class Execution:
     log: Path | None
 
     def wait(self) -> Path:
-        """The executed copy; a UserError with the kernel's words when a cell failed."""
+        """The executed copy; a UserError with the failing cell's traceback when one failed,
+        or when the notebook ran past TIMEOUT_S."""
         if self.process is not None:
             try:
                 code = self.process.wait(timeout=TIMEOUT_S)

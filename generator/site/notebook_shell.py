@@ -22,15 +22,12 @@ from typing import Any
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
+from nbformat import from_dict
 from traitlets.config import Config
 
 
 class CellError(Exception):
-    """A cell raised: `index` (from 0), the exception's own traceback text."""
-
-    def __init__(self, index: int, text: str) -> None:
-        super().__init__(f"cell {index + 1} failed:\n{text}")
-        self.index = index
+    """A cell raised; the message names it (from 1) and holds its exception's traceback."""
 
 
 class _Outputs:
@@ -90,9 +87,6 @@ class _ResultHook(DisplayHook):
             }
         )
 
-    def finish_displayhook(self) -> None:
-        self._is_active = False
-
 
 def run_cells(notebook: Any, folder: Path) -> None:
     """Run every code cell of `notebook` (an nbformat v4 notebook) in order from `folder`,
@@ -106,7 +100,6 @@ def run_cells(notebook: Any, folder: Path) -> None:
     publisher, hook = shell.display_pub, shell.displayhook
     assert isinstance(publisher, _Publisher) and isinstance(hook, _ResultHook)
     publisher.outputs = hook.outputs = outputs
-    count = 0
     with chdir(folder):
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type != "code":
@@ -115,13 +108,12 @@ def run_cells(notebook: Any, folder: Path) -> None:
             out, err = _Stream(outputs, "stdout"), _Stream(outputs, "stderr")
             with redirect_stdout(out), redirect_stderr(err):
                 result = shell.run_cell(cell.source, store_history=True)  # type: ignore[no-untyped-call]
-            count += 1
             error = result.error_before_exec or result.error_in_exec
             if error is not None:
                 text = "".join(traceback.format_exception(error))
-                raise CellError(index, text) from error
-            cell.execution_count = count
-            cell.outputs = [_node(item) for item in outputs.items]
+                raise CellError(f"cell {index + 1} failed:\n{text}") from error
+            cell.execution_count = hook.prompt_count  # the shell's count, as a kernel's
+            cell.outputs = [from_dict(item) for item in outputs.items]  # type: ignore[no-untyped-call]
     notebook.metadata["language_info"] = language_info()
 
 
@@ -137,9 +129,3 @@ def language_info() -> dict[str, Any]:
         "pygments_lexer": f"ipython{major}",
         "version": platform.python_version(),
     }
-
-
-def _node(item: dict[str, Any]) -> Any:
-    from nbformat import from_dict
-
-    return from_dict(item)  # type: ignore[no-untyped-call]
