@@ -5,9 +5,9 @@ The build executes the Explore notebook in a process of its own (site/notebook.p
 nbclient that was two processes talking over ZeroMQ: a kernel (an interpreter, ipykernel,
 tornado and zmq) and a client (jupyter_client and zmq). Without them the notebook took 2.9
 to 3.6 s of the 2-core VM's CPU per 1,000-run rebuild, against 3.3 to 4.7 s, CPU taken from
-the stages running beside it. The shell is the
-one an IPython kernel runs cells in, so a cell sees the same `display`, the same formatters
-(`_repr_html_`, `_repr_mimebundle_`) and the same last-expression result.
+the stages running beside it. The shell is the one an IPython kernel runs cells in, so a
+cell sees the same `display`, the same formatters (`_repr_html_`, `_repr_mimebundle_`) and
+the same last-expression result.
 """
 
 from __future__ import annotations
