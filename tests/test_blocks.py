@@ -235,6 +235,15 @@ def test_pooling_reads_blocks_and_falls_back_to_one_process() -> None:
     frame = pl.DataFrame({"block": [0, 0, 1, 1, 2, 2], "step_s": [1.0, 1.1, 1.2, 1.3, 0.9, 1.0]})
     assert run_blocks(frame) == [[1.0, 1.1], [1.2, 1.3], [0.9, 1.0]]
     assert run_blocks(frame.drop("block")) == [[1.0, 1.1, 1.2, 1.3, 0.9, 1.0]]
+    # blocks in block order, each in file order; a step or block left empty is not a sample
+    shuffled = pl.DataFrame(
+        {"block": [2, 0, None, 2, 0, 1], "step_s": [0.9, 1.0, 5.0, None, 1.1, 1.2]}
+    )
+    assert run_blocks(shuffled) == [[1.0, 1.1], [1.2], [0.9]]
+    empty = pl.DataFrame(
+        {"block": [None, None], "step_s": [1.0, None]}, schema_overrides={"block": pl.Int64}
+    )
+    assert run_blocks(empty) == [[1.0]]
     runs = pl.DataFrame({
         "run_id": ["a", "b"], "workload": ["w1", "w2"], "group": ["A", "B"], "batch": [1, 1],
         "status": ["ok", "ok"], "median_s": [1.0, 1.0], "ci_low_s": [0.9, 0.9],

@@ -33,26 +33,27 @@ def workload_samples(
         frame = steps.get(run_id)
         if frame is None or "step_s" not in frame.columns:
             continue
-        times = frame["step_s"].drop_nulls().cast(pl.Float64).to_list()
-        samples.setdefault(workload, []).extend(times)
+        times = frame["step_s"].cast(pl.Float64).to_list()
+        samples.setdefault(workload, []).extend(t for t in times if t is not None)
     return {workload: times for workload, times in samples.items() if times}
 
 
 def run_blocks(frame: pl.DataFrame) -> list[list[float]]:
-    """A run's step times per block (its worker processes, steps.csv `block`); a run timed
-    in one process (no `block` column, or empty) is one block."""
+    """A run's step times per block (its worker processes, steps.csv `block`), in block
+    order; a run timed in one process (no `block` column, or empty) is one block. Grouped
+    in Python: a run has tens to hundreds of steps, and a Polars query per run cost
+    0.4 s of a rebuild at 1,000 runs."""
     if "step_s" not in frame.columns:
         return []
+    times = frame["step_s"].cast(pl.Float64).to_list()
     if "block" not in frame.columns or frame["block"].null_count() == frame.height:
-        times = frame["step_s"].drop_nulls().cast(pl.Float64).to_list()
-        return [times] if times else []
-    blocks = (
-        frame.filter(pl.col("step_s").is_not_null() & pl.col("block").is_not_null())
-        .group_by("block", maintain_order=True)
-        .agg(pl.col("step_s").cast(pl.Float64))
-        .sort("block")
-    )
-    return [times for times in blocks["step_s"].to_list() if times]
+        kept = [t for t in times if t is not None]
+        return [kept] if kept else []
+    found: dict[int, list[float]] = {}
+    for block, time in zip(frame["block"].to_list(), times, strict=True):
+        if block is not None and time is not None:
+            found.setdefault(block, []).append(time)
+    return [found[block] for block in sorted(found)]
 
 
 def workload_blocks(
