@@ -13,13 +13,14 @@ import pickle
 from pathlib import Path
 
 from generator.atomic import write_bytes
+from generator.ingest.cache import ParsedExport
 from generator.ingest.schema import NcuExport
 from generator.site.content_cache import entry_path, read_pickled
 from generator.summaries.export import CheckedExport, check_export
 
 
 def cached_check(
-    export: NcuExport,
+    export: NcuExport | ParsedExport,
     device: str | None,
     phase: str | None,
     cache: tuple[Path, str],
@@ -28,13 +29,14 @@ def cached_check(
     analytic_backward_flops: float | None = None,
 ) -> CheckedExport:
     """`check_export`, from the cache when this export was checked with these arguments.
-    `cache`: the cache folder and the code digest (`content_cache.code_digest`)."""
+    `cache`: the cache folder and the code digest (`content_cache.code_digest`); `export`'s
+    frames are read only on a miss (`ParsedExport`)."""
     analytic = {
         "analytic_training_flops": analytic_training_flops,
         "analytic_forward_flops": analytic_forward_flops,
         "analytic_backward_flops": analytic_backward_flops,
     }
-    if not export.content_key:
+    if isinstance(export, NcuExport) and not export.content_key:
         return check_export(export, device, phase, **analytic)
     cache_dir, code = cache
     arguments = [code, export.content_key, str(export.path), device, phase, analytic]
@@ -42,6 +44,7 @@ def cached_check(
     path = entry_path(cache_dir, "checked", key)
     if isinstance(found := read_pickled(path), CheckedExport):
         return found
-    checked = check_export(export, device, phase, **analytic)
+    parsed = export.export if isinstance(export, ParsedExport) else export
+    checked = check_export(parsed, device, phase, **analytic)
     write_bytes(path, pickle.dumps(checked, protocol=5))
     return checked

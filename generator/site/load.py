@@ -13,7 +13,7 @@ from generator.catalog import Device, load_catalog
 from generator.config import ExperimentsFile, load_experiments
 from generator.errors import UserError
 from generator.ingest import NcuExport
-from generator.ingest.cache import cached_read
+from generator.ingest.cache import ParsedExport, cached_read, parsed_export
 from generator.ingest.runs import read_runs, runs_frame
 from generator.ingest.steps import cached_steps
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
@@ -43,11 +43,12 @@ from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
 
 @dataclass(frozen=True)
 class ProfiledRun:
-    """A run measured with `--ncu`: its record and its parsed ncu.csv."""
+    """A run measured with `--ncu`: its record and its parsed ncu.csv (from the parse
+    cache, its frames read when first needed: `ParsedExport`)."""
 
     record: RunRecord
     csv_path: Path
-    export: NcuExport
+    export: NcuExport | ParsedExport
 
 
 @dataclass(frozen=True)
@@ -194,5 +195,5 @@ def _profiled_runs(
     for run_id, record in records.items():
         csv_path = measurements / "runs" / run_id / "ncu.csv"
         if csv_path.is_file():
-            found.append(ProfiledRun(record, csv_path, cached_read(csv_path, cache_dir)))
+            found.append(ProfiledRun(record, csv_path, parsed_export(csv_path, cache_dir)))
     return found
