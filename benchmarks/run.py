@@ -27,7 +27,13 @@ from typing import Any
 
 from benchmarks.generate import DEFAULT_SOURCE, generate, source_label
 from benchmarks.generate_trace import DEFAULT_TRACE_SOURCE, generate_trace
-from benchmarks.site_scaling import measure_scaling, parse_sizes, scaling_only, scaling_table
+from benchmarks.site_scaling import (
+    REBUILDS,
+    measure_scaling,
+    parse_sizes,
+    scaling_only,
+    scaling_table,
+)
 from generator.atomic import write_json
 
 HERE = Path(__file__).resolve().parent
@@ -395,13 +401,21 @@ def main(argv: list[str] | None = None) -> int:
         "--scaling-only",
         action="store_true",
         help="measure only the report at scale (synthetic sets of --scaling-sizes runs plus 30 "
-        "imports, replicated from the real records: a full build, then one more run) and "
+        "imports, replicated from the real records: a full build, then rebuilds after one more "
+        "run each) and "
         "update it in OUT, keeping the other results",
     )
     parser.add_argument(
         "--scaling-sizes",
         default="100,1000,3000,10000",
         help="runs per synthetic set for the report at scale (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--scaling-rebuilds",
+        type=int,
+        default=REBUILDS,
+        help="rebuilds after one more run, in a row, per size; their median is the one "
+        "reported (default: %(default)s)",
     )
     parser.add_argument("--note", default="", help="recorded with the report-at-scale times")
     parser.add_argument(
@@ -414,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
     args = parser.parse_args(argv)
     if args.scaling_only:
-        return scaling_only(Path(args.out), DATA, parse_sizes(args.scaling_sizes), args.note)
+        sizes = parse_sizes(args.scaling_sizes)
+        return scaling_only(Path(args.out), DATA, sizes, args.note, args.scaling_rebuilds)
     if args.site_only:
         return _site_only(Path(args.out))
     if args.ranks_only:
@@ -438,7 +453,9 @@ def main(argv: list[str] | None = None) -> int:
     traces = measure_traces(trace_sizes, args.repeats)
     print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
     site = measure_site_build()
-    scaling = measure_scaling(DATA, parse_sizes(args.scaling_sizes), note=args.note)
+    scaling = measure_scaling(
+        DATA, parse_sizes(args.scaling_sizes), note=args.note, rebuilds=args.scaling_rebuilds
+    )
     document = [
         {**entry, **common, "site_build": site, "traces": traces, "site_scaling": scaling}
         for entry in results

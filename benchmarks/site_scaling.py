@@ -2,8 +2,11 @@
 100, 1,000, 3,000 and 10,000 runs plus 30 imports, made by replicating the real records under new
 ids (benchmarks/synthetic.py), each built by `python -m generator site` as a user runs it:
 once from nothing (empty docs, site and caches: `full_s`), then again after one more
-replicated run is added (`one_more_run_s`). Each stage's seconds come from the build itself
-(RA_STAGE_TIMES). Results ride in every entry of benchmarks/results.json as
+replicated run is added, REBUILDS times in a row, each adding its own run
+(`one_more_runs_s`; `one_more_run_s` is their median: one rebuild on this VM varied by
+6 to 10 s from one try to the next, which a single sample cannot show). Each stage's
+seconds come from the build itself (RA_STAGE_TIMES); a rebuild's are the median over the
+rebuilds. Results ride in every entry of benchmarks/results.json as
 `site_scaling`, a list of one object per size.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +30,7 @@ from benchmarks.synthetic import add_run, make_measurements
 REPO = Path(__file__).resolve().parents[1]
 SIZES = (100, 1_000, 3_000, 10_000)
 IMPORTS = 30
+REBUILDS = 3  # successive rebuilds after one more run each, per size
 # The issue's targets, on this 2-core machine.
 TARGETS = {"full_s_at_1000_runs": 120.0, "one_more_over_full": 0.06}
 METHOD = (
@@ -95,7 +100,12 @@ def _counts(site: Path) -> dict[str, int]:
     return {"html_pages": pages, "chart_files": charts}
 
 
-def measure_size(folder: Path, runs: int, imports: int) -> dict[str, Any]:
+def _median_stages(stages: list[dict[str, float]]) -> dict[str, float]:
+    """Each stage's median over the builds, in the stages' order."""
+    return {name: statistics.median(s[name] for s in stages if name in s) for name in stages[0]}
+
+
+def measure_size(folder: Path, runs: int, imports: int, rebuilds: int = REBUILDS) -> dict[str, Any]:
     _progress(f"{runs:,} runs + {imports} imports: replicating the records …")
     _prepare(folder, runs, imports)
     load_before = os.getloadavg()
@@ -112,39 +122,55 @@ def measure_size(folder: Path, runs: int, imports: int) -> dict[str, Any]:
         _progress(f"{runs:,} runs: the full build failed ({full.failed[:200]})")
         shutil.rmtree(folder, ignore_errors=True)
         return {**entry, "failed": full.failed, "load_average_after": list(os.getloadavg())}
-    counts = _counts(folder / "site")
-    site_bytes = _bytes_under(folder / "site")
-    add_run(REPO / "measurements", folder / "measurements", runs)
-    _progress(
-        f"{runs:,} runs: rebuild after one more run ({full.seconds:.0f} s for the full build) …"
-    )
-    one_more = _build(folder, folder / "stages-one-more.json")
     entry.update(
-        one_more_run_s=one_more.seconds,
-        one_more_over_full=one_more.seconds / full.seconds,
-        one_more_peak_bytes=one_more.memory,
         stages_full_s=json.loads((folder / "stages-full.json").read_text()),
-        **counts,
-        site_bytes=site_bytes,
-        load_average_after=list(os.getloadavg()),
+        **_counts(folder / "site"),
+        site_bytes=_bytes_under(folder / "site"),
     )
-    if one_more.failed is not None:
-        entry["failed"] = f"the rebuild after one more run: {one_more.failed}"
-    else:
-        entry["stages_one_more_s"] = json.loads((folder / "stages-one-more.json").read_text())
+    seconds: list[float] = []
+    stages: list[dict[str, float]] = []
+    peaks: dict[str, int] = {}
+    for index in range(rebuilds):
+        add_run(REPO / "measurements", folder / "measurements", runs + index)
+        _progress(
+            f"{runs:,} runs: rebuild {index + 1} of {rebuilds} after one more run "
+            f"({full.seconds:.0f} s for the full build) …"
+        )
+        times = folder / f"stages-one-more-{index}.json"
+        one_more = _build(folder, times)
+        if one_more.failed is not None:
+            entry["failed"] = f"the rebuild after one more run: {one_more.failed}"
+            break
+        seconds.append(one_more.seconds)
+        stages.append(json.loads(times.read_text()))
+        peaks = {k: max(v, peaks.get(k, 0)) for k, v in one_more.memory.items()}
+    if seconds:
+        median = statistics.median(seconds)
+        entry.update(
+            one_more_run_s=median,
+            one_more_runs_s=seconds,
+            one_more_over_full=median / full.seconds,
+            one_more_peak_bytes=peaks,
+            stages_one_more_s=_median_stages(stages),
+        )
+    entry["load_average_after"] = list(os.getloadavg())
     shutil.rmtree(folder, ignore_errors=True)
     return entry
 
 
 def measure_scaling(
-    data: Path, sizes: tuple[int, ...] = SIZES, imports: int = IMPORTS, note: str = ""
+    data: Path,
+    sizes: tuple[int, ...] = SIZES,
+    imports: int = IMPORTS,
+    note: str = "",
+    rebuilds: int = REBUILDS,
 ) -> list[Any]:
     """One entry per size, each with the method, targets, time of measurement and `note`
     (what else the machine was doing, say)."""
     measured_at = datetime.now(UTC).isoformat(timespec="seconds")
     entries = []
     for runs in sizes:
-        entry = measure_size(data / f"scaling-{runs}", runs, imports)
+        entry = measure_size(data / f"scaling-{runs}", runs, imports, rebuilds)
         entries.append(
             {**entry, "measured_at": measured_at, "method": METHOD, "targets": TARGETS,
              "note": note}
@@ -152,9 +178,19 @@ def measure_scaling(
         if "one_more_run_s" in entry:
             _progress(
                 f"{runs:,} runs: full {entry['full_s']:.1f} s, one more run "
-                f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%})"
+                f"{entry['one_more_run_s']:.1f} s ({entry['one_more_over_full']:.1%}; "
+                f"{_spread(entry)})"
             )
     return entries
+
+
+def _spread(entry: dict[str, Any]) -> str:
+    """'median of 3: 5.9 to 6.4 s', or 'one rebuild' for an entry measured before there
+    were several."""
+    times = entry.get("one_more_runs_s") or [entry["one_more_run_s"]]
+    if len(times) < 2:
+        return "one rebuild"
+    return f"median of {len(times)}: {min(times):.1f} to {max(times):.1f} s"
 
 
 def scaling_table(entries: list[dict[str, Any]]) -> str:
@@ -170,17 +206,20 @@ def scaling_table(entries: list[dict[str, Any]]) -> str:
             f"{e['runs']:>6,} {e['imports']:>7} {e['full_s']:>8.1f} {e['one_more_run_s']:>10.1f} "
             f"{e['one_more_over_full']:>6.1%} {e['html_pages']:>6,} "
             f"{e['full_peak_bytes'].get('build_bytes', 0) / 1e9:>7.2f} {e['site_bytes'] / 1e9:>7.2f}"
+            f"  one more: {_spread(e)}"
         )
     return "\n".join(lines)
 
 
-def scaling_only(out: Path, data: Path, sizes: tuple[int, ...], note: str = "") -> int:
+def scaling_only(
+    out: Path, data: Path, sizes: tuple[int, ...], note: str = "", rebuilds: int = REBUILDS
+) -> int:
     """Re-measure only the report at scale and put it in every entry of OUT, keeping the
     other results and the sizes not measured this time."""
     if not out.is_file():
         raise SystemExit(f"{out} does not exist: run the full benchmark first")
     document = json.loads(out.read_text(encoding="utf-8"))
-    entries = measure_scaling(data, sizes, note=note)
+    entries = measure_scaling(data, sizes, note=note, rebuilds=rebuilds)
     # the sizes not measured this time keep their rows, each with its own measured_at
     kept = [e for e in document[0].get("site_scaling") or [] if e["runs"] not in sizes]
     entries = sorted(kept + entries, key=lambda e: e["runs"])

@@ -365,6 +365,21 @@ def test_performance_page_shows_the_scaling_results() -> None:
     assert page.tables["site_scaling"].height == 2
 
 
+def test_performance_page_gives_the_median_rebuild_and_its_range() -> None:
+    repeated = [SCALING[0], {**SCALING[1], "one_more_runs_s": [13.0, 12.0, 11.5]}]
+    page = performance_page(_results(repeated))  # type: ignore[arg-type]
+    assert "<td>12 s (11.5 s to 13 s)</td>" in page.markdown
+    assert "<td>10 s</td>" in page.markdown  # a row of one rebuild: its time alone
+    assert "the median of 1 to 3 rebuilds in a row" in page.markdown
+    assert "rebuilt in 8.0 % of it (the median of 3 rebuilds)" in page.markdown
+    row = page.tables["site_scaling"].filter(pl.col("runs") == 1000).row(0, named=True)
+    assert (row["one_more_rebuilds"], row["one_more_min_s"], row["one_more_max_s"]) == (
+        3,
+        11.5,
+        13.0,
+    )
+
+
 def test_performance_page_says_when_scaling_was_not_measured() -> None:
     page = performance_page(_results(None))
     assert NOT_MEASURED in page.markdown and "site-scaling" not in page.charts
@@ -391,9 +406,38 @@ def test_re_measuring_some_sizes_keeps_the_others(
     out = tmp_path / "results.json"
     out.write_text(json.dumps([{"rows": 1, "site_scaling": measured}]))
     fresh = {**measured[1], "full_s": 99.0, "measured_at": "2026-11-26T02:00:00+00:00"}
-    monkeypatch.setattr(site_scaling, "measure_scaling", lambda data, sizes, note="": [fresh])
+    monkeypatch.setattr(site_scaling, "measure_scaling", lambda data, sizes, **kw: [fresh])
     site_scaling.scaling_only(out, tmp_path, (1000,))
     (entry,) = json.loads(out.read_text())
     assert entry["rows"] == 1  # the other results kept
     assert [e["runs"] for e in entry["site_scaling"]] == [100, 1000]
     assert entry["site_scaling"][0] == measured[0] and entry["site_scaling"][1]["full_s"] == 99.0
+
+
+def test_the_rebuild_after_one_more_run_is_the_median_of_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each rebuild adds its own run; the entry keeps every time, their median, and each
+    stage's median. (`_build` stands in for `python -m generator site`, which the
+    `one_more` fixture above runs for real.)"""
+    from benchmarks import site_scaling
+
+    seconds = iter([100.0, 7.0, 5.0, 6.0])
+    added: list[int] = []
+
+    def build(folder: Path, stages: Path) -> site_scaling.Build:
+        took = next(seconds)
+        (folder / "site").mkdir(parents=True, exist_ok=True)
+        stages.write_text(json.dumps({"load": took / 10, "write": took / 2}))
+        return site_scaling.Build(took, {"build_bytes": int(took * 1e6)}, None)
+
+    monkeypatch.setattr(site_scaling, "_prepare", lambda folder, runs, imports: None)
+    monkeypatch.setattr(site_scaling, "_build", build)
+    monkeypatch.setattr(site_scaling, "add_run", lambda source, dest, index: added.append(index))
+    entry = site_scaling.measure_size(tmp_path / "set", 1000, 30, rebuilds=3)
+    assert added == [1000, 1001, 1002]  # three new runs, one per rebuild
+    assert entry["full_s"] == 100.0 and entry["one_more_runs_s"] == [7.0, 5.0, 6.0]
+    assert entry["one_more_run_s"] == 6.0 and entry["one_more_over_full"] == 0.06
+    assert entry["stages_one_more_s"] == {"load": 0.6, "write": 3.0}
+    assert entry["one_more_peak_bytes"] == {"build_bytes": 7_000_000}
+    assert "median of 3: 5.0 to 7.0 s" in site_scaling.scaling_table([entry])

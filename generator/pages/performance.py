@@ -161,6 +161,9 @@ def _scaling_frame(entries: list[dict[str, Any]]) -> pl.DataFrame:
     rows = []
     for entry in entries:
         row = {k: v for k, v in entry.items() if isinstance(v, int | float | str)}
+        if times := entry.get("one_more_runs_s"):  # the rebuilds the median is of
+            row |= {"one_more_rebuilds": len(times), "one_more_min_s": min(times),
+                    "one_more_max_s": max(times)}  # fmt: skip
         for build in ("full", "one_more"):
             for stage, seconds in (entry.get(f"stages_{build}_s") or {}).items():
                 row[f"{build}_{stage}_s"] = seconds
