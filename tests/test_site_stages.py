@@ -26,6 +26,7 @@ from generator.site.load import Loaded, load_measurements
 from generator.site.publish import publish
 from generator.site.release import make_release
 from generator.site.write import Written, render_pages, write_pages
+from generator.site.written import Held
 from tests.helpers import REPO
 
 GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
@@ -176,6 +177,54 @@ def test_write_touches_only_what_changed(tmp_path: Path) -> None:
     assert (docs / "index.md").read_text() == "# I\n"
 
 
+def test_a_write_knows_what_the_last_left_without_walking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given what the folder held after the last write (`previous`), the files no page
+    makes any more are removed without walking it, with the folders they leave empty; the
+    result is the one a walk gives."""
+    from generator.site import files
+
+    docs = tmp_path / "docs"
+    first = {"measurements/a.md": "# A\n", "index.md": "# I\n"}
+    held = files.replace_generated(
+        docs, first, {"measurements/data/b/c/t.csv": b"1", "measurements/data/d/t.csv": b"2"}
+    )
+    assert held == {"measurements/a.md", "measurements/data/b/c/t.csv", "measurements/data/d/t.csv"}
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("walked the folder although its files were known")
+
+    monkeypatch.setattr(files.os, "walk", no_walk)
+    again = files.replace_generated(
+        docs, first, {"measurements/data/d/t.csv": b"2"}, previous=held | {"measurements/gone.md"}
+    )
+    assert again == {"measurements/a.md", "measurements/data/d/t.csv"}
+    assert not (docs / "measurements/data/b").exists()  # its file, then its empty folders
+    assert (docs / "measurements/data/d/t.csv").read_bytes() == b"2"
+    monkeypatch.undo()
+    assert sorted(files.relative_files(docs / "measurements")) == ["a.md", "data/d/t.csv"]
+
+
+def test_a_build_cut_short_leaves_no_record_of_what_docs_holds(tmp_path: Path) -> None:
+    """A write takes the record away before it writes and the build saves it when done:
+    after a write that stopped half-way, the next one walks the folder, and the temporary
+    file the stopped write left is removed."""
+    from generator.site.written import Held, save_held, take_held, write_docs
+
+    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    page = Page(path="measurements/a.md", title="A", markdown="# A\n")
+    _, held = write_docs([page], docs, cache, drawn={})
+    assert held == Held(frozenset({"measurements/a.md"}), frozenset())
+    save_held(cache, docs, held)
+    torn = docs / "measurements" / ".a.md.123.tmp"
+    torn.write_text("torn")  # what a write killed half-way leaves
+    assert take_held(cache, docs) == held
+    assert take_held(cache, docs) is None  # taken: a build stopped now leaves none
+    write_docs([page], docs, cache, drawn={})  # walks, as no record was saved
+    assert not torn.exists()
+
+
 def test_chart_files_not_drawn_yet_are_left_to_publish(
     report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -205,7 +254,8 @@ def test_publish_needs_mkdocs_yml(tmp_path: Path) -> None:
     try:
         with pytest.raises(UserError, match=r"mkdocs\.yml not found"):
             release = make_release({}, None, None)
-            publish(Written(tmp_path, [], []), tmp_path, tmp_path / "site", release)
+            nothing = Held(frozenset(), frozenset())
+            publish(Written(tmp_path, [], [], nothing), tmp_path, tmp_path / "site", release)
     finally:
         os.chdir(cwd)
     assert not (tmp_path / "site").exists()

@@ -40,6 +40,7 @@ from generator.site.publish import publish
 from generator.site.release import make_release, release_inputs
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
 from generator.site.write import Written, write_pages
+from generator.site.written import save_held
 
 STAGE_TIMES_ENV = "RA_STAGE_TIMES"  # a path: each stage's seconds are written there (bench)
 PEAK_MEMORY_ENV = "RA_PEAK_MEMORY"  # a path: the build's peak memory is written there (bench)
@@ -165,6 +166,7 @@ def build_site(
         write_json(Path(times), clock.seconds)
     if memory := os.environ.get(PEAK_MEMORY_ENV):
         write_json(Path(memory), peak_memory())
+    save_held(cache_dir, docs_dir, written.held)  # nothing more is written into docs/
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
     digests.save_store()

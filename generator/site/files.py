@@ -3,6 +3,7 @@ written), and the local copies of Vega and MathJax (no CDN)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -43,21 +44,23 @@ def replace_generated(
     pages: dict[str, str],
     files: dict[str, bytes] | None = None,
     untouched: set[str] | None = None,
-) -> None:
+    previous: frozenset[str] | None = None,
+) -> frozenset[str]:
     """Make the generated folder hold exactly these pages and files. A file whose bytes
     did not change is left as it is (its modification time kept), so `mkdocs build --dirty`
     renders only the pages that changed; a changed file is written whole (a temporary file
     renamed over it), a new one in place, and a file no page makes any more is removed. The
     work follows what changed: nothing is copied or linked for the files that stay. (Paths
     as strings: pathlib costs more than the comparisons at 25,000 files.) `untouched`:
-    files known to hold what they should (site/written.py), neither read nor removed."""
+    files known to hold what they should (site/written.py), neither read nor removed.
+    `previous`: what the folder held after the last write, when known (`Held`): the files
+    to remove are found from it, not by walking the folder. Returns what it holds now (its
+    paths under GENERATED_DIR, relative to `docs_dir`)."""
     contents: dict[str, bytes] = {k: v.encode("utf-8") for k, v in pages.items()}
     contents.update(files or {})
     root = str(docs_dir)
-    keep = {os.path.join(root, relative) for relative in untouched or ()}
     for relative, content in contents.items():
         path = os.path.join(root, relative)
-        keep.add(path)
         try:
             same = os.stat(path).st_size == len(content) and _read(path) == content
         except FileNotFoundError:  # new: written in place (a torn one differs next build)
@@ -67,12 +70,34 @@ def replace_generated(
             continue
         if not same:
             write_bytes(Path(path), content)
-    _remove_others(os.path.join(root, GENERATED_DIR), keep)
+    inside = f"{GENERATED_DIR}/"
+    held = frozenset(p for p in (*contents, *(untouched or ())) if p.startswith(inside))
+    if previous is None:
+        _remove_others(os.path.join(root, GENERATED_DIR), {os.path.join(root, p) for p in held})
+    else:
+        _remove_listed(root, previous - held)
+    return held
 
 
 def _read(path: str) -> bytes:
     with open(path, "rb") as file:
         return file.read()
+
+
+def _remove_listed(root: str, gone: frozenset[str]) -> None:
+    """These files (relative to root; one already gone is no error), and the folders they
+    leave empty, up to the generated folder."""
+    folders = set()
+    for relative in gone:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(root, relative))
+        parent = os.path.dirname(relative)
+        while parent not in ("", GENERATED_DIR):
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+    for folder in sorted(folders, key=len, reverse=True):  # the deepest first
+        with contextlib.suppress(OSError):  # not empty, or gone
+            os.rmdir(os.path.join(root, folder))
 
 
 def _remove_others(folder: str, keep: set[str]) -> None:

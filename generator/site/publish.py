@@ -103,7 +103,7 @@ def _build(
     child.write_text(child_text, encoding="utf-8")
     # A download gone makes the next build a full one, as a page gone does.
     downloads = downloads_root(written.docs_dir)
-    sources = sorted(relative_files(written.docs_dir) + relative_files(downloads))
+    sources = sorted([*relative_files(written.docs_dir), *written.held.downloads])
     state = {
         "key": _config_key(child_text, config),
         "sources": sources,

@@ -16,7 +16,7 @@ from generator.pages.registry import REGISTRY
 from generator.pages.render import download_path
 from generator.site.files import copy_mathjax, relative_files, write_vega_bundle
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
-from generator.site.written import write_docs
+from generator.site.written import Held, write_docs
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Written:
     docs_dir: Path
     pages: list[Page]  # as written, downloads linked
     nav: list[Any]  # for the MkDocs config
+    held: Held  # what the generated folders hold: saved by the build once it is done
     later: LaterFiles | None = None  # chart files publish writes after MkDocs
 
 
@@ -70,12 +71,13 @@ def write_pages(
         drawn = renderer.drawn_so_far()
         later = LaterFiles(renderer, _not_drawn(pages, drawn))
         drawn = {**drawn, **{key: (b"", b"") for key, _ in later.paths.values()}}
-    linked = write_docs(pages, docs_dir, cache_dir, drawn)
+    linked, held = write_docs(pages, docs_dir, cache_dir, drawn)
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)
     hand_written = _hand_written(docs_dir)
     titles = {page: title for page in hand_written if (title := _heading(docs_dir / page))}
-    return Written(docs_dir, linked, site_nav(REGISTRY, made, hand_written, titles), later)
+    nav = site_nav(REGISTRY, made, hand_written, titles)
+    return Written(docs_dir, linked, nav, held, later)
 
 
 def _not_drawn(
