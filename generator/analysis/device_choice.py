@@ -9,7 +9,6 @@ LAUNCH_LATENCY_S."""
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -253,8 +252,12 @@ def with_launch_counts(
 def launch_calls_measured(traces: list[TraceView]) -> tuple[float, int] | None:
     """Median host time of a kernel-launch call (µs) over every GPU trace here, and how many
     calls: the data's own check on LAUNCH_LATENCY_S (times taken under the profiler)."""
-    durations = [duration for trace in traces for duration in trace.analysis.work.launch_calls_us]
-    return (statistics.median(durations), len(durations)) if durations else None
+    durations = pl.Series(
+        [duration for trace in traces for duration in trace.analysis.work.launch_calls_us],
+        dtype=pl.Float64,
+    )  # Polars' median, the same number: statistics' sort cost 0.2 s at 1,000 runs
+    median = durations.median()
+    return (float(median), len(durations)) if durations.len() else None  # type: ignore[arg-type]
 
 
 def device_table(items: list[Workload], devices: tuple[Device, ...]) -> pl.DataFrame:

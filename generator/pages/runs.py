@@ -89,12 +89,14 @@ def runs_page(
     experiments: ExperimentsFile | None,
     ceilings: list[MeasuredCeilings],
     findings: dict[str, tuple[Finding, ...]] | None = None,
+    by_group: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Page:
+    """`by_group`: `_groups(runs, experiments)`, when the caller has it already."""
     findings = findings or {}
     summary = run_lists.summarize(runs.height)
     groups = [
         _group(group_id, experiments, rows, findings, summary)
-        for group_id, rows in _groups(runs, experiments).items()
+        for group_id, rows in (by_group or _groups(runs, experiments)).items()
     ]
     markdown = render("runs.md.j2", groups=groups, ceilings=[_ceiling_cells(c) for c in ceilings])
     return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": runs})
@@ -116,14 +118,16 @@ def list_pages(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None,
     findings: dict[str, tuple[Finding, ...]],
+    by_group: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[Page]:
-    """Every group's run lists, when the runs page summarizes (run_lists.py)."""
+    """Every group's run lists, when the runs page summarizes (run_lists.py). `by_group`:
+    as runs_page's."""
     if not run_lists.summarize(runs.height):
         return []
     titles = {g.id: g.title for g in experiments.groups} if experiments else {}
     return [
         page
-        for group_id, rows in _groups(runs, experiments).items()
+        for group_id, rows in (by_group or _groups(runs, experiments)).items()
         if rows
         for page in run_lists.list_pages(
             group_id,
@@ -154,9 +158,12 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
 
 
 def _render(report: Report) -> list[Page]:
+    # each group's rows, made once for both (0.1 s each at 1,000 runs)
+    by_group = _groups(report.runs, report.experiments)
+    findings = report.run_findings
     return [
-        runs_page(report.runs, report.experiments, report.ceilings, report.run_findings),
-        *list_pages(report.runs, report.experiments, report.run_findings),
+        runs_page(report.runs, report.experiments, report.ceilings, findings, by_group),
+        *list_pages(report.runs, report.experiments, findings, by_group),
         *_run_pages(report),
     ]
 
