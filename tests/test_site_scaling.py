@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -441,3 +442,48 @@ def test_the_rebuild_after_one_more_run_is_the_median_of_several(
     assert entry["stages_one_more_s"] == {"load": 0.6, "write": 3.0}
     assert entry["one_more_peak_bytes"] == {"build_bytes": 7_000_000}
     assert "median of 3: 5.0 to 7.0 s" in site_scaling.scaling_table([entry])
+
+
+def test_a_dirty_build_copies_the_downloads_of_folders_changed_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks copy the downloads written since the live site was built, looking only
+    into folders stamped since then: a download is written new or renamed over its old
+    copy, and either stamps its folder."""
+    from types import SimpleNamespace
+
+    from generator.atomic import write_bytes
+    from generator.pages.paths import DATA_DIR, downloads_root
+    from generator.site import mkdocs_hooks
+    from generator.site.stamp import CHANGED_SINCE_ENV, DIRTY_ENV
+
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    data = downloads_root(docs) / DATA_DIR
+    for name in ("old/a.csv", "renamed/b.csv", "new/c.csv"):
+        (data / name).parent.mkdir(parents=True, exist_ok=True)
+        (data / name).write_text("before")
+    since = 2_000_000_000 * 10**9
+    for folder in (data / "old", data / "renamed", data / "new", data):
+        os.utime(folder, ns=(since - 10**9, since - 10**9))
+    for name in ("old/a.csv", "renamed/b.csv"):
+        os.utime(data / name, ns=(since - 10**9, since - 10**9))
+    write_bytes(data / "renamed" / "b.csv", b"after")  # as a changed download is written
+    (data / "new" / "d.csv").write_text("new")  # as a new one is
+    for path in (
+        data / "renamed" / "b.csv",
+        data / "renamed",
+        data / "new",
+        data / "new" / "d.csv",
+    ):
+        os.utime(path, ns=(since + 10**9, since + 10**9))
+    # a file stamped since in a folder that was not: not looked at (nothing we write does so)
+    os.utime(data / "old" / "a.csv", ns=(since + 10**9, since + 10**9))
+    monkeypatch.setenv(DIRTY_ENV, "1")
+    monkeypatch.setenv(CHANGED_SINCE_ENV, str(since))
+    mkdocs_hooks._copy_downloads(SimpleNamespace(docs_dir=str(docs), site_dir=str(site)))  # type: ignore[arg-type]
+    copied = sorted(p.relative_to(site / DATA_DIR).as_posix() for p in site.rglob("*.csv"))
+    assert copied == ["new/d.csv", "renamed/b.csv"]  # c.csv: older than the live site
+    assert (site / DATA_DIR / "renamed" / "b.csv").read_text() == "after"
+    monkeypatch.setenv(DIRTY_ENV, "0")  # a full build copies every download
+    mkdocs_hooks._copy_downloads(SimpleNamespace(docs_dir=str(docs), site_dir=str(site)))  # type: ignore[arg-type]
+    assert (site / DATA_DIR / "old" / "a.csv").read_text() == "before"
