@@ -487,3 +487,54 @@ def test_a_dirty_build_copies_the_downloads_of_folders_changed_since(
     monkeypatch.setenv(DIRTY_ENV, "0")  # a full build copies every download
     mkdocs_hooks._copy_downloads(SimpleNamespace(docs_dir=str(docs), site_dir=str(site)))  # type: ignore[arg-type]
     assert (site / DATA_DIR / "old" / "a.csv").read_text() == "before"
+
+
+def test_a_cached_run_trace_keeps_what_the_pages_across_runs_read(tmp_path: Path) -> None:
+    """The trace cache keeps a run's view as the other pages read it, its own page drawn
+    already: the op table and layers whole, the page's own tables left out (one empty
+    frame for all, read back once); the page is drawn from the whole view."""
+    import pickle
+    from functools import partial
+
+    from generator.site.trace_cache import DRAWN, cached_traces, slim
+
+    record = read_run(TRACED)
+    assert record is not None
+    args = ("run-x", TRACED / "trace.json.gz", record, TRACED / "layers.csv", None)
+    whole = _run_view_of_trace(*args)
+    ((made, page),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], tmp_path)
+    ((read, again),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], tmp_path)
+    for view in (made, read):
+        assert view.analysis.by_op.equals(whole.analysis.by_op)
+        assert view.layers is not None and whole.layers is not None
+        assert view.layers.equals(whole.layers)
+        assert view.analysis.total == whole.analysis.total
+        assert view.analysis.by_phase.width == view.analysis.by_layer.width == 0
+    assert not whole.analysis.by_layer.is_empty()  # drawn on the page: its per-layer roofline
+    assert page.path == again.path
+    # the page's tables, made from the whole view: phases from by_phase, layers from by_layer
+    assert {
+        "measurements/data/traces-run-x/phases.csv",
+        "measurements/data/traces-run-x/layers-run-x.spec.js",
+    } <= set(page.files or {})
+    (entry,) = [p for p in (tmp_path / "traces").rglob("*.pickle") if ".files" not in p.name]
+    _, stored, _ = pickle.loads(entry.read_bytes())
+    assert stored.path == page.path
+    assert _frames(made) == 3  # the op table, the layers and one empty frame
+    assert _frames(slim(whole)) == 10  # what an entry held before
+    assert DRAWN.width == 0
+
+
+def _frames(value: object, seen: set[int] | None = None) -> int:
+    """The distinct frames in a view (what reading it back deserialises)."""
+    import dataclasses
+
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, pl.DataFrame):
+        return 1
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(_frames(getattr(value, f.name), seen) for f in dataclasses.fields(value))
+    return 0
