@@ -4,6 +4,7 @@ MkDocs runs written into the built site (site/write.py's LaterFiles)."""
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,12 @@ def test_stages_share_the_build_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     assert first == second == [math.sqrt(x) for x in items]
     assert started == [2]  # one pool for both stages
     assert workers.shared_pool() is None  # shut down on the way out
+
+
+def test_workers_run_below_the_build() -> None:
+    with workers.new_pool(1) as pool:
+        niceness = pool.submit(os.nice, 0).result()
+    assert niceness == min(os.nice(0) + workers.NICE, 19)
 
 
 def test_chart_files_in_the_built_site_are_drawn(repo_site: Path) -> None:

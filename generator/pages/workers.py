@@ -23,8 +23,23 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+NICE = 10  # the workers' niceness, added to the build's
+
+
 def new_pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+    """Workers at a lower priority than the build's own process: what they compute (trace
+    pages, chart files) is waited for only later, while the build's process is on the
+    critical path. In a rebuild after one more run at 1,000 runs, two workers starting
+    to draw a handful of charts took CPU from the write stage (2.1 to 2.4 s, against
+    1.3 s without them); at a lower priority it took 1.3 to 1.7 s."""
+    return ProcessPoolExecutor(
+        workers, mp_context=get_context("spawn"), initializer=_lower_priority
+    )
+
+
+def _lower_priority() -> None:
+    if hasattr(os, "nice"):
+        os.nice(NICE)
 
 
 @contextmanager
