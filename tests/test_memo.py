@@ -75,6 +75,28 @@ def test_a_result_is_computed_once_per_content_and_code(calls, tmp_path: Path) -
     assert made == [(1, 2), (2, 1), (1, 2), (1, 2)]
 
 
+def test_lists_of_floats_are_keyed_by_their_values(tmp_path: Path) -> None:
+    """A list of floats is keyed as its 8-byte values, not pickled float by float; equal
+    lists share a result, and -0.0, 0.0, ints and tuples are told apart."""
+    made: list[object] = []
+
+    def first(values: object) -> object:
+        made.append(values)
+        return values
+
+    memo.use_folder(tmp_path / "memo", "code-1")
+    try:
+        for value in ([0.5, 2.0], [0.5, 2.0], [0.5, -0.0], [0.5, 0.0], [1, 2.0], (0.5, 2.0)):
+            memo.remembered("first", first, value)
+        memo.use_folder(tmp_path / "memo", "code-1")  # the next build
+        memo.remembered("first", first, [0.5, 2.0])
+    finally:
+        memo.use_folder(None)
+    assert made == [[0.5, 2.0], [0.5, -0.0], [0.5, 0.0], [1, 2.0], (0.5, 2.0)]
+    assert memo._floats_as_bytes([0.5, 2.0]) == memo._floats_as_bytes([0.5, 2.0])
+    assert not isinstance(memo._floats_as_bytes([1, 2.0]), bytes)
+
+
 def test_a_torn_entry_is_computed_again(calls, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     total, made = calls
     memo.remembered("total", total, 5)

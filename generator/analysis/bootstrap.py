@@ -103,7 +103,13 @@ def spearman(
     interval, resampling the points (pairs) with replacement. A resample with fewer than
     three distinct points, or with constant ranks on either side (ρ undefined), is skipped;
     `used` says how many remained (0, and no interval, below MIN_INTERVAL_POINTS points).
-    None when ρ itself is undefined or the points are fewer than three."""
+    None when ρ itself is undefined or the points are fewer than three. Kept between builds
+    (generator/memo): one run added changes the points of one set or two of the twenty at
+    1,000 runs, and the twenty cost 0.11 s."""
+    return remembered("spearman", _spearman, list(x), list(y), seed, resamples)
+
+
+def _spearman(x: list[float], y: list[float], seed: int, resamples: int) -> Interval | None:
     n = len(x)
     if n != len(y):
         raise ValueError(f"{n} x values but {len(y)} y values")

@@ -71,20 +71,24 @@ def pool_runs(
             median, (low, high) = estimate.estimate_s, estimate.remeasure95_s
         else:
             median, (low, high) = statistics.median(samples), median_ci(samples)
-        medians = [statistics.median(steps[run_id]["step_s"].drop_nulls()) for run_id in ids]
-        for run_id in ids:
-            pooled[run_id] = {
-                "median_s": median,
-                "ci_low_s": low,
-                "ci_high_s": high,
-                "blocks": len(blocks),
-                "interval": "blocks" if len(blocks) >= 2 else "one process",
-                "iterations": len(samples),
-                "pooled_runs": len(ids),
-                "pooled_groups": ", ".join(sorted(_groups(part.to_dicts()))),
-                "spread_low_s": min(medians),
-                "spread_high_s": max(medians),
-            }
+        medians = [
+            statistics.median(steps[run_id]["step_s"].drop_nulls().to_list()) for run_id in ids
+        ]
+        shared: dict[str, object] = {  # the same for every run of the workload
+            "median_s": median,
+            "ci_low_s": low,
+            "ci_high_s": high,
+            "blocks": len(blocks),
+            "interval": "blocks" if len(blocks) >= 2 else "one process",
+            "iterations": len(samples),
+            "pooled_runs": len(ids),
+            "pooled_groups": ", ".join(
+                sorted(_groups(part.select(sorted(_GROUP_COLUMNS & set(part.columns))).to_dicts()))
+            ),
+            "spread_low_s": min(medians),
+            "spread_high_s": max(medians),
+        }
+        pooled.update((run_id, shared) for run_id in ids)
     rows = []
     for row in runs.to_dicts():
         own = {new: row[old] for old, new in OWN.items()}
@@ -98,6 +102,9 @@ def pool_runs(
         rows.append(row | own | ({} if update else _unpooled(row)))
     schema = runs.schema | pl.Schema(POOLED_COLUMNS)
     return pl.DataFrame(rows, schema=schema)
+
+
+_GROUP_COLUMNS = {"group", "groups"}  # what `_groups` reads of a row
 
 
 def _unpooled(row: dict[str, object]) -> dict[str, object]:

@@ -29,9 +29,10 @@ NICE = 10  # the workers' niceness, added to the build's
 def new_pool(workers: int) -> ProcessPoolExecutor:
     """Workers at a lower priority than the build's own process: what they compute (trace
     pages, chart files) is waited for only later, while the build's process is on the
-    critical path. In a rebuild after one more run at 1,000 runs, two workers starting
-    to draw a handful of charts took CPU from the write stage (2.1 to 2.4 s, against
-    1.3 s without them); at a lower priority it took 1.3 to 1.7 s."""
+    critical path. In rebuilds after one more run at 1,000 runs where two workers started
+    to draw a handful of charts, the write stage took 1.6 to 2.4 s (four of eighteen
+    paired rebuilds), 1.5 to 1.7 s with the workers at a lower priority, and 1.3 to 1.4 s
+    where no worker started."""
     return ProcessPoolExecutor(
         workers, mp_context=get_context("spawn"), initializer=_lower_priority
     )
