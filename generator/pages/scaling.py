@@ -89,8 +89,8 @@ def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
         f"At 1,000 runs the full build took {si(full, 's')} "
         + ("(target met: under " if full < targets["full_s_at_1000_runs"] else "(target missed: ")
         + f"{si(targets['full_s_at_1000_runs'], 's')})",
-        f"one more run rebuilt in {100 * share:.1f} % of it{_median_of(at_1000)} "
-        + ("(target met: under " if share < targets["one_more_over_full"] else "(target missed: ")
+        f"one more run rebuilt in {100 * share:.1f} % of it ({_median_of(at_1000)}"
+        + ("target met: under " if share < targets["one_more_over_full"] else "target missed: ")
         + f"{100 * targets['one_more_over_full']:.0f} %)",
     ]
     return "; ".join(parts) + "."
@@ -98,7 +98,7 @@ def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
 
 def _median_of(entry: dict[str, Any]) -> str:
     times = entry.get("one_more_runs_s") or []
-    return f" (the median of {len(times)} rebuilds)" if len(times) >= 2 else ""
+    return f"the median of {len(times)} rebuilds; " if len(times) >= 2 else ""
 
 
 def _growth(entries: list[dict[str, Any]]) -> str:
