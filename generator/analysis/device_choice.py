@@ -255,7 +255,7 @@ def launch_calls_measured(traces: list[TraceView]) -> tuple[float, int] | None:
     durations = pl.Series(
         [duration for trace in traces for duration in trace.analysis.work.launch_calls_us],
         dtype=pl.Float64,
-    )  # Polars' median, the same number: statistics' sort cost 0.2 s at 1,000 runs
+    )  # Polars' median, the same number (250,000 calls at 1,000 runs: 9 ms, statistics' 24 ms)
     median = durations.median()
     return (float(median), len(durations)) if durations.len() else None  # type: ignore[arg-type]
 
