@@ -39,8 +39,8 @@ class Held:
     build is done (`save_held`), so that the next write finds the files no page makes any
     more without walking the folders: at 1,000 runs two walks of the 22,690 downloads took
     0.3 s of a rebuild after one more run (timed while the test suite ran beside it). A
-    write takes it away before it writes
-    (`take_held`): a build cut short leaves none, and the next one walks."""
+    write takes it away before it writes (`take_held`): a build cut short leaves none, and
+    the next one walks."""
 
     docs: frozenset[str]
     downloads: frozenset[str]
