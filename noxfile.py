@@ -61,7 +61,7 @@ def serve(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """Run the test suite (no GPU, no network; torch from the pinned measure extra)."""
-    session.install("-e", ".[site,test,measure]")
+    session.install("-e", ".[site,test,measure,ncu-rep]")
     session.run("pytest", *session.posargs)
 
 

@@ -7,11 +7,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator.cli.commands import complexity_input, require_torch
 from generator.errors import UserError
+from generator.records.import_source import NCU_REPORT_FILE
 
 if TYPE_CHECKING:
     from generator.analysis.nsys_phases import ModelWork
@@ -20,18 +22,33 @@ if TYPE_CHECKING:
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from generator.ingest.ncu_csv import parse_size
-    from generator.ingest.nsys.capture import is_nsys, nsys_files
-    from generator.ingest.trace.read import looks_like_trace
+    from generator.ingest.nsys.binary import exported, looks_like_nsys_report
+    from generator.ingest.nsys.capture import nsys_files
     from generator.records.ceilings import read_ceilings
-    from generator.summaries.export import format_summary, summarize_file
-    from generator.summaries.trace import format_trace_summary, summarize_trace
 
     ceilings = read_ceilings(Path(args.ceilings)) if args.ceilings else None
     paths = [Path(name) for name in args.files]
     folders = [p for p in paths if p.is_dir()]
     if args.ranks or any(not nsys_files([p]) for p in folders):
         return _summarize_ranks(args, paths, ceilings)
+    with ExitStack() as exports:
+        # a binary nsys report is read through the SQLite export nsys makes of it
+        paths = [
+            exports.enter_context(exported(p, args.nsys)) if looks_like_nsys_report(p) else p
+            for p in paths
+        ]
+        return _summarize_files(args, paths, ceilings)
+
+
+def _summarize_files(
+    args: argparse.Namespace, paths: list[Path], ceilings: MeasuredCeilings | None
+) -> int:
+    from generator.ingest.ncu_csv import parse_size
+    from generator.ingest.nsys.capture import is_nsys
+    from generator.ingest.trace.read import looks_like_trace
+    from generator.summaries.export import format_summary, summarize_file
+    from generator.summaries.trace import format_trace_summary, summarize_trace
+
     # by content: an nsys report or export may be called anything, as may a trace
     nsys = [p for p in paths if p.is_dir() or is_nsys(p)]
     shown = 0
@@ -138,8 +155,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         license=args.license,
         notes=args.notes,
     )
+    from generator.ingest.nsys.binary import looks_like_nsys_report
     from generator.ingest.nsys.capture import is_nsys, nsys_files
 
+    reports = [p for p in paths if looks_like_nsys_report(p)]
+    if reports:
+        return _import_nsys_reports(request, paths, reports, args.nsys)
     if all(is_nsys(p) or (p.is_dir() and nsys_files([p])) for p in paths):
         return _import_nsys(request, paths)
     if is_multirank(paths):
@@ -155,6 +176,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     trace = "layout" not in result.summary
     print((format_trace_summary if trace else format_summary)(result.summary))
     stored = "trace.json.gz" if trace else "ncu.csv verbatim"
+    if (result.folder / NCU_REPORT_FILE).is_file():
+        stored = f"{NCU_REPORT_FILE} verbatim, and ncu.csv: what was read from it"
     print(f"\nimported into {result.folder}/ ({stored}, source.toml)")
     print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")
     if result.source.registry_model:
@@ -166,11 +189,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_nsys(request: ImportRequest, paths: list[Path]) -> int:
+def _import_nsys_reports(
+    request: ImportRequest, paths: list[Path], reports: list[Path], nsys: str | None
+) -> int:
+    """A binary nsys report is imported as the SQLite export nsys makes of it, and kept
+    verbatim beside it."""
+    from generator.ingest.nsys.binary import exported
+
+    if len(paths) > 1:
+        raise UserError(
+            "a binary Nsight Systems report holds the whole capture: pass it alone",
+            file=reports[0],
+            fix="import the .nsys-rep file by itself",
+        )
+    with exported(reports[0], nsys) as export:
+        return _import_nsys(request, [export], kept=reports)
+
+
+def _import_nsys(request: ImportRequest, paths: list[Path], kept: list[Path] | None = None) -> int:
     from generator.summaries.nsys import format_nsys_summary
     from generator.summaries.nsys_import import import_nsys
 
-    result = import_nsys(request, paths)
+    result = import_nsys(request, paths, kept or [])
     print(format_nsys_summary(result.summary))
     print(f"\nimported into {result.folder}/ (nsys/: the files verbatim, source.toml)")
     print(f"  edit {result.folder / 'source.toml'} to complete title, model and citation")

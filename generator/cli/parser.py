@@ -42,7 +42,9 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "summarize",
         help="totals, roofline point and bound of ncu CSV exports and torch.profiler traces; "
         "multi-rank captures and Nsight Systems captures",
-        description="Print, per ncu CSV export: kernel count, FLOPs by precision, DRAM/L2/L1 "
+        description="Print, per ncu CSV export or binary .ncu-rep report (read with NVIDIA's "
+        "ncu-report: pip install 'roofline-atlas[ncu-rep]'; counts stored as rates are rebuilt "
+        "by ncu's rule and said so): kernel count, FLOPs by precision, DRAM/L2/L1 "
         "bytes, time, attained FLOP/s, arithmetic intensity, time-weighted SM% and DRAM%, "
         "kernels per innermost NVTX range, the matched device, the bound and efficiency "
         "against it, and the findings (suspicious data, with evidence and fix). Per "
@@ -55,14 +57,17 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "be used (the others are still shown). An Nsight Systems capture (its SQLite export, "
         "or the CSV reports of `nsys stats` of one capture, or a folder of them): kernel time "
         "by name and family, copies by direction, CUDA API calls, NVTX ranges and, from the "
-        "SQLite export, each GPU's utilization and idle gaps. Units are SI (1 GB = 1e9 bytes).",
+        "SQLite export, each GPU's utilization and idle gaps. A binary nsys report (.nsys-rep, "
+        ".qdrep) is exported to SQLite by the nsys on PATH (or --nsys), else the error gives the "
+        "command. Units are SI (1 GB = 1e9 bytes).",
     )
     summarize.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="ncu --csv export(s), torch.profiler trace(s) (.json or .json.gz), a folder "
-        "of one capture's per-rank traces, or an nsys SQLite export or stats CSV reports",
+        help="ncu --csv export(s) or binary .ncu-rep report(s), torch.profiler trace(s) (.json "
+        "or .json.gz), a folder of one capture's per-rank traces, or an nsys SQLite export, "
+        "stats CSV reports or binary .nsys-rep report",
     )
     summarize.add_argument(
         "--model",
@@ -111,7 +116,18 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         help="one JSON object per file, per line, in base units (FLOP, byte, second), with a "
         "`findings` list (id, severity, title, evidence, fix)",
     )
+    _add_nsys_option(summarize)
     summarize.set_defaults(handler=cmd_summarize)
+
+
+def _add_nsys_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--nsys",
+        metavar="PATH",
+        help="the nsys that exports a binary Nsight Systems report (.nsys-rep, .qdrep) to "
+        "SQLite, which is then read (default: nsys on PATH; it must be as new as the nsys "
+        "that wrote the report)",
+    )
 
 
 def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -130,14 +146,18 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "ranks/rank-N.json.gz with its analysis, shown on one page with a rank x step "
         "heatmap; it is refused, with every problem listed, when any rank cannot be used. An "
         "nsys SQLite export or a capture's nsys stats CSV reports are kept verbatim in nsys/ "
-        "(--device names the GPU when the files do not).",
+        "(--device names the GPU when the files do not); a binary .nsys-rep is kept there "
+        "beside the SQLite export nsys makes of it. A binary .ncu-rep is kept as "
+        "report.ncu-rep beside ncu.csv, the metrics read from it (the report build needs "
+        "neither ncu-report nor the binary).",
     )
     imports.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
-        help="an ncu --csv export, a torch.profiler trace (.json[.gz]), a folder (or "
-        "several files) of one capture's per-rank traces, or an nsys capture's files",
+        help="an ncu --csv export or binary .ncu-rep report, a torch.profiler trace "
+        "(.json[.gz]), a folder (or several files) of one capture's per-rank traces, or an "
+        "nsys capture's files (SQLite export, stats CSVs, or a binary .nsys-rep)",
     )
     imports.add_argument(
         "--ceilings",
@@ -181,6 +201,7 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     imports.add_argument("--license", default="", help="the data's license, if published")
     imports.add_argument("--notes", default="", help="anything a reader should know")
     imports.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    _add_nsys_option(imports)
     imports.set_defaults(handler=cmd_import)
 
 

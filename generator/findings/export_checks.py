@@ -42,6 +42,12 @@ _NEEDED_METRICS: dict[str, str] = {
     "sm_pct": _ncu_names("sm_pct"),
     "dram_pct": _ncu_names("dram_pct"),
 }
+# ncu's default (basic) set times kernels and collects neither FP counters nor DRAM bytes.
+_COLLECTING_SETS = (
+    "ncu's default set collects neither: profile with `--set full`, or add "
+    "`--section SpeedOfLight_RooflineChart` (FP instruction rates and DRAM bytes, which the "
+    "counts are rebuilt from)"
+)
 _PAGE_NEEDS = {"flops": "FLOP counters", "dram_total_bytes": "DRAM bytes", "time_s": "kernel time"}
 
 
@@ -309,7 +315,8 @@ def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
                     f"No {label} in the export",
                     f"none of the {metrics.height} kernels has {column}: the roofline point "
                     "needs FLOPs, DRAM bytes and time",
-                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...)",
+                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...); "
+                    f"{_COLLECTING_SETS}",
                 )
             )
     return findings

@@ -31,6 +31,8 @@ DIMENSIONS: dict[str, frozenset[str]] = {
     "cycle": frozenset({"cycle"}),
     "hz": frozenset({"cycle/second", "hz"}),
     "%": frozenset({"%"}),
+    "inst/cycle": frozenset({"inst/cycle"}),
+    "byte/second": frozenset({"byte/second"}),
 }
 
 
@@ -208,6 +210,49 @@ METRIC_COLUMNS: tuple[MetricColumn, ...] = (
 METRIC_COLUMN_NAMES: tuple[str, ...] = tuple(m.column for m in METRIC_COLUMNS)
 
 
+@dataclass(frozen=True)
+class RateOfCount:
+    """A rate ncu stores in place of a count, from which the count is rebuilt.
+
+    Full-set and roofline-set reports keep the FP thread-instruction counters only as
+    `<counter>.sum.per_cycle_elapsed`, and the roofline set its DRAM and cache bytes only as
+    `<counter>.sum.per_second`: the count is the rate times the SM cycles elapsed
+    (`smsp__cycles_elapsed.avg`, or its clock times the duration where older reports lack it),
+    or times the duration. It is used only where the kernel has no count of its own."""
+
+    column: str  # the kernel-table column it rebuilds
+    rate: str  # the ncu name of the rate
+    per: str  # "cycle" (× SM cycles elapsed) or "second" (× gpu__time_duration)
+    # columns that hold the same quantity between them: with all of them, nothing is rebuilt
+    # (DRAM bytes read and written are DRAM bytes)
+    counted_by: tuple[str, ...] = ()
+
+    @property
+    def dimension(self) -> str:
+        return "inst/cycle" if self.per == "cycle" else "byte/second"
+
+
+RATES_OF_COUNTS: tuple[RateOfCount, ...] = (
+    *(
+        RateOfCount(
+            f"{precision}_{op}_inst",
+            f"smsp__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum.per_cycle_elapsed",
+            "cycle",
+        )
+        for precision, letter in _PRECISION_LETTER.items()
+        for op in ("add", "mul", "fma")
+    ),
+    RateOfCount(
+        "dram_bytes",
+        "dram__bytes.sum.per_second",
+        "second",
+        counted_by=("dram_read_bytes", "dram_write_bytes"),
+    ),
+    RateOfCount("l2_bytes", "lts__t_bytes.sum.per_second", "second"),
+    RateOfCount("l1_bytes", "l1tex__t_bytes.sum.per_second", "second"),
+)
+
+
 def alias_rows() -> list[dict[str, object]]:
     """One row per metric-map key (ncu name or `sol:` display name): metric, column,
     priority, dimension."""
@@ -215,13 +260,16 @@ def alias_rows() -> list[dict[str, object]]:
         {"metric": alias, "column": m.column, "priority": rank, "dimension": m.dimension}
         for m in METRIC_COLUMNS
         for rank, alias in enumerate(m.aliases)
+    ] + [
+        {"metric": r.rate, "column": r.column, "priority": 0, "dimension": r.dimension}
+        for r in RATES_OF_COUNTS
     ]
 
 
 # Every ncu name the analysis reads, and every Speed Of Light display name.
 RAW_NAMES: frozenset[str] = frozenset(
     a for m in METRIC_COLUMNS for a in m.aliases if not a.startswith(DISPLAY_PREFIX)
-)
+) | frozenset(r.rate for r in RATES_OF_COUNTS)
 DISPLAY_NAMES: frozenset[str] = frozenset(
     a.removeprefix(DISPLAY_PREFIX)
     for m in METRIC_COLUMNS

@@ -27,6 +27,7 @@ from generator.ingest.metric_map import (
     ADDITIVE_COLUMNS,
     METRIC_COLUMN_NAMES,
     METRIC_COLUMNS,
+    RATES_OF_COUNTS,
     alias_rows,
     metric_key,
 )
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 # Bump when parsing changes what a file turns into: cached parses are keyed by it.
-PARSER_VERSION = 3
+PARSER_VERSION = 4  # 4: counts rebuilt from rates (counts_rebuilt)
 
 
 def read_ncu_csv(path: str | Path, memory_budget: int | None = None) -> NcuExport:
@@ -68,7 +69,7 @@ def read_ncu_csv(path: str | Path, memory_budget: int | None = None) -> NcuExpor
     frame = read_frame(path, header.index, memory_budget)
     header_line = header.index + 1  # 1-based line number of the header
     units_line = None
-    notes: list[str | None] = []
+    notes: list[str] = []
     if is_summary(frame):
         long = summary_rows(path, frame, header_line)
         layout = "summary"
@@ -83,6 +84,20 @@ def read_ncu_csv(path: str | Path, memory_budget: int | None = None) -> NcuExpor
         long = raw_to_long(path, frame, header_line)
         layout = "raw"
         units_line = header_line + 1
+    return export_from_long(path, layout, long, units_line, header.index, tuple(notes))
+
+
+def export_from_long(
+    path: Path,
+    layout: str,
+    long: pl.DataFrame,
+    units_line: int | None = None,
+    preamble_lines: int = 0,
+    notes: tuple[str, ...] = (),
+) -> NcuExport:
+    """Everything after the layout: values in SI units, passes joined, the kernel table with
+    its rebuilt counts, one kind of device. Every reader of ncu's results ends here, the
+    binary report's (ingest/ncu_rep.py) included, so both give the same tables."""
     metrics, unconverted = convert_values(path, long, units_line)
     metrics, joined = join_passes(metrics)
     kernels = _kernel_table(path, metrics)
@@ -92,8 +107,21 @@ def read_ncu_csv(path: str | Path, memory_budget: int | None = None) -> NcuExpor
         layout=layout,
         kernels=kernels,
         metrics=metrics.select(METRIC_SCHEMA.names()),
-        preamble_lines=header.index,
-        notes=tuple(n for n in (*notes, unconverted, joined) if n),
+        preamble_lines=preamble_lines,
+        notes=tuple(n for n in (*notes, unconverted, joined, rebuilt_note(kernels)) if n),
+    )
+
+
+def rebuilt_note(kernels: pl.DataFrame) -> str | None:
+    """What was rebuilt from rates, said once: which columns, for how many kernels."""
+    rebuilt = kernels.select(pl.col(REBUILT_COLUMN).explode().drop_nulls().value_counts())
+    if rebuilt.is_empty():
+        return None
+    counts = rebuilt.unnest(REBUILT_COLUMN).sort(REBUILT_COLUMN)
+    named = ", ".join(f"{row[REBUILT_COLUMN]} ({row['count']})" for row in counts.iter_rows(named=True))
+    return (
+        "rebuilt from the rates ncu stored in place of counts (rate × SM cycles elapsed, or × "
+        f"duration; kernels in brackets): {named}"
     )
 
 
@@ -149,10 +177,15 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
             spellings = [a for a in metric.aliases if a in present]
             if spellings:
                 columns.append(pl.coalesce(spellings).alias(metric.column))
-        wide = by_name.select(*KERNEL_KEY, *columns)
+        rates = [r.rate for r in RATES_OF_COUNTS if r.rate in present]
+        wide = _rebuild_counts(by_name.select(*KERNEL_KEY, *columns, *rates))
     else:
         wide = identity.select(KERNEL_KEY)
     table = identity.join(wide, on=list(KERNEL_KEY), how="left")
+    none: pl.Expr = pl.lit([], pl.List(pl.String))
+    table = table.with_columns(
+        pl.col(REBUILT_COLUMN).fill_null(none) if REBUILT_COLUMN in table.columns else none
+    )
     table = table.with_columns(
         pl.lit(None, pl.Float64).alias(name)
         for name in METRIC_COLUMN_NAMES
@@ -163,6 +196,44 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
     return table.select(pl.col(name).cast(dtype) for name, dtype in KERNEL_SCHEMA.items()).sort(
         KERNEL_KEY
     )
+
+
+REBUILT_COLUMN = "counts_rebuilt"  # the kernel-table columns rebuilt from rates, per kernel
+
+
+def _rebuild_counts(wide: pl.DataFrame) -> pl.DataFrame:
+    """Counts the export stores only as rates, rebuilt where the kernel has no count: ncu's own
+    rule (the rate times the SM cycles elapsed, or times the duration). A rebuilt count is
+    recorded per kernel in `counts_rebuilt`, so a reader is told which numbers are derived."""
+    cycles = pl.coalesce(
+        pl.col("sm_cycles") if "sm_cycles" in wide.columns else pl.lit(None, pl.Float64),
+        _product("sm_clock_hz", "gpu_time_s", wide),
+    )
+    duration = pl.col("gpu_time_s") if "gpu_time_s" in wide.columns else pl.lit(None, pl.Float64)
+    counts: list[pl.Expr] = []
+    flags: list[pl.Expr] = []
+    for rate in RATES_OF_COUNTS:
+        if rate.rate not in wide.columns:
+            continue
+        value = pl.col(rate.rate) * (cycles if rate.per == "cycle" else duration)
+        own = pl.col(rate.column) if rate.column in wide.columns else pl.lit(None, pl.Float64)
+        missing = own.is_null()
+        if rate.counted_by and all(c in wide.columns for c in rate.counted_by):
+            missing = missing & pl.any_horizontal(pl.col(c).is_null() for c in rate.counted_by)
+        rebuild = missing & value.is_not_null()
+        counts.append(pl.when(rebuild).then(value).otherwise(own).alias(rate.column))
+        flags.append(pl.when(rebuild).then(pl.lit(rate.column)))
+    names = pl.concat_list(flags).list.drop_nulls() if flags else pl.lit([], pl.List(pl.String))
+    # One with_columns: every expression reads the columns as they were before the rebuild.
+    return wide.with_columns(*counts, names.alias(REBUILT_COLUMN)).drop(
+        [r.rate for r in RATES_OF_COUNTS if r.rate in wide.columns]
+    )
+
+
+def _product(left: str, right: str, frame: pl.DataFrame) -> pl.Expr:
+    if left in frame.columns and right in frame.columns:
+        return pl.col(left) * pl.col(right)
+    return pl.lit(None, pl.Float64)
 
 
 def _with_nvtx(identity: pl.DataFrame) -> pl.DataFrame:

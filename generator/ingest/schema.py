@@ -51,6 +51,9 @@ _IDENTITY_TYPES: dict[str, PolarsDataType] = {
     "nvtx_range": pl.String,
     "invocations": pl.Int64,  # launches a row stands for (>1 only in per-kernel summaries)
     "line": pl.Int64,
+    # kernel-table columns rebuilt from a rate ncu stored in place of the count
+    # (metric_map.RATES_OF_COUNTS); empty where every number was a count in the file
+    "counts_rebuilt": pl.List(pl.String),
 }
 _METRIC_COLUMN_TYPES: dict[str, PolarsDataType] = {name: pl.Float64 for name in METRIC_COLUMN_NAMES}
 KERNEL_SCHEMA = pl.Schema({**_IDENTITY_TYPES, **_METRIC_COLUMN_TYPES})

@@ -82,6 +82,8 @@ class ImportedCapture:
 
 
 TRACE_FILES = (TRACE_FILE, "trace.json")
+# A binary ncu report, kept verbatim beside the ncu.csv read from it (the report reads that).
+NCU_REPORT_FILE = "report.ncu-rep"
 RANKS_DIR = "ranks"  # a multi-rank capture's traces, one per rank
 NSYS_DIR = "nsys"  # an Nsight Systems capture: its SQLite export or stats CSV reports
 

@@ -53,13 +53,14 @@ def summarize_file(
     memory_budget: int | None = None,
     cache_dir: Path = DEFAULT_CACHE,
 ) -> dict[str, Any]:
-    """A file too large for memory is parsed once through the streaming path and its
-    parse cached (keyed by content hash and parser version); small files are just read."""
-    budget = default_memory_budget() if memory_budget is None else memory_budget
-    if path.is_file() and path.stat().st_size * IN_MEMORY_FACTOR > budget:
-        export = cached_read(path, cache_dir, budget)
-    else:
-        export = read_ncu_csv(path, budget)
+    """A CSV too large for memory is parsed once through the streaming path and its parse
+    cached (keyed by content hash and parser version); small files are just read."""
+    return summarize_export(read_export(path, memory_budget, cache_dir), device, phase)
+
+
+def summarize_export(export: NcuExport, device: str | None, phase: str | None) -> dict[str, Any]:
+    """The `summarize --json` object of an export already read."""
+    path = export.path
     checked = check_export(export, device, phase)
     analysis = checked.analysis
     return {
@@ -70,6 +71,20 @@ def summarize_file(
         **summary_dict(analysis.step, analysis.ranges, analysis.match, analysis.bound),
         "findings": findings_json(checked.findings),
     }
+
+
+def read_export(
+    path: Path, memory_budget: int | None = None, cache_dir: Path = DEFAULT_CACHE
+) -> NcuExport:
+    """A CSV export, or a binary report (told apart by content) read into the same tables."""
+    from generator.ingest.ncu_rep import looks_like_ncu_rep, read_ncu_rep
+
+    if looks_like_ncu_rep(path):
+        return read_ncu_rep(path)[0]
+    budget = default_memory_budget() if memory_budget is None else memory_budget
+    if path.is_file() and path.stat().st_size * IN_MEMORY_FACTOR > budget:
+        return cached_read(path, cache_dir, budget)
+    return read_ncu_csv(path, budget)
 
 
 def summary_dict(

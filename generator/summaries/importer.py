@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from generator.errors import UserError
-from generator.records.import_source import SCHEMA_VERSION, Source, load_source
+from generator.records.import_source import NCU_REPORT_FILE, SCHEMA_VERSION, Source, load_source
 from generator.records.run import TRACE_FILE
 
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
@@ -179,23 +179,30 @@ def _is_gzip(path: Path) -> bool:
 def import_export(request: ImportRequest) -> ImportResult:
     """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
     from generator.analysis.trace_work import analyse_work, write_work
+    from generator.ingest.ncu_rep import looks_like_ncu_rep, read_ncu_rep, write_csv
     from generator.ingest.trace.read import looks_like_trace
-    from generator.summaries.export import summarize_file  # deferred: Polars
+    from generator.summaries.export import summarize_export, summarize_file  # deferred: Polars
     from generator.summaries.trace import summarize_trace
 
     folder = check_name(request.name, request.measurements)
     if not request.file.is_file():
         raise UserError("no such file", file=request.file, fix="check the path")
     trace = looks_like_trace(request.file)
+    report = None if trace or not looks_like_ncu_rep(request.file) else read_ncu_rep(request.file)
     if trace:
         summary = summarize_trace(request.file, request.device, request.phase)
+    elif report:
+        summary = summarize_export(report[0], request.device, request.phase)
     else:
         summary = summarize_file(request.file, request.device, request.phase)
     source = source_for(request, summary)
     stored = TRACE_FILE if trace else "ncu.csv"
 
     def fill(staging: Path) -> None:
-        if trace and not _is_gzip(request.file):
+        if report:  # the binary verbatim, and what was read from it: the report reads that
+            shutil.copyfile(request.file, staging / NCU_REPORT_FILE)
+            write_csv(report[1], staging / stored)
+        elif trace and not _is_gzip(request.file):
             with request.file.open("rb") as plain, gzip.open(staging / stored, "wb") as packed:
                 shutil.copyfileobj(plain, packed)  # the same bytes, compressed
         else:

@@ -61,7 +61,11 @@ def nsys_source(request: ImportRequest, summary: dict[str, Any], device: str) ->
     )
 
 
-def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
+def import_nsys(
+    request: ImportRequest, inputs: Sequence[Path], kept: Sequence[Path] = ()
+) -> ImportResult:
+    """`kept`: binary reports the inputs were exported from, copied verbatim beside them (the
+    report reads the export; nsys/ keeps the evidence)."""
     from generator.summaries.nsys import summarize_nsys
 
     folder = check_name(request.name, request.measurements)
@@ -79,7 +83,7 @@ def import_nsys(request: ImportRequest, inputs: Sequence[Path]) -> ImportResult:
 
     def fill(staging: Path) -> None:
         (staging / NSYS_DIR).mkdir()
-        for path in files:
+        for path in [*files, *kept]:
             shutil.copyfile(path, staging / NSYS_DIR / path.name)  # verbatim: the evidence
 
     write_import(folder, source, fill)

@@ -1,0 +1,234 @@
+"""Binary Nsight Compute reports (.ncu-rep), read with NVIDIA's ncu-report: pinned against
+independent reads of the same real files (ncu-report queried metric by metric here, by the
+rule ncu itself uses for its roofline) and against work known from the source (2·N³)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from generator.cli import main
+from generator.errors import UserError
+from generator.ingest.ncu_csv import read_ncu_csv
+from generator.ingest.ncu_rep import looks_like_ncu_rep, read_header, read_ncu_rep, write_csv
+from generator.records.import_source import NCU_REPORT_FILE, discover
+from generator.summaries.export import summarize_file
+
+ncu_report = pytest.importorskip("ncu_report", reason="the ncu-rep extra (ncu-report)")
+
+DATA = Path(__file__).parent / "data" / "ncu-rep"
+SCAN = DATA / "thedavidchu__speedy_scan__profile.ncu-rep"  # 2020.3.1, full set
+BASIC = DATA / "yzwang2000__cudaCode__profile.ncu-rep"  # 2022.3.0, basic set
+SGEMM = DATA / "AveryClapp__ESMM-Research__profile_output.ncu-rep"  # 2023.1.1, roofline set
+H800 = DATA / "flyinglandlord__sglang__profile.ncu-rep"  # 2023.3.0, full set, NaN metrics
+CUTLASS = DATA / "panjd123__cutlass__report80.ncu-rep"  # 2024.1.1, full set
+REPORTS = (SCAN, BASIC, SGEMM, H800, CUTLASS)
+FP_OPS = ("fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma")
+
+
+def _actions(path: Path) -> list[Any]:
+    context = ncu_report.load_report(str(path))
+    return [
+        context.range_by_idx(r).action_by_idx(a)
+        for r in range(context.num_ranges())
+        for a in range(context.range_by_idx(r).num_actions())
+    ]
+
+
+def _value(action: Any, name: str) -> float | None:
+    metric = action.metric_by_name(name)
+    if metric is None:
+        return None
+    value = float(metric.value())
+    return None if math.isnan(value) else value
+
+
+def _count(action: Any, op: str) -> float | None:
+    """ncu's roofline rule, written out here: the `.sum.per_cycle_elapsed` rate times the
+    SMSP cycles elapsed (stored from ncu 2024.1 on; older: clock × duration)."""
+    rate = _value(action, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
+    cycles = _value(action, "smsp__cycles_elapsed.avg")
+    if cycles is None:
+        clock = _value(action, "smsp__cycles_elapsed.avg.per_second")
+        duration = _value(action, "gpu__time_duration.sum")
+        cycles = None if clock is None or duration is None else clock * duration * 1e-9
+    return None if rate is None or cycles is None else rate * cycles
+
+
+def test_reports_are_told_apart_by_content(tmp_path: Path) -> None:
+    renamed = tmp_path / "profile.bin"
+    shutil.copyfile(SCAN, renamed)
+    assert looks_like_ncu_rep(renamed)
+    csv = Path(__file__).parent / "data" / "ncu" / "taytwkim__nn-perf__a1-rep.csv"
+    assert not looks_like_ncu_rep(csv)
+
+
+@pytest.mark.parametrize(
+    ("path", "version", "sets"),
+    [
+        (SCAN, "2020.3.1", ""),
+        (BASIC, "2022.3.0", ""),
+        (SGEMM, "2023.1.1", "--set roofline"),
+        (H800, "2023.3.0", "--set full"),
+        (CUTLASS, "2024.1.1", "--set full"),
+    ],
+)
+def test_the_header_names_the_ncu_that_wrote_it(path: Path, version: str, sets: str) -> None:
+    header = read_header(path)
+    assert header.version == version
+    if sets:
+        assert header.sets == sets
+
+
+@pytest.mark.parametrize("path", REPORTS, ids=lambda p: p.name.split("__")[0])
+def test_every_kernel_matches_an_independent_read(path: Path) -> None:
+    export, _, _ = read_ncu_rep(path)
+    actions = _actions(path)
+    kernels = export.kernels.sort("kernel_id")
+    assert kernels.height == len(actions)
+    for row, action in zip(kernels.iter_rows(named=True), actions, strict=True):
+        assert row["kernel_name"] == action.name(action.NameBase_DEMANGLED)
+        assert row["device_name"] == action.metric_by_name("device__attribute_display_name").value()
+        duration = _value(action, "gpu__time_duration.sum")
+        assert row["gpu_time_s"] == (None if duration is None else pytest.approx(duration * 1e-9))
+        for column, name in (
+            ("dram_read_bytes", "dram__bytes_read.sum"),
+            ("dram_write_bytes", "dram__bytes_write.sum"),
+        ):
+            assert row[column] == _value(action, name)
+        for op in FP_OPS:
+            precision = {"f": "fp32", "d": "fp64", "h": "fp16"}[op[0]]
+            expected = _count(action, op)
+            column = f"{precision}_{op[1:]}_inst"
+            assert row[column] == (None if expected is None else pytest.approx(expected))
+
+
+def test_the_sgemms_count_two_n_cubed_flops_rebuilt_from_rates() -> None:
+    """M = N = K = 1024 in the program's driver: 1024³ FFMA per kernel, nothing else."""
+    export, _, _ = read_ncu_rep(SGEMM)
+    kernels = export.kernels
+    assert kernels["kernel_name"].str.extract(r"(\w+blocktiling|warptiling)").to_list() == [
+        "one_blocktiling",
+        "two_blocktiling",
+        "vectorized_blocktiling",
+        "warptiling",
+    ]
+    assert kernels["fp32_fma_inst"].to_list() == [pytest.approx(1024**3, rel=1e-12)] * 4
+    assert kernels["fp32_add_inst"].to_list() == [0.0] * 4
+    assert all("fp32_fma_inst" in cols for cols in kernels["counts_rebuilt"].to_list())
+    summary = summarize_file(SGEMM, device=None)
+    assert summary["flops"] == pytest.approx(4 * 2 * 1024**3, rel=1e-12)
+    assert any("rebuilt from the rates" in note for note in summary["ingest_notes"])
+    # the roofline set stores DRAM bytes only as a rate: rate × duration
+    action = _actions(SGEMM)[0]
+    rate = _value(action, "dram__bytes.sum.per_second")
+    duration = _value(action, "gpu__time_duration.sum")
+    assert rate is not None and duration is not None
+    assert kernels["dram_bytes"][0] == pytest.approx(rate * duration * 1e-9)
+
+
+def test_counted_dram_bytes_are_never_replaced_by_a_rebuilt_rate() -> None:
+    export, _, _ = read_ncu_rep(CUTLASS)
+    assert export.kernels["dram_read_bytes"].null_count() == 0
+    assert all("dram_bytes" not in cols for cols in export.kernels["counts_rebuilt"].to_list())
+
+
+def test_nan_is_missing_never_zero() -> None:
+    export, _, _ = read_ncu_rep(H800)
+    flash = export.kernels.filter(pl.col("kernel_name").str.contains("flash_fwd_kernel"))
+    assert flash.height == 1
+    assert flash["gpu_time_s"][0] is None
+    assert flash["fp32_fma_inst"][0] is None
+    summary = summarize_file(H800, device=None)
+    assert summary["time_s"] is None  # one kernel's time is unknown: no partial sum
+    assert summary["incomplete_metrics"]["time_s"] == 1
+
+
+def test_nvtx_ranges_come_from_the_report() -> None:
+    export, _, _ = read_ncu_rep(CUTLASS)
+    assert export.kernels["nvtx_range"].to_list() == [
+        "Non-fused-GEMM",
+        "Non-fused-GEMM",
+        "Fused-GEMM",
+    ]
+
+
+def test_a_basic_set_report_gives_time_only_and_says_which_set_collects_more() -> None:
+    summary = summarize_file(BASIC, device=None)
+    assert summary["kernels"] == 2
+    assert summary["time_s"] == pytest.approx(1.169070848, rel=1e-9)
+    assert summary["flops"] is None and summary["dram_bytes"] is None
+    fixes = [f["fix"] for f in summary["findings"] if f["id"] == "missing-metric"]
+    assert fixes and all("--set full" in fix for fix in fixes)
+    assert any("the default basic set" in note for note in summary["ingest_notes"])
+
+
+@pytest.mark.parametrize("path", (SGEMM, CUTLASS), ids=("sgemm", "cutlass"))
+def test_the_stored_csv_gives_the_same_kernel_table(path: Path, tmp_path: Path) -> None:
+    export, long, _ = read_ncu_rep(path)
+    csv = tmp_path / "ncu.csv"
+    write_csv(long, csv)
+    again = read_ncu_csv(csv)
+    assert again.layout == "long"
+    assert again.kernels.drop("line").equals(export.kernels.drop("line"))
+
+
+def test_without_the_reader_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_reader(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "ncu_report":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_reader)
+    with pytest.raises(UserError) as error:
+        read_ncu_rep(SCAN)
+    assert "pip install 'roofline-atlas[ncu-rep]'" in str(error.value)
+    assert "ncu --import" in str(error.value)
+
+
+@pytest.mark.parametrize("size", [200, 100_000], ids=("header", "cut"))
+def test_a_cut_report_is_a_user_error(size: int, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(SCAN.read_bytes()[:size])
+    with pytest.raises(UserError) as error:
+        read_ncu_rep(cut)
+    assert "cut short or damaged" in str(error.value)
+    assert str(cut) in str(error.value)
+
+
+def test_a_report_from_a_newer_ncu_than_the_reader_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cut = tmp_path / "new.ncu-rep"
+    whole = SCAN.read_bytes()
+    cut.write_bytes(whole[: whole.index(b"(build ") + 100])  # the header, no results
+    monkeypatch.setattr("generator.ingest.ncu_rep.reader_version", lambda: "2019.1.0")
+    with pytest.raises(UserError) as error:
+        read_ncu_rep(cut)
+    assert "newer than the reader knows" in str(error.value)
+    assert "pip install -U ncu-report" in str(error.value)
+
+
+def test_summarize_and_import_take_the_binary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["summarize", str(SGEMM)]) == 0
+    out = capsys.readouterr().out
+    assert "report layout, 4 kernels" in out
+    assert "8.59 GFLOP" in out
+    measurements = tmp_path / "measurements"
+    argv = ["import", str(SGEMM), "--name", "a10g-sgemm", "--device", "a100-80gb-pcie"]
+    assert main([*argv, "--measurements", str(measurements)]) == 0
+    folder = measurements / "imported" / "a10g-sgemm"
+    assert (folder / NCU_REPORT_FILE).read_bytes() == SGEMM.read_bytes()  # verbatim
+    stored = read_ncu_csv(folder / "ncu.csv")
+    assert stored.kernels["fp32_fma_inst"].sum() == pytest.approx(4 * 1024**3, rel=1e-12)
+    assert [i.name for i in discover(measurements)] == ["a10g-sgemm"]
