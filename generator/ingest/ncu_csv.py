@@ -183,9 +183,8 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
         wide = identity.select(KERNEL_KEY)
     table = identity.join(wide, on=list(KERNEL_KEY), how="left")
     none: pl.Expr = pl.lit([], pl.List(pl.String))
-    table = table.with_columns(
-        pl.col(REBUILT_COLUMN).fill_null(none) if REBUILT_COLUMN in table.columns else none
-    )
+    rebuilt = pl.col(REBUILT_COLUMN).fill_null(none) if REBUILT_COLUMN in table.columns else none
+    table = table.with_columns(rebuilt.alias(REBUILT_COLUMN))
     table = table.with_columns(
         pl.lit(None, pl.Float64).alias(name)
         for name in METRIC_COLUMN_NAMES
