@@ -95,9 +95,8 @@ def test_the_export_command_is_nsys_own() -> None:
 
 
 def test_without_nsys_the_error_gives_the_command_and_version(no_nsys: Path) -> None:
-    with pytest.raises(UserError) as error:
-        with exported(FLAGGEMS):
-            pass
+    with pytest.raises(UserError) as error, exported(FLAGGEMS):
+        pass
     text = str(error.value)
     command = "nsys export --type sqlite --output FlagOpen__FlagGems__report1.sqlite"
     assert f"{command} FlagOpen__FlagGems__report1.nsys-rep" in text
@@ -107,9 +106,8 @@ def test_without_nsys_the_error_gives_the_command_and_version(no_nsys: Path) -> 
 
 def test_an_nsys_too_old_is_quoted_with_the_version_needed(tmp_path: Path) -> None:
     old = _stand_in(tmp_path, fails=True)
-    with pytest.raises(UserError) as error:
-        with exported(FLAGGEMS, str(old)):
-            pass
+    with pytest.raises(UserError) as error, exported(FLAGGEMS, str(old)):
+        pass
     text = str(error.value)
     assert OLD_NSYS_SAYS in text
     assert "this nsys is 2022.4.2.1" in text
@@ -117,9 +115,11 @@ def test_an_nsys_too_old_is_quoted_with_the_version_needed(tmp_path: Path) -> No
 
 
 def test_a_missing_nsys_option_is_a_user_error(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="--nsys"):
-        with exported(FLAGGEMS, str(tmp_path / "no-such-nsys")):
-            pass
+    with (
+        pytest.raises(UserError, match="--nsys"),
+        exported(FLAGGEMS, str(tmp_path / "no-such-nsys")),
+    ):
+        pass
 
 
 def test_summarize_exports_through_nsys_on_path(

@@ -315,8 +315,7 @@ def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
                     f"No {label} in the export",
                     f"none of the {metrics.height} kernels has {column}: the roofline point "
                     "needs FLOPs, DRAM bytes and time",
-                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...); "
-                    f"{_COLLECTING_SETS}",
+                    f"collect {_NEEDED_METRICS[column]} (ncu --metrics ...); {_COLLECTING_SETS}",
                 )
             )
     return findings

@@ -118,7 +118,9 @@ def rebuilt_note(kernels: pl.DataFrame) -> str | None:
     if rebuilt.is_empty():
         return None
     counts = rebuilt.unnest(REBUILT_COLUMN).sort(REBUILT_COLUMN)
-    named = ", ".join(f"{row[REBUILT_COLUMN]} ({row['count']})" for row in counts.iter_rows(named=True))
+    named = ", ".join(
+        f"{row[REBUILT_COLUMN]} ({row['count']})" for row in counts.iter_rows(named=True)
+    )
     return (
         "rebuilt from the rates ncu stored in place of counts (rate × SM cycles elapsed, or × "
         f"duration; kernels in brackets): {named}"

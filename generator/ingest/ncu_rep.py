@@ -30,7 +30,9 @@ from generator.ingest.schema import DEVICE_NAME_METRIC, NcuExport
 
 MAGIC = b"NVR\x00"
 EXTRA = "pip install 'roofline-atlas[ncu-rep]'"
-CSV_FIX = "or export it where Nsight Compute is installed: ncu --import REPORT.ncu-rep --csv > REPORT.csv"
+CSV_FIX = (
+    "or export it where Nsight Compute is installed: ncu --import REPORT.ncu-rep --csv > REPORT.csv"
+)
 # The header names the ncu that wrote the report: "2023.3.0.0 (build 33266684)".
 _VERSION = re.compile(rb"(20\d\d\.\d+\.\d+)(?:\.\d+)? \(build \d+\)")
 _COMMAND = re.compile(rb"[^\x00-\x1f\"]*\bncu(?:\.exe)? [^\x00-\x1f\"]*")
