@@ -232,3 +232,18 @@ def test_summarize_and_import_take_the_binary(
     stored = read_ncu_csv(folder / "ncu.csv")
     assert stored.kernels["fp32_fma_inst"].sum() == pytest.approx(4 * 1024**3, rel=1e-12)
     assert [i.name for i in discover(measurements)] == ["a10g-sgemm"]
+
+
+def test_the_imported_binary_report_has_its_page(repo_site: Path) -> None:
+    """The committed import of a binary report: its page tells where the numbers came from
+    (the binary kept verbatim, the counts rebuilt from rates) and lists it with the others."""
+    page = (repo_site / "measurements" / "a100-cutlass-b2b-int4" / "index.html").read_text(
+        encoding="utf-8"
+    )
+    assert "kept as report.ncu-rep" in page
+    assert "rebuilt from the rates ncu stored in place of counts" in page
+    assert "NVIDIA A100 80GB PCIe" in page
+    assert "Non-fused-GEMM" in page and "Fused-GEMM" in page
+    assert 'data-finding="tensor-work-uncounted"' in page  # IMMA work: no FP counter sees it
+    index = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
+    assert "a100-cutlass-b2b-int4" in index

@@ -16,7 +16,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,8 @@ def source_for(request: ImportRequest, summary: dict[str, Any]) -> Source:
     kernels = summary["kernels"]
     trace = "layout" not in summary
     kind = "torch.profiler trace" if trace else f"{summary['layout']} export"
+    if summary.get("layout") == "report":
+        kind = "binary ncu report"
     return request_source(
         request,
         device=device,
@@ -193,6 +195,8 @@ def import_export(request: ImportRequest) -> ImportResult:
         summary = summarize_trace(request.file, request.device, request.phase)
     elif report:
         summary = summarize_export(report[0], request.device, request.phase)
+        told = f"ncu.csv holds the metrics {report[0].notes[0]}, kept as {NCU_REPORT_FILE}."
+        request = replace(request, notes=" ".join(n for n in (request.notes, told) if n))
     else:
         summary = summarize_file(request.file, request.device, request.phase)
     source = source_for(request, summary)
