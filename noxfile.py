@@ -72,8 +72,10 @@ def bench(session: nox.Session) -> None:
     ~10 and ~100 MB traces; write benchmarks/results.json (`-- --sizes 100000 --repeats 1`
     for a quick run, `-- --site-only` to re-time only the report build, `-- --traces-only`
     only the trace ingest, `-- --scaling-only` only the report at 100, 1,000, 3,000 and 10,000
-    replicated runs). torch is never installed here: HTA does not need it."""
-    session.install("-e", ".[site,bench]")  # the site extra: the rebuild is timed too
+    replicated runs, `-- --reports-only` only the binary .ncu-rep read against a bare
+    ncu-report iteration). torch is never installed here: HTA does not need it."""
+    # the site extra: the rebuild is timed too; ncu-rep: the binary report's read and its floor
+    session.install("-e", ".[site,bench,ncu-rep]")
     session.run("python", "-m", "benchmarks.run", *session.posargs)
 
 
@@ -81,13 +83,15 @@ def bench(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """Mutation-fuzz the ncu CSV ingest for 60 s, the torch.profiler trace ingest (single
     traces and multi-rank captures) for 120 s, then the Nsight Systems ingest (stats CSV
-    reports and SQLite exports) for 60 s (`-- --seconds N --seed S` sets all three).
+    reports and SQLite exports) for 60 s, then the binary reports (.ncu-rep, .nsys-rep) for
+    60 s (`-- --seconds N --seed S` sets all four).
 
     Crashing inputs land in tests/data/fuzz-corpus/crashes/ and fail the session (after
     both fuzzers have run)."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,ncu-rep]")
     failed = []
-    for module in ("tests.fuzz_ingest", "tests.fuzz_trace", "tests.fuzz_nsys"):
+    modules = ("tests.fuzz_ingest", "tests.fuzz_trace", "tests.fuzz_nsys", "tests.fuzz_reports")
+    for module in modules:
         try:
             session.run("python", "-m", module, *session.posargs)
         except nox.command.CommandFailed:

@@ -5,6 +5,9 @@ then each implementation runs `--repeats` times in its own child process (so eac
 its own peak RSS); the best time counts. Results go to benchmarks/results.json and a
 table on stdout. Ratios are taken within one run, on one machine, never across runs.
 
+Binary Nsight Compute reports are read against a bare ncu-report iteration of the same files
+(benchmarks/ncu_reports.py, `--reports-only`).
+
 The torch.profiler trace ingest is timed the same way on traces replicated from a real one
 (benchmarks/generate_trace.py, ~10 MB and ~100 MB of JSON): our parse (read_trace) and our
 whole `summarize`, against HolisticTraceAnalysis' own loader on the same files. results.json
@@ -284,6 +287,20 @@ def _ranks_only(out: Path, megabytes: int, ranks: int) -> int:
     return 0
 
 
+def _reports_only(out: Path) -> int:
+    from benchmarks.ncu_reports import measure_reports, reports_table
+
+    if not out.is_file():
+        raise SystemExit(f"{out} does not exist: run the full benchmark first")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    print("bench: binary ncu reports against a bare ncu-report iteration …", file=sys.stderr)
+    result = measure_reports()
+    result["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    write_json(out, [{**entry, "ncu_reports": result} for entry in document])
+    print(reports_table(result))
+    return 0
+
+
 def measure_size(rows: int, repeats: int, pandas_max_rows: int) -> dict[str, Any]:
     path = generate(DATA / f"rows-{rows}.csv", rows)
     size = path.stat().st_size
@@ -424,6 +441,12 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only a multi-rank capture's memory (--ranks copies of a --rank-mb trace "
         "against two of them, and one alone) and update it in OUT, keeping the other results",
     )
+    parser.add_argument(
+        "--reports-only",
+        action="store_true",
+        help="measure only the binary .ncu-rep read against a bare ncu-report iteration of the "
+        "same files (tests/data/ncu-rep) and update it in OUT, keeping the other results",
+    )
     parser.add_argument("--rank-mb", type=int, default=50, help="MB per rank (default 50)")
     parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
     args = parser.parse_args(argv)
@@ -434,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         return _site_only(Path(args.out))
     if args.ranks_only:
         return _ranks_only(Path(args.out), args.rank_mb, args.ranks)
+    if args.reports_only:
+        return _reports_only(Path(args.out))
     trace_sizes = [int(s) for s in args.trace_sizes.split(",") if s.strip()]
     if args.traces_only:
         return _traces_only(Path(args.out), trace_sizes, args.repeats)
@@ -451,19 +476,30 @@ def main(argv: list[str] | None = None) -> int:
         "versions": versions(),
     }
     traces = measure_traces(trace_sizes, args.repeats)
+    from benchmarks.ncu_reports import measure_reports, reports_table
+
+    reports = measure_reports()
     print("bench: site build, cold then unchanged …", file=sys.stderr, flush=True)
     site = measure_site_build()
     scaling = measure_scaling(
         DATA, parse_sizes(args.scaling_sizes), note=args.note, rebuilds=args.scaling_rebuilds
     )
     document = [
-        {**entry, **common, "site_build": site, "traces": traces, "site_scaling": scaling}
+        {
+            **entry,
+            **common,
+            "site_build": site,
+            "traces": traces,
+            "site_scaling": scaling,
+            "ncu_reports": reports,
+        }
         for entry in results
     ]
     out = Path(args.out)
     write_json(out, document)
     print(table(results))
     print(trace_table(traces))
+    print(reports_table(reports))
     print(
         f"site build: first {site['first_s']:.2f} s, second (unchanged) {site['second_s']:.2f} s "
         f"({site['second_over_first']:.2f} of the first), forced with warm parse cache "

@@ -212,3 +212,16 @@ def test_committed_results_hold_the_multi_rank_memory() -> None:
     assert ranks["capture_peak_rss_bytes"] < ranks["capture_megabytes"] * 1e6  # not all at once
     page = performance_page(results)
     assert f"{ranks['ranks']} ranks of" in page.markdown and "does not grow" in page.markdown
+
+
+def test_the_binary_report_bench_times_ours_against_the_bare_iteration() -> None:
+    """The bench's code path (no timing asserted: speed targets live in `nox -s bench`)."""
+    pytest.importorskip("ncu_report", reason="the ncu-rep extra (ncu-report)")
+    from benchmarks.ncu_reports import bare_iteration, measure_reports, reports_table
+    from tests.test_ncu_rep import CUTLASS
+
+    assert bare_iteration(CUTLASS) == 3 * 1220  # every metric value of its 3 kernels
+    result = measure_reports(repeats=1)
+    assert [row["kernels"] for row in result["reports"]][-1] == 3  # the largest: CUTLASS's
+    assert result["largest_ratio"] == result["reports"][-1]["ratio_to_floor"] > 0
+    assert "ours / floor" in reports_table(result)

@@ -104,3 +104,12 @@ def test_short_trace_fuzz_run_finds_no_new_crash() -> None:
     assert cases == 150
     known = {crash.__name__ for crash in TRACE_EXPECTED.values() if not isinstance(crash, str)}
     assert {key.split(" at ")[0] for key in crashes} <= known
+
+
+def test_short_fuzz_run_of_the_binary_reports_finds_no_crash() -> None:
+    pytest.importorskip("ncu_report", reason="the ncu-rep extra (ncu-report)")
+    from tests import fuzz_reports
+
+    cases, crashes = fuzz_reports.fuzz(seconds=120, seed=12345, max_cases=40)
+    assert cases == 40
+    assert crashes == []

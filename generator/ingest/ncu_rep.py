@@ -35,7 +35,9 @@ CSV_FIX = (
 )
 # The header names the ncu that wrote the report: "2023.3.0.0 (build 33266684)".
 _VERSION = re.compile(rb"(20\d\d\.\d+\.\d+)(?:\.\d+)? \(build \d+\)")
-_COMMAND = re.compile(rb"[^\x00-\x1f\"]*\bncu(?:\.exe)? [^\x00-\x1f\"]*")
+# The command line: led by a literal, then widened to its printable run by hand (a regex
+# that starts with a character class tries every byte of the file: seconds on 3 MB).
+_NCU_CALL = re.compile(rb"ncu(?:\.exe)? [-./\w]")
 _CHUNK_BYTES = 1 << 20
 _SCAN_BYTES = 64 << 20
 # Launch and device attributes that the CSV writes as columns of their own.
@@ -125,14 +127,27 @@ def read_header(path: Path) -> ReportHeader:
                 break
             text = tail + chunk
             version = version or _VERSION.search(text)
-            command = command or _COMMAND.search(text)
+            command = command or _command(text)
             if version and command:
                 break
             tail = text[-4096:]  # a match across the chunks' border
-    return ReportHeader(
-        version=version.group(1).decode() if version else None,
-        command=command.group(0).decode("utf-8", "replace").strip() if command else None,
-    )
+    return ReportHeader(version=version.group(1).decode() if version else None, command=command)
+
+
+def _printable(byte: int) -> bool:
+    return 0x20 <= byte < 0x7F and byte != 0x22  # a quote ends the field
+
+
+def _command(text: bytes) -> str | None:
+    found = _NCU_CALL.search(text)
+    if found is None:
+        return None
+    start, end = found.start(), found.end()
+    while start > 0 and _printable(text[start - 1]):
+        start -= 1
+    while end < len(text) and _printable(text[end]):
+        end += 1
+    return text[start:end].decode("ascii").strip()
 
 
 def load(path: Path) -> Any:

@@ -123,6 +123,7 @@ def performance_page(
         scaling=scaling_section(first.get("site_scaling"), book),
         traces=trace_section(first.get("traces")),
         ranks=_ranks(first.get("ranks")),
+        reports=_reports(first.get("ncu_reports")),
         site=site,
         machine=f"{first['machine']['cpu']} ({first['machine']['cores']} cores)",
         measured_at=first["measured_at"],
@@ -153,6 +154,32 @@ def _ranks(ranks: dict[str, Any] | None) -> dict[str, str] | None:
         "one": si(ranks["one_rank_peak_rss_bytes"], "B", 3),
         "ratio": f"{ranks['peak_ratio']:.2f}",
         "target": f"{ranks['target_peak_ratio']:.2f}",
+    }
+
+
+def _reports(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The binary-report read against ncu-report's bare iteration (`benchmarks/ncu_reports.py`)."""
+    if not result:
+        return None
+    rows = [
+        {
+            "file": row["file"],
+            "size": si(row["bytes"], "B", 3),
+            "kernels": str(row["kernels"]),
+            "values": f"{row['metric_values']:,}",
+            "floor": si(row["floor_s"], "s", 3),
+            "ours": si(row["ours_s"], "s", 3),
+            "ratio": f"{row['ratio_to_floor']:.2f}",
+        }
+        for row in result["reports"]
+    ]
+    return {
+        "rows": rows,
+        "repeats": result["repeats"],
+        "largest": f"{result['largest_ratio']:.2f}",
+        "target": f"{result['target_ratio']:g}",
+        "verdict": "meets" if result["meets_target"] else "misses",
+        "measured_at": result.get("measured_at", ""),
     }
 
 
