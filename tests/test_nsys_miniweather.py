@@ -4,6 +4,7 @@ here against the export's own tables: kernels, busy time, bytes copied, idle gap
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def test_busy_time_and_idle_gaps_match_sql(
 ) -> None:
     islands = db.execute(ISLANDS).fetchall()
     busy_s = sum(end - start for start, end in islands) * NS
-    gaps = [(b[0] - a[1]) * NS for a, b in zip(islands, islands[1:], strict=False)]
+    gaps = [(b[0] - a[1]) * NS for a, b in itertools.pairwise(islands)]
     stalls = [g for g in gaps if g >= GAP_MIN_S]
     # the capture's span: every traced activity, the host's runtime calls included
     first, last = db.execute(
