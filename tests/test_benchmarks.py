@@ -43,6 +43,10 @@ def test_performance_page_from_committed_results() -> None:
     assert "Targets, at 1M rows:" in page
     site = entries[0]["site_build"]
     assert f"({site['second_over_first']:.2f} of the first" in page
+    reports = entries[0]["ncu_reports"]  # the binary reports' read against its floor
+    largest = reports["reports"][-1]
+    assert f"| panjd123/cutlass | 3.8 MB | 3 | {largest['metric_values']:,} |" in page
+    assert f"On the largest report ours takes {reports['largest_ratio']:.2f}× the floor" in page
 
 
 def test_performance_page_states_misses(tmp_path: Path) -> None:
