@@ -247,3 +247,57 @@ def test_the_imported_binary_report_has_its_page(repo_site: Path) -> None:
     assert 'data-finding="tensor-work-uncounted"' in page  # IMMA work: no FP counter sees it
     index = (repo_site / "measurements" / "index.html").read_text(encoding="utf-8")
     assert "a100-cutlass-b2b-int4" in index
+
+
+class _Range:
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def name(self) -> str:
+        return self._name
+
+
+class _Domain:
+    def name(self) -> str:
+        return ""  # the default domain has no name in ncu-report
+
+    def push_pop_ranges(self) -> list[str]:
+        return ["train_step", 'say "hi": forward']
+
+    def start_end_ranges(self) -> list[_Range]:
+        return [_Range("epoch 1")]
+
+
+class _State:
+    def domains(self) -> list[int]:
+        return [0]
+
+    def domain_by_id(self, domain: int) -> _Domain:
+        return _Domain()
+
+
+class _Action:
+    def nvtx_state(self) -> _State:
+        return _State()
+
+
+def test_nvtx_cells_parse_back_to_the_ranges_open() -> None:
+    """Both kinds of range, written as ncu writes the cells, read back by the CSV parser."""
+    from generator.ingest.ncu_rep import _nvtx
+    from generator.ingest.nvtx import push_pop_ranges, start_stop_ranges
+
+    push_pop, start_end = _nvtx(_Action())
+    assert push_pop_ranges(push_pop) == ["train_step", 'say "hi": forward']
+    assert start_stop_ranges(start_end) == ["epoch 1"]
+
+
+def test_a_report_the_reader_refuses_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(path: str) -> None:
+        raise RuntimeError("Failed to load report: unsupported format\nmore")
+
+    monkeypatch.setattr(ncu_report, "load_report", refuse)
+    with pytest.raises(UserError) as error:
+        read_ncu_rep(SCAN)
+    text = str(error.value)
+    assert "ncu-report cannot open this report (written by ncu 2020.3.1)" in text
+    assert "unsupported format" in text and "pip install -U ncu-report" in text

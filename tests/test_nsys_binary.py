@@ -149,3 +149,17 @@ def test_import_keeps_the_binary_beside_its_export(tmp_path: Path) -> None:
     assert sorted(p.name for p in stored.iterdir()) == [CS336.name, export]
     assert (stored / CS336.name).read_bytes() == CS336.read_bytes()
     assert (stored / export).read_bytes() == EXPORT.read_bytes()
+
+
+def test_the_imported_folder_reads_as_its_export(tmp_path: Path) -> None:
+    """The report's build reads nsys/ as the capture: the binary beside the export is not a
+    second file of it."""
+    from generator.ingest.nsys.capture import read_nsys
+
+    nsys = _stand_in(tmp_path)
+    measurements = tmp_path / "measurements"
+    argv = ["import", str(FLAGGEMS), "--name", "gems", "--device", "a100-40gb-sxm"]
+    assert main([*argv, "--nsys", str(nsys), "--measurements", str(measurements)]) == 0
+    capture = read_nsys([measurements / "imported" / "gems" / NSYS_DIR])
+    assert capture.form == "SQLite export"
+    assert [p.suffix for p in capture.files] == [".sqlite"]

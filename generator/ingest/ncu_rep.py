@@ -67,6 +67,7 @@ CSV_COLUMNS = (
     "Device",
     "CC",
     "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
+    "thread Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
     "Section Name",
     "Metric Name",
     "Metric Unit",
@@ -83,6 +84,7 @@ _LONG_NAMES = (
     "device",
     "cc",
     "nvtx_push_pop_text",
+    "nvtx_start_stop_text",
     "section",
     "metric",
     "unit",
@@ -240,19 +242,29 @@ def _number(action: Any, name: str) -> str:
     return str(int(value)) if isinstance(value, int | float) and not math.isnan(value) else ""
 
 
-def _nvtx(action: Any) -> str:
-    """The push/pop ranges open at the launch, in the CSV's cell format."""
+def _nvtx(action: Any) -> tuple[str, str]:
+    """The push/pop and the start/end ranges open at the launch, in the CSV's cell formats
+    (`thread "Domain:Name:…"`, and `thread "Id:Domain:Name:…"`; ingest/nvtx.py parses both)."""
     state = action.nvtx_state()
     if state is None:
-        return ""
-    entries = []
+        return "", ""
+    push_pop, start_end = [], []
     for domain_id in state.domains():
         domain = state.domain_by_id(domain_id)
         name = domain.name() or "<default domain>"
-        for range_name in domain.push_pop_ranges():
-            text = f"{name}:{range_name}:none:none:none:none:none:none".replace('"', '""')
-            entries.append(f'"{text}"')
-    return " ".join(["0", *entries]) if entries else ""
+        push_pop += [_entry(f"{name}:{r}") for r in domain.push_pop_ranges()]
+        start_end += [
+            _entry(f"{i}:{name}:{r.name()}") for i, r in enumerate(domain.start_end_ranges())
+        ]
+    return (
+        " ".join(["0", *push_pop]) if push_pop else "",
+        " ".join(["0", *start_end]) if start_end else "",
+    )
+
+
+def _entry(head: str) -> str:
+    text = f"{head}:none:none:none:none:none:none".replace('"', '""')
+    return f'"{text}"'
 
 
 def _rows(context: Any) -> Iterator[tuple[Any, ...]]:
@@ -272,7 +284,7 @@ def _rows(context: Any) -> Iterator[tuple[Any, ...]]:
             f"({grid})",
             _number(action, "launch__device_id"),
             f"{major}.{minor}" if major else "",
-            _nvtx(action),
+            *_nvtx(action),
             "Command line profiler metrics",
         )
         for name in sorted(READ_METRICS.intersection(action.metric_names())):
@@ -293,7 +305,6 @@ def long_table(path: Path, context: Any) -> pl.DataFrame:
         *(pl.col(c).cast(pl.Categorical) for c in categorical),
         *(pl.lit(None, pl.Categorical).alias(c) for c in _ABSENT),
         pl.lit(None, pl.Categorical).alias("label"),
-        pl.lit(None, pl.Categorical).alias("nvtx_start_stop_text"),
         pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias("line"),
     )
 
