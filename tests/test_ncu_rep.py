@@ -301,3 +301,12 @@ def test_a_report_the_reader_refuses_is_a_user_error(monkeypatch: pytest.MonkeyP
     text = str(error.value)
     assert "ncu-report cannot open this report (written by ncu 2020.3.1)" in text
     assert "unsupported format" in text and "pip install -U ncu-report" in text
+
+
+def test_a_gpu_the_catalog_lacks_is_named_as_such() -> None:
+    summary = summarize_file(H800, device=None)
+    assert summary["device"] == {"recorded": "NVIDIA H800", "catalog": None}
+    assert summary["device_note"].startswith(
+        "the export names 'NVIDIA H800', which the catalog lacks, and records compute "
+        "capability 9.0"
+    )

@@ -72,7 +72,7 @@ def match_device(kernels: pl.DataFrame, requested: str | None) -> DeviceMatch:
         None,
         "",
         names,
-        f"the export records compute capability {ccs[0]}, not the GPU's name{shared}; "
+        f"{_what_it_records(device_names, ccs[0])}{shared}; "
         f"catalog devices with it: {', '.join(names)}: pass --device with the one it ran on",
         recorded,
     )
@@ -157,3 +157,14 @@ def _by_cc(cc: str, why: str, recorded: str | None) -> DeviceMatch:
         + (f"(catalog devices with it: {', '.join(names)})" if names else "with the GPU it ran on"),
         recorded,
     )
+
+
+def _what_it_records(device_names: list[str], cc: str) -> str:
+    """The start of the note: a name the catalog lacks (an H800, an A10G) is said as such,
+    never as a file without a name."""
+    if len(device_names) == 1:
+        return (
+            f"the export names {device_names[0]!r}, which the catalog lacks, and records "
+            f"compute capability {cc}"
+        )
+    return f"the export records compute capability {cc}, not the GPU's name"

@@ -13,6 +13,6 @@ def device_text(summary: dict[str, Any]) -> str:
     if summary["device_note"]:
         text += f": {summary['device_note']}"
     recorded = summary["device"]["recorded"]
-    if recorded and recorded != summary["device_name"]:
+    if recorded and recorded != summary["device_name"] and repr(recorded) not in text:
         text += f"; the file records {recorded!r}"
     return text
