@@ -27,6 +27,7 @@ import polars as pl
 from generator.errors import UserError
 from generator.ingest.metric_map import RAW_NAMES
 from generator.ingest.schema import DEVICE_NAME_METRIC, NcuExport
+from generator.ingest.sniff import starts_with
 
 MAGIC = b"NVR\x00"
 EXTRA = "pip install 'roofline-atlas[ncu-rep]'"
@@ -110,11 +111,7 @@ class ReportHeader:
 
 def looks_like_ncu_rep(path: Path) -> bool:
     """An Nsight Compute report, by its first bytes."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    return starts_with(path, MAGIC)
 
 
 def read_header(path: Path) -> ReportHeader:

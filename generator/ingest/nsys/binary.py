@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.ingest.sniff import starts_with
 
 MAGIC = b"NVIDIA Tegra Profiler Report "
 _WRITER = re.compile(rb"(\d{4})@(\d+)@(\d+)(?:@(\d+))?")
@@ -28,11 +29,7 @@ EXPORT_TIMEOUT_S = 600
 
 def looks_like_nsys_report(path: Path) -> bool:
     """A binary Nsight Systems report, by its first bytes."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    return starts_with(path, MAGIC)
 
 
 def writer_version(path: Path) -> str | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import UserError
+from generator.ingest.sniff import starts_with
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -70,11 +71,7 @@ class SqliteExport:
 
 
 def looks_like_sqlite(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
+    return starts_with(path, SQLITE_MAGIC)
 
 
 def _columns(db: sqlite3.Connection, table: str) -> set[str]:
