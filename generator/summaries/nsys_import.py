@@ -58,7 +58,7 @@ def nsys_source(request: ImportRequest, summary: dict[str, Any], device: str) ->
         request,
         device=device,
         origin=", ".join(Path(f).name for f in summary["file"]),
-        title=f"{tool}, {summary['form']}",
+        title=summary["form"] if summary["form"].startswith(tool) else f"{tool}, {summary['form']}",
         workload=f"{'a' if tool == 'rocprofv3' else 'an'} {tool} capture ({summary['form']})",
     )
 
