@@ -161,7 +161,11 @@ def _time(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _span(record: Mapping[str, object], path: Path, key: str, index: int) -> tuple[float, float]:
+def _span(
+    record: Mapping[str, object], path: Path, key: str, index: int, origin: int
+) -> tuple[float, float]:
+    """The record's start and end, in seconds from `origin` (ns): subtracted as integers, so
+    that no dispatch loses its nanoseconds to a float of 6e13 ns."""
     start, end = record.get("start_timestamp"), record.get("end_timestamp")
     if not (_time(start) and _time(end)):
         raise _layout(path, f"{key}[{index}]", "has no start_timestamp and end_timestamp")
@@ -173,7 +177,7 @@ def _span(record: Mapping[str, object], path: Path, key: str, index: int) -> tup
             key=f"{key}[{index}]",
             fix="the file is damaged; " + PROFILE_FIX,
         )
-    return start * 1e-9, end * 1e-9
+    return (start - origin) * 1e-9, (end - origin) * 1e-9
 
 
 def _handle(record: Mapping[str, object], *keys: str) -> int | None:
@@ -288,7 +292,12 @@ def _counters(
 
 
 def _process(
-    process: object, index: int, path: Path, out: SqliteExport, rows: list[tuple[str, str, float]]
+    process: object,
+    index: int,
+    path: Path,
+    out: SqliteExport,
+    rows: list[tuple[str, str, float]],
+    origin: int,
 ) -> str:
     key = f"{TOOL_KEY}[{index}]"
     if not _is_dict(process):
@@ -304,7 +313,7 @@ def _process(
     buffers = buffers or {}
     where = f"{key}.buffer_records.kernel_dispatch"
     for i, record in enumerate(_records(buffers.get("kernel_dispatch"), path, where)):
-        start, end = _span(record, path, where, i)
+        start, end = _span(record, path, where, i, origin)
         kernel_id = _get(record, "dispatch_info", "kernel_id")
         agent = _handle(record, "dispatch_info", "agent_id")
         if not isinstance(kernel_id, int) or agent is None:
@@ -313,7 +322,7 @@ def _process(
                 gpus.get(agent, (-1, ""))[0], 0.0, _correlation(record))  # fmt: skip
     where = f"{key}.buffer_records.memory_copy"
     for i, record in enumerate(_records(buffers.get("memory_copy"), path, where)):
-        start, end = _span(record, path, where, i)
+        start, end = _span(record, path, where, i, origin)
         size = record.get("bytes")
         device = next(
             (gpus[h][0] for h in (_handle(record, "dst_agent_id"), _handle(record, "src_agent_id"))
@@ -325,13 +334,13 @@ def _process(
         _append(out.copies, name, start, end, device, nbytes, _correlation(record))
     where = f"{key}.buffer_records.hip_api"
     for i, record in enumerate(_records(buffers.get("hip_api"), path, where)):
-        start, end = _span(record, path, where, i)
+        start, end = _span(record, path, where, i, origin)
         name = strings.operation(record.get("kind"), record.get("operation"))
         _append(out.api, name, start, end, -1, 0.0, _correlation(record))
     where = f"{key}.buffer_records.marker_api"
     messages = _messages(process)
     for i, record in enumerate(_records(buffers.get("marker_api"), path, where)):
-        start, end = _span(record, path, where, i)
+        start, end = _span(record, path, where, i, origin)
         operation = strings.operation(record.get("kind"), record.get("operation"))
         if operation in RANGE_OPERATIONS and end > start:
             link = _correlation(record)
@@ -406,7 +415,10 @@ def read_rocprofv3(path: Path) -> RocprofExport:
         raise _layout(path, TOOL_KEY, "is missing or not a list of processes")
     export = SqliteExport(path, Activity(), Activity(), Activity(), Activity(), Activity(), gpus={})
     rows: list[tuple[str, str, float]] = []
-    commands = tuple(_process(p, i, path, export, rows) for i, p in enumerate(processes))
+    # one clock for every process: times are kept from the first process's start
+    starts = [_number(_get(p, "metadata", "init_time")) for p in processes]
+    origin = min((t for t in starts if t > 0), default=0)
+    commands = tuple(_process(p, i, path, export, rows, origin) for i, p in enumerate(processes))
     if not export.kernels.name and not export.copies.name:
         raise UserError(
             "the file holds no kernel dispatch and no memory copy (buffer_records."
