@@ -135,7 +135,7 @@ def test_real_summary_speaks_rocprofv3(real_summary: dict[str, Any]) -> None:
     text = format_nsys_summary(real_summary)
     for word in ("Nsight", "nsys", "NVTX", "CUDA API", "ncu"):
         assert word not in text, word
-    assert "rocprofv3 --kernel-trace --memory-copy-trace" in text
+    assert "rocprofv3 --runtime-trace --output-format json" in text
     ids = [f["id"] for f in real_summary["findings"]]
     assert ids == ["host-bound", "dominant-kernel"]
     assert "rocprof-compute" in real_summary["findings"][1]["fix"]
@@ -234,7 +234,7 @@ def test_bad_input_names_the_file_the_key_and_the_fix(tmp_path: Path) -> None:
     empty["rocprofiler-sdk-tool"][0]["buffer_records"]["memory_copy"] = []
     error = _damaged(empty, tmp_path)
     assert "no kernel dispatch" in error.what and error.key is not None
-    assert "kernel_dispatch" in error.key and "--kernel-trace" in (error.fix or "")
+    assert "kernel_dispatch" in error.key and "--runtime-trace" in (error.fix or "")
     assert "rocprofiler-sdk-tool" in _damaged({"rocprofiler-sdk-tool": {}}, tmp_path).what
     unknown = synthetic()
     del unknown["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"][2]["end_timestamp"]

@@ -49,8 +49,8 @@ HEAD_BYTES = 4096  # the sniff reads no more than this (unzipped) of the file
 GPU_AGENT = 2  # rocprofiler_agent_type_t: 1 is a CPU, 2 a GPU
 OPENING = re.compile(rb'^\{\s*"rocprofiler-sdk-tool"\s*:')
 PROFILE_FIX = (
-    "profile again and keep the whole file: rocprofv3 --kernel-trace --memory-copy-trace "
-    "--hip-runtime-trace --output-format json -- APP (a run cut short writes no JSON)"
+    "profile again and keep the whole file: rocprofv3 --runtime-trace --output-format json "
+    "-- APP (kernels, copies, HIP calls and roctx ranges; a run cut short writes no JSON)"
 )
 # MEMORY_COPY_HOST_TO_DEVICE -> the nsys capture's own words for a direction
 DIRECTIONS = {

@@ -55,8 +55,7 @@ NSYS_WORDS = Words(
 )  # fmt: skip
 ROCPROF_WORDS = Words(
     "rocprofv3", "HIP API", "roctx",
-    "rocprofv3 --kernel-trace --memory-copy-trace --hip-runtime-trace --output-format json "
-    "-- APP",
+    "rocprofv3 --runtime-trace --output-format json -- APP",
     "rocprof-compute (Omniperf)",
 )  # fmt: skip
 
