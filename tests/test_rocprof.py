@@ -8,6 +8,7 @@ against numbers worked out by hand from its records."""
 
 from __future__ import annotations
 
+import csv
 import gzip
 import itertools
 import json
@@ -21,7 +22,7 @@ from generator.analysis.nsys_analysis import GAP_MIN_S
 from generator.cli import main
 from generator.errors import UserError
 from generator.ingest.nsys.capture import is_nsys, nsys_files, read_nsys
-from generator.ingest.rocprof import looks_like_rocprofv3, read_rocprofv3
+from generator.ingest.rocprof import looks_like_rocprofv3, looks_like_rocprofv3_csv, read_rocprofv3
 from generator.ingest.trace.read import looks_like_trace
 from generator.pages.nsys_page import nsys_page
 from generator.records.import_source import discover_nsys
@@ -281,3 +282,56 @@ def test_short_rocprofv3_fuzz_run_finds_no_crash(tmp_path: Path) -> None:
             fuzz_nsys.exercise([path])
         except UserError as error:
             assert error.file == str(path)  # each refusal names the file
+
+
+KERNEL_CSV = REAL.parent / "jimw567__rocprof-unified-viewer__decode_kernel_trace.csv"
+
+
+def test_the_real_kernel_trace_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with KERNEL_CSV.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 144 and {r["Agent_Id"] for r in rows} == {"Agent 1"}
+    assert looks_like_rocprofv3_csv(KERNEL_CSV) and is_nsys(KERNEL_CSV)
+    assert not looks_like_rocprofv3(KERNEL_CSV) and not looks_like_rocprofv3_csv(REAL)
+    summary = summarize_nsys([KERNEL_CSV])
+    assert summary["form"] == "rocprofv3 kernel trace CSV" and summary["reports"] == ["kernels"]
+    count: dict[str, int] = defaultdict(int)
+    time_ns: dict[str, int] = defaultdict(int)
+    for row in rows:
+        count[row["Kernel_Name"]] += 1
+        time_ns[row["Kernel_Name"]] += int(row["End_Timestamp"]) - int(row["Start_Timestamp"])
+    kernels = {row["name"]: row for row in summary["kernels"]}
+    assert {n: r["count"] for n, r in kernels.items()} == dict(count)
+    for name, row in kernels.items():
+        assert row["time_s"] == pytest.approx(time_ns[name] * 1e-9, rel=1e-12)
+    spans = [(int(r["Start_Timestamp"]), int(r["End_Timestamp"])) for r in rows]
+    busy = _union(spans)
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(busy) if b[0] - a[1] >= GAP_NS]
+    (gpu,) = summary["gpus"]
+    assert gpu["device"] == 1 and gpu["name"] == "not recorded"  # "Agent 1"; no name in it
+    assert gpu["busy_s"] == pytest.approx(sum(e - s for s, e in busy) * 1e-9, rel=1e-12)
+    wall = max(e for _, e in spans) - min(s for s, _ in spans)
+    assert gpu["wall_s"] == pytest.approx(wall * 1e-9, rel=1e-12)
+    assert gpu["idle_gaps"] == len(gaps)
+    assert gpu["longest_gap_s"] == pytest.approx(max(gaps) * 1e-9, rel=1e-12)
+    assert "kernel trace CSV holds kernels only" in " ".join(summary["missing"])
+    args = ["import", str(KERNEL_CSV), "--name", "csv", "--measurements", str(tmp_path)]
+    assert main(args) == 1
+    error = capsys.readouterr().err
+    assert "rocprofv3's kernel trace names no GPU" in error and "pass --device" in error
+    assert not (tmp_path / "imported" / "csv").exists()
+
+
+def test_a_damaged_kernel_trace_csv(tmp_path: Path) -> None:
+    lines = KERNEL_CSV.read_text().splitlines(keepends=True)
+    reversed_ = tmp_path / "kernel_trace.csv"
+    fields = lines[3].split('","')
+    fields[9], fields[10] = fields[10], fields[9]  # End before Start
+    reversed_.write_text("".join([*lines[:3], '","'.join(fields), *lines[4:]]))
+    with pytest.raises(UserError, match="line 4: Start_Timestamp") as caught:
+        read_nsys([reversed_])
+    assert caught.value.file == str(reversed_) and caught.value.fix
+    header_only = tmp_path / "empty_kernel_trace.csv"
+    header_only.write_text(lines[0])
+    with pytest.raises(UserError, match="no KERNEL_DISPATCH row"):
+        read_nsys([header_only])

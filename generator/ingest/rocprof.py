@@ -23,16 +23,23 @@ What is read from each, and only that (every other key may be anything):
   (`records[].counter_id.handle`, `value`), named through the top-level `counters`.
 
 Timestamps are nanoseconds on one clock for GPU and host records, kept here as seconds.
+
+Also read: the kernel trace of `--output-format csv` (`<pid>_kernel_trace.csv`), its rows'
+`Kernel_Name`, `Agent_Id` ("Agent 2", rocprofv3's agent number: the device) and
+`Start_Timestamp`/`End_Timestamp`; it names no GPU (that is in `agent_info.csv`), so an
+import of it needs `--device`.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import math
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeGuard
 
@@ -44,6 +51,9 @@ from generator.ingest.nsys.sqlite import Activity, SqliteExport
 
 TOOL_KEY = "rocprofiler-sdk-tool"
 FORM = "rocprofv3 JSON"
+CSV_FORM = "rocprofv3 kernel trace CSV"
+CSV_COLUMNS = ("Kind", "Agent_Id", "Kernel_Name", "Start_Timestamp", "End_Timestamp")
+AGENT = re.compile(r"^(?:agent\s*)?(\d+)$", re.IGNORECASE)
 GZIP_MAGIC = b"\x1f\x8b"
 HEAD_BYTES = 4096  # the sniff reads no more than this (unzipped) of the file
 GPU_AGENT = 2  # rocprofiler_agent_type_t: 1 is a CPU, 2 a GPU
@@ -121,6 +131,86 @@ def looks_like_rocprofv3(path: Path) -> bool:
     except OSError:
         return False
     return OPENING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")) is not None
+
+
+def _header(path: Path) -> list[str]:
+    """The first line of a CSV file, as fields ([] if it is not text)."""
+    try:
+        with path.open("rb") as handle:
+            line = handle.readline(HEAD_BYTES).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return []
+    try:
+        return next(csv.reader([line.strip()]), [])
+    except csv.Error:
+        return []
+
+
+def looks_like_rocprofv3_csv(path: Path) -> bool:
+    """rocprofv3's kernel trace CSV, by its header line alone."""
+    return set(CSV_COLUMNS) <= set(_header(path))
+
+
+def _agent_number(text: str) -> int | None:
+    match = AGENT.match(text.strip())
+    return int(match.group(1)) if match else None
+
+
+def read_rocprofv3_csv(path: Path) -> RocprofExport:
+    """The kernel dispatches of a rocprofv3 kernel trace CSV. Raises UserError for a row
+    that is no dispatch's time span, or a file with no dispatch."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as err:
+        raise UserError(f"cannot read the file: {err}", file=path, fix="check the path") from err
+    except UnicodeDecodeError as err:
+        raise UserError(
+            f"not UTF-8 text ({err})", file=path, fix="pass rocprofv3's kernel_trace.csv as written"
+        ) from err
+    export = SqliteExport(path, Activity(), Activity(), Activity(), Activity(), Activity(), {})
+    rows = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        records = list(rows)
+    except csv.Error as err:
+        raise UserError(
+            f"line {rows.line_num}: the row is malformed ({err})",
+            file=path,
+            line=rows.line_num,
+            fix="the file is damaged; " + PROFILE_FIX,
+        ) from err
+    origin: int | None = None
+    for index, row in enumerate(records):
+        line = index + 2
+        if (row.get("Kind") or "").strip() != "KERNEL_DISPATCH":
+            continue  # another record kind in a later version: not a dispatch
+        start, end = (row.get(k) or "" for k in ("Start_Timestamp", "End_Timestamp"))
+        device = _agent_number(row.get("Agent_Id") or "")
+        if not (start.strip().isdigit() and end.strip().isdigit()) or int(end) < int(start):
+            raise UserError(
+                f"line {line}: Start_Timestamp {start!r}, End_Timestamp {end!r} is no "
+                "dispatch's time span",
+                file=path,
+                line=line,
+                key="Start_Timestamp",
+                fix="the file is damaged; " + PROFILE_FIX,
+            )
+        origin = int(start) if origin is None else origin
+        name = (row.get("Kernel_Name") or "").strip() or "not recorded"
+        link = (row.get("Correlation_Id") or "").strip()
+        _append(
+            export.kernels, name.removesuffix(".kd"), (int(start) - origin) * 1e-9,
+            (int(end) - origin) * 1e-9, -1 if device is None else device, 0.0,
+            int(link) if link.isdigit() else -1,
+        )  # fmt: skip
+    if not export.kernels.name:
+        raise UserError(
+            "the kernel trace holds no KERNEL_DISPATCH row",
+            file=path,
+            key="Kind",
+            fix="profile with kernel tracing on: " + PROFILE_FIX,
+        )
+    final = replace(export, traced=("kernels",))
+    return RocprofExport(final, _counter_frame([]))
 
 
 def _is_dict(value: object) -> TypeGuard[dict[str, object]]:

@@ -53,7 +53,12 @@ def missing(analysis: NsysAnalysis) -> list[str]:
     names = {"kernels": "kernel time", "api": f"{words.api} calls", "memtime": "copy times",
              "memsize": "copy sizes", "nvtx": f"{words.ranges} ranges"}  # fmt: skip
     absent = [names[k] for k in names if k not in capture.reports]
-    if absent and capture.counters is not None:
+    if absent and capture.form == "rocprofv3 kernel trace CSV":
+        said.append(
+            f"{', '.join(absent)}: a kernel trace CSV holds kernels only; pass rocprofv3's "
+            f"JSON instead (`{words.trace}`)"
+        )
+    elif absent and capture.counters is not None:
         said.append(
             f"{', '.join(absent)}: not in this file (rocprofv3 wrote no record of them); "
             f"profile with `{words.trace}`"

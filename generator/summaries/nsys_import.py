@@ -40,10 +40,13 @@ def nsys_device(request: ImportRequest, summary: dict[str, Any], first: Path) ->
     found = {d.id for name in gpu_names if (d := lookup_device(name)) is not None}
     if len(found) == 1:
         return found.pop()
-    named = ", ".join(gpu_names) or (
-        "none (the export names no GPU)"
-        if summary["form"] in ("SQLite export", "rocprofv3 JSON")
-        else "none (the stats reports do not name the GPU)"
+    nameless = {
+        "SQLite export": "none (the export names no GPU)",
+        "rocprofv3 JSON": "none (the file names no GPU agent)",
+        "rocprofv3 kernel trace CSV": "none (rocprofv3's kernel trace names no GPU)",
+    }
+    named = ", ".join(gpu_names) or nameless.get(
+        summary["form"], "none (the stats reports do not name the GPU)"
     )
     raise UserError(
         f"no device given, and the capture's GPUs are not one catalog device: {named}",

@@ -21,8 +21,12 @@ from generator.ingest.nsys.stats_csv import (
     looks_like_stats_csv,
     read_stats_csv,
 )
-from generator.ingest.rocprof import FORM as ROCPROF_FORM
-from generator.ingest.rocprof import looks_like_rocprofv3, read_rocprofv3
+from generator.ingest.rocprof import (
+    looks_like_rocprofv3,
+    looks_like_rocprofv3_csv,
+    read_rocprofv3,
+    read_rocprofv3_csv,
+)
 
 KERNEL_SCHEMA = {"name": pl.String, "count": pl.Int64, "time_s": pl.Float64}
 COPY_SCHEMA = {"operation": pl.String, "count": pl.Int64, "time_s": pl.Float64, "bytes": pl.Float64}
@@ -77,7 +81,7 @@ class NsysCapture:
 
     @property
     def words(self) -> Words:
-        return ROCPROF_WORDS if self.form == ROCPROF_FORM else NSYS_WORDS
+        return ROCPROF_WORDS if self.form.startswith("rocprofv3") else NSYS_WORDS
 
     @property
     def gpu_traced(self) -> bool:
@@ -98,7 +102,10 @@ def operation(text: str) -> str:
 def is_nsys(path: Path) -> bool:
     """An nsys SQLite export or stats CSV report, or a rocprofv3 JSON, by content."""
     return path.is_file() and (
-        looks_like_sqlite(path) or looks_like_stats_csv(path) or looks_like_rocprofv3(path)
+        looks_like_sqlite(path)
+        or looks_like_stats_csv(path)
+        or looks_like_rocprofv3(path)
+        or looks_like_rocprofv3_csv(path)
     )
 
 
@@ -135,8 +142,11 @@ def _from_sqlite(path: Path) -> NsysCapture:
 
 
 def _from_rocprof(path: Path) -> NsysCapture:
-    read = read_rocprofv3(path)
-    return replace(_from_export(read.export, ROCPROF_FORM), counters=read.counters)
+    if looks_like_rocprofv3_csv(path):
+        read, form = read_rocprofv3_csv(path), "rocprofv3 kernel trace CSV"
+    else:
+        read, form = read_rocprofv3(path), "rocprofv3 JSON"
+    return replace(_from_export(read.export, form), counters=read.counters)
 
 
 def _from_export(export: SqliteExport, form: str) -> NsysCapture:
@@ -220,11 +230,15 @@ def read_nsys(paths: Sequence[Path]) -> NsysCapture:
     for path in files:
         if not path.is_file():
             raise UserError("no such file", file=path, fix="check the path")
-    exports = [p for p in files if looks_like_sqlite(p) or looks_like_rocprofv3(p)]
+    exports = [
+        p
+        for p in files
+        if looks_like_sqlite(p) or looks_like_rocprofv3(p) or looks_like_rocprofv3_csv(p)
+    ]
     if exports:
         if len(files) > 1:
             raise UserError(
-                "an SQLite export or a rocprofv3 JSON holds the whole capture: pass it alone",
+                "an SQLite export or a rocprofv3 file holds the whole capture: pass it alone",
                 file=exports[0],
                 fix="summarize that file by itself (one capture per summary or import)",
             )
