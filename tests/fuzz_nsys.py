@@ -5,7 +5,7 @@ Seeds: the real `nsys stats` CSV reports in tests/data/nsys/, SQLite exports bui
 NVIDIA's documented schema (tests/nsys_sqlite.py), and rocprofv3 JSONs (tests/rocprof_json.py:
 one with every record kind read, and cuts of the real file in tests/data/rocprof/), which are
 mutated as documents (keys dropped, values of the wrong type, times reversed, lists cut) or
-as bytes (plain or gzipped). A CSV is mutated as bytes and lines
+as bytes (plain or gzipped), and the real rocprofv3 kernel trace CSV, mutated as bytes. A CSV is mutated as bytes and lines
 (tests/fuzz_ingest.mutate); an export either as bytes (flipped, cut short) or as a database
 (values of the wrong type, NULLs, negative or reversed times, unknown ids, tables or columns
 dropped). Each result goes through `summarize` (the summary, its --json form and its text
@@ -92,6 +92,7 @@ def mutate_database(path: Path, rng: random.Random) -> None:
         db.close()
 
 
+ROCPROF_CSV = HERE / "data" / "rocprof" / "jimw567__rocprof-unified-viewer__decode_kernel_trace.csv"
 ROCPROF_VALUES: list[object] = [None, "x", "", -1, 0, 2**62, -(2**62), 1.5, True, [], {}, [{}]]
 
 
@@ -135,6 +136,10 @@ def mutate_document(document: dict[str, object], rng: random.Random) -> None:
 
 
 def rocprof_case(rng: random.Random, target: Path, seeds: list[dict[str, object]]) -> Path:
+    if rng.random() < 0.2:  # the real kernel trace CSV, mutated as bytes and lines
+        path = target / "kernel_trace.csv"
+        path.write_bytes(mutate_bytes(ROCPROF_CSV.read_bytes(), rng))
+        return path
     document = json.loads(json.dumps(rng.choice(seeds)))  # a copy to mutate
     zipped = rng.random() < 0.2
     path = target / ("results.json.gz" if zipped else "results.json")
