@@ -17,6 +17,7 @@ and the run fails. Deterministic for a given --seed; bounded by --seconds.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import shutil
@@ -123,7 +124,7 @@ def mutate_document(document: dict[str, object], rng: random.Random) -> None:
             if how == 0:
                 del target[key]
             elif how == 1:
-                target[key] = rng.choice(ROCPROF_VALUES)
+                target[key] = copy.deepcopy(rng.choice(ROCPROF_VALUES))
             elif "start_timestamp" in target and "end_timestamp" in target:
                 target["start_timestamp"], target["end_timestamp"] = (
                     target["end_timestamp"], target["start_timestamp"],
@@ -132,7 +133,7 @@ def mutate_document(document: dict[str, object], rng: random.Random) -> None:
             if rng.random() < 0.5:
                 del target[rng.randrange(len(target)) :]
             else:
-                target[rng.randrange(len(target))] = rng.choice(ROCPROF_VALUES)
+                target[rng.randrange(len(target))] = copy.deepcopy(rng.choice(ROCPROF_VALUES))
 
 
 def rocprof_case(rng: random.Random, target: Path, seeds: list[dict[str, object]]) -> Path:
