@@ -83,7 +83,6 @@ COUNTER_SCHEMA = {
     "mean": pl.Float64,
 }
 
-Json = object  # what json.loads gives: checked where it is used
 
 
 @dataclass(frozen=True)
