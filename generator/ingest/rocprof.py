@@ -84,7 +84,6 @@ COUNTER_SCHEMA = {
 }
 
 
-
 @dataclass(frozen=True)
 class RocprofExport:
     """What a rocprofv3 JSON holds that the capture uses: its timeline, the counters
