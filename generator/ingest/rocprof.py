@@ -167,8 +167,10 @@ def read_rocprofv3_csv(path: Path) -> RocprofExport:
         ) from err
     export = SqliteExport(path, Activity(), Activity(), Activity(), Activity(), Activity(), {})
     rows = csv.DictReader(io.StringIO(text, newline=""))
+    records: list[tuple[int, dict[str, str]]] = []
     try:
-        records = list(rows)
+        for row in rows:
+            records.append((rows.line_num, row))  # the row's last line, as a reader counts
     except csv.Error as err:
         raise UserError(
             f"line {rows.line_num}: the row is malformed ({err})",
@@ -177,13 +179,13 @@ def read_rocprofv3_csv(path: Path) -> RocprofExport:
             fix="the file is damaged; " + PROFILE_FIX,
         ) from err
     origin: int | None = None
-    for index, row in enumerate(records):
-        line = index + 2
+    for line, row in records:
         if (row.get("Kind") or "").strip() != "KERNEL_DISPATCH":
             continue  # another record kind in a later version: not a dispatch
-        start, end = (row.get(k) or "" for k in ("Start_Timestamp", "End_Timestamp"))
+        # stripped once: str.strip() drops characters int() does not (\x1c to \x1f)
+        start, end = ((row.get(k) or "").strip() for k in ("Start_Timestamp", "End_Timestamp"))
         device = _agent_number(row.get("Agent_Id") or "")
-        if not (start.strip().isdigit() and end.strip().isdigit()) or int(end) < int(start):
+        if not (start.isdecimal() and end.isdecimal()) or int(end) < int(start):
             raise UserError(
                 f"line {line}: Start_Timestamp {start!r}, End_Timestamp {end!r} is no "
                 "dispatch's time span",
@@ -198,7 +200,7 @@ def read_rocprofv3_csv(path: Path) -> RocprofExport:
         _append(
             export.kernels, name.removesuffix(".kd"), (int(start) - origin) * 1e-9,
             (int(end) - origin) * 1e-9, -1 if device is None else device, 0.0,
-            int(link) if link.isdigit() else -1,
+            int(link) if link.isdecimal() else -1,
         )  # fmt: skip
     if not export.kernels.name:
         raise UserError(
@@ -225,6 +227,12 @@ def _records(value: object, path: Path, key: str) -> list[dict[str, object]]:
     return value
 
 
+def _entries(value: object) -> list[dict[str, object]]:
+    """The objects of a lookup list (kernel symbols, agents, counters): what is not one is
+    skipped, as a name it would give is only a label."""
+    return [v for v in value if _is_dict(v)] if isinstance(value, list) else []
+
+
 def _layout(path: Path, key: str, what: str) -> UserError:
     return UserError(
         f"{key} {what}: not the rocprofv3 JSON layout this reader knows (rocprofv3 of ROCm "
@@ -232,7 +240,7 @@ def _layout(path: Path, key: str, what: str) -> UserError:
         file=path,
         key=key,
         fix="write the JSON with a rocprofv3 of ROCm 6.2 or later (--output-format json), "
-        "or pass its CSV output's kernel trace to rocprofv3's own tools",
+        "or pass the kernel trace of its CSV output (--output-format csv)",
     )
 
 
@@ -273,9 +281,9 @@ def _handle(record: Mapping[str, object], *keys: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _kernel_names(process: Mapping[str, object], path: Path, key: str) -> dict[int, str]:
+def _kernel_names(process: Mapping[str, object]) -> dict[int, str]:
     names: dict[int, str] = {}
-    for symbol in _records(process.get("kernel_symbols"), path, f"{key}.kernel_symbols"):
+    for symbol in _entries(process.get("kernel_symbols")):
         kernel_id = symbol.get("kernel_id")
         if not isinstance(kernel_id, int):
             continue
@@ -298,11 +306,11 @@ def _strings(process: Mapping[str, object]) -> _Strings:
     return out
 
 
-def _gpus(process: Mapping[str, object], path: Path, key: str) -> dict[int, tuple[int, str]]:
+def _gpus(process: Mapping[str, object]) -> dict[int, tuple[int, str]]:
     """Agent handle -> (device number, name), GPUs only, in `node_id` order."""
     agents = [
         a
-        for a in _records(process.get("agents"), path, f"{key}.agents")
+        for a in _entries(process.get("agents"))
         if a.get("type") == GPU_AGENT and isinstance(_get(a, "id", "handle"), int)
     ]
     agents.sort(key=lambda a: _number(a.get("node_id")))
@@ -332,7 +340,7 @@ def _messages(process: Mapping[str, object]) -> dict[int, str]:
         pairs = [(e.get("key"), e.get("value")) for e in raw if _is_dict(e)]
     out: dict[int, str] = {}
     for key, value in pairs:
-        number = int(key) if isinstance(key, str) and key.isdigit() else key
+        number = int(key) if isinstance(key, str) and key.isdecimal() else key
         if isinstance(number, int) and isinstance(value, str):
             out[number] = value
     return out
@@ -353,7 +361,7 @@ def _counters(
     """(kernel, counter, value) for each dispatch and counter: a counter's instances
     (one per dimension: XCD, shader engine, ...) summed, as rocprofv3's CSV does."""
     names: dict[int, str] = {}
-    for counter in _records(process.get("counters"), path, f"{key}.counters"):
+    for counter in _entries(process.get("counters")):
         handle = _handle(counter, "id")
         if handle is not None and isinstance(counter.get("name"), str):
             names[handle] = str(counter["name"])
@@ -391,10 +399,10 @@ def _process(
     if not _is_dict(process):
         raise _layout(path, key, f"is {type(process).__name__}, not a process object")
     strings = _strings(process)
-    gpus = _gpus(process, path, key)
+    gpus = _gpus(process)
     for number, name in gpus.values():
         out.gpus.setdefault(number, name)
-    kernels = _kernel_names(process, path, key)
+    kernels = _kernel_names(process)
     buffers = process.get("buffer_records")
     if buffers is not None and not _is_dict(buffers):
         raise _layout(path, f"{key}.buffer_records", "is not an object")
