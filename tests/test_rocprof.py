@@ -335,20 +335,3 @@ def test_a_damaged_kernel_trace_csv(tmp_path: Path) -> None:
     header_only.write_text(lines[0])
     with pytest.raises(UserError, match="no KERNEL_DISPATCH row"):
         read_nsys([header_only])
-
-
-REGRESSIONS = Path(__file__).parent / "data" / "fuzz-corpus" / "regressions"
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in REGRESSIONS.glob("rocprof-*")))
-def test_rocprof_fuzz_crashers_give_a_summary_or_a_user_error(name: str) -> None:
-    # rocprof-kernel-trace-control-char-in-timestamp.csv: a timestamp ending in \x1e passed
-    # str.strip().isdecimal() but not int() (ValueError), found by tests/fuzz_nsys.py
-    path = REGRESSIONS / name
-    try:
-        summary = summarize_nsys([path])
-    except UserError as error:
-        assert error.file == str(path) and error.fix
-    else:
-        json.dumps(summary, allow_nan=False)
-        assert summary["form"].startswith("rocprofv3")
