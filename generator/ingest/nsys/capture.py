@@ -100,7 +100,8 @@ def operation(text: str) -> str:
 
 
 def is_nsys(path: Path) -> bool:
-    """An nsys SQLite export or stats CSV report, or a rocprofv3 JSON, by content."""
+    """An nsys SQLite export or stats CSV report, or a rocprofv3 JSON or kernel trace CSV,
+    by content."""
     return path.is_file() and (
         looks_like_sqlite(path)
         or looks_like_stats_csv(path)
