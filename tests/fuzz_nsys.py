@@ -1,8 +1,11 @@
 """Mutation fuzzing of the Nsight Systems ingest: `nox -s fuzz` (or python -m
 tests.fuzz_nsys).
 
-Seeds: the real `nsys stats` CSV reports in tests/data/nsys/ and SQLite exports built to
-NVIDIA's documented schema (tests/nsys_sqlite.py). A CSV is mutated as bytes and lines
+Seeds: the real `nsys stats` CSV reports in tests/data/nsys/, SQLite exports built to
+NVIDIA's documented schema (tests/nsys_sqlite.py), and rocprofv3 JSONs (tests/rocprof_json.py:
+one with every record kind read, and cuts of the real file in tests/data/rocprof/), which are
+mutated as documents (keys dropped, values of the wrong type, times reversed, lists cut) or
+as bytes (plain or gzipped), and the real rocprofv3 kernel trace CSV, mutated as bytes. A CSV is mutated as bytes and lines
 (tests/fuzz_ingest.mutate); an export either as bytes (flipped, cut short) or as a database
 (values of the wrong type, NULLs, negative or reversed times, unknown ids, tables or columns
 dropped). Each result goes through `summarize` (the summary, its --json form and its text
@@ -14,6 +17,7 @@ and the run fails. Deterministic for a given --seed; bounded by --seconds.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import shutil
@@ -28,6 +32,7 @@ from generator.errors import UserError
 from generator.summaries.nsys import format_nsys_summary, summarize_nsys
 from tests.fuzz_ingest import mutate as mutate_bytes
 from tests.nsys_sqlite import Export, training_steps
+from tests.rocprof_json import real_cut, synthetic, write
 
 HERE = Path(__file__).resolve().parent
 NSYS = HERE / "data" / "nsys"
@@ -88,11 +93,79 @@ def mutate_database(path: Path, rng: random.Random) -> None:
         db.close()
 
 
-def case(rng: random.Random, folder: Path, seeds: list[Path], csvs: list[list[Path]]) -> list[Path]:
-    """One input: a mutated export, or a capture's reports with one of them mutated."""
+ROCPROF_CSV = HERE / "data" / "rocprof" / "jimw567__rocprof-unified-viewer__decode_kernel_trace.csv"
+ROCPROF_VALUES: list[object] = [None, "x", "", -1, 0, 2**62, -(2**62), 1.5, True, [], {}, [{}]]
+
+
+def rocprof_seeds() -> list[dict[str, object]]:
+    """rocprofv3 documents: every record kind, and two cuts of the real file."""
+    return [synthetic(), real_cut(200), real_cut(20)]
+
+
+def _containers(value: object, found: list[dict[str, object] | list[object]]) -> None:
+    if isinstance(value, dict):
+        found.append(value)
+        for item in value.values():
+            _containers(item, found)
+    elif isinstance(value, list):
+        found.append(value)
+        for item in value[:50]:  # the real cut's lists are long: their heads suffice
+            _containers(item, found)
+
+
+def mutate_document(document: dict[str, object], rng: random.Random) -> None:
+    for _ in range(rng.randint(1, 4)):
+        found: list[dict[str, object] | list[object]] = []
+        _containers(document, found)
+        target = rng.choice(found)
+        if isinstance(target, dict) and target:
+            key = rng.choice(list(target))
+            how = rng.randrange(3)
+            if how == 0:
+                del target[key]
+            elif how == 1:
+                target[key] = copy.deepcopy(rng.choice(ROCPROF_VALUES))
+            elif "start_timestamp" in target and "end_timestamp" in target:
+                target["start_timestamp"], target["end_timestamp"] = (
+                    target["end_timestamp"], target["start_timestamp"],
+                )  # fmt: skip
+        elif isinstance(target, list) and target:
+            if rng.random() < 0.5:
+                del target[rng.randrange(len(target)) :]
+            else:
+                target[rng.randrange(len(target))] = copy.deepcopy(rng.choice(ROCPROF_VALUES))
+
+
+def rocprof_case(rng: random.Random, target: Path, seeds: list[dict[str, object]]) -> Path:
+    if rng.random() < 0.2:  # the real kernel trace CSV, mutated as bytes and lines
+        path = target / "kernel_trace.csv"
+        path.write_bytes(mutate_bytes(ROCPROF_CSV.read_bytes(), rng))
+        return path
+    document = json.loads(json.dumps(rng.choice(seeds)))  # a copy to mutate
+    zipped = rng.random() < 0.2
+    path = target / ("results.json.gz" if zipped else "results.json")
+    if rng.random() < 0.6:
+        mutate_document(document, rng)
+        return write(document, path, zipped)
+    write(document, path, zipped)
+    path.write_bytes(mutate_bytes(path.read_bytes(), rng))
+    return path
+
+
+def case(
+    rng: random.Random,
+    folder: Path,
+    seeds: list[Path],
+    csvs: list[list[Path]],
+    documents: list[dict[str, object]] | None = None,
+) -> list[Path]:
+    """One input: a mutated export or rocprofv3 JSON, or a capture's reports with one of
+    them mutated."""
     target = folder / "case"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir()
+    if documents and rng.random() < 0.3:
+        return [rocprof_case(rng, target, documents)]
     if rng.random() < 0.4:
         path = target / "capture.sqlite"
         shutil.copy(rng.choice(seeds), path)
@@ -133,9 +206,9 @@ def fuzz(
     cases = 0
     with tempfile.TemporaryDirectory(prefix="ra-fuzz-nsys-") as name:
         folder = Path(name)
-        seeds, csvs = exports(folder), captures()
+        seeds, csvs, documents = exports(folder), captures(), rocprof_seeds()
         while time.monotonic() < deadline and (max_cases is None or cases < max_cases):
-            paths = case(rng, folder, seeds, csvs)
+            paths = case(rng, folder, seeds, csvs, documents)
             cases += 1
             try:
                 exercise(paths)

@@ -1,5 +1,5 @@
-"""Inputs the fuzzers (tests/fuzz_ingest.py and tests/fuzz_trace.py, `nox -s fuzz`) once
-crashed the ingest on, and a short deterministic run of each.
+"""Inputs the fuzzers (tests/fuzz_ingest.py, tests/fuzz_trace.py and tests/fuzz_nsys.py,
+`nox -s fuzz`) once crashed the ingest on, and a short deterministic run of each.
 
 A trace input whose crash is not fixed yet is an expected failure (strict: once the ingest
 gives a summary or a UserError for it, the test says so, and the mark comes off)."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
-from tests import fuzz_trace
+from tests import fuzz_nsys, fuzz_trace
 from tests.fuzz_ingest import exercise, fuzz
 
 REGRESSIONS = Path(__file__).parent / "data" / "fuzz-corpus" / "regressions"
@@ -57,8 +57,30 @@ TRACE_EXPECTED: dict[str, str | type[Exception]] = {
 }
 
 
+# Nsight Systems / rocprofv3 inputs (found by tests/fuzz_nsys.py): a summary or a UserError.
+NSYS_EXPECTED: dict[str, str] = {
+    # A kernel trace CSV timestamp ending in \x1e: str.strip() dropped it before
+    # isdecimal() but int() of the unstripped text raised ValueError.
+    "rocprof-kernel-trace-control-char-in-timestamp.csv": "summary",
+}
+
+
 def test_every_regression_has_an_expectation() -> None:
-    assert {p.name for p in REGRESSIONS.iterdir()} == set(EXPECTED) | set(TRACE_EXPECTED)
+    assert {p.name for p in REGRESSIONS.iterdir()} == (
+        set(EXPECTED) | set(TRACE_EXPECTED) | set(NSYS_EXPECTED)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(NSYS_EXPECTED))
+def test_nsys_fuzz_regression(name: str) -> None:
+    try:
+        fuzz_nsys.exercise([REGRESSIONS / name])
+    except UserError as error:
+        assert error.file == str(REGRESSIONS / name) and error.fix
+        outcome = "user error"
+    else:
+        outcome = "summary"
+    assert outcome == NSYS_EXPECTED[name]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

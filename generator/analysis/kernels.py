@@ -24,7 +24,8 @@ FAMILY_RULES: tuple[tuple[str, str], ...] = (
         r"implicit_convolve|convolve_sgemm|fprop|conv2d|conv_fw|cudnn.*conv|implicit_gemm",
     ),
     ("attention", r"flash_fwd|flash_bwd|fmha|attention|sdpa|_mha_|mha_fwd|mha_bwd"),
-    ("gemm", r"gemm|splitKreduce|cutlass|cublas|matmul|_mma|xmma|hmma"),
+    # Cijk_: the GEMMs of AMD's Tensile and hipBLASLt (C[i,j,k] = A x B, by its indices)
+    ("gemm", r"gemm|splitKreduce|cutlass|cublas|matmul|_mma|xmma|hmma|^Cijk_|hipblaslt|rocblas"),
     (
         "batch/layer norm",
         r"bn_fw|bn_bw|batch_norm|batchnorm|layer_norm|layernorm|group_norm|welford",

@@ -21,6 +21,12 @@ HOST_FIX = (
     "fewer synchronizations (.item(), .cpu(), printing), larger batches, or CUDA graphs / "
     "torch.compile for many small kernels"
 )
+GRAPHS = "CUDA graphs"  # HOST_FIX's words, in HIP's for a rocprofv3 capture
+
+
+def _host_fix(analysis: NsysAnalysis) -> str:
+    graphs = "HIP graphs (torch.cuda graphs on ROCm)"
+    return HOST_FIX.replace(GRAPHS, graphs) if analysis.capture.counters is not None else HOST_FIX
 
 
 def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
@@ -28,14 +34,15 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
         return []
     steps = step_ranges(analysis.ranges)
     if not steps.is_empty():
-        where = f"the {int(steps['count'].sum())} NVTX step ranges ({', '.join(steps['range'].head(3))})"
+        ranges = analysis.capture.words.ranges
+        where = f"the {int(steps['count'].sum())} {ranges} step ranges ({', '.join(steps['range'].head(3))})"
         total, busy = float(steps["time_s"].sum()), float(steps["gpu_busy_s"].sum())
     else:
         gpus = analysis.gpus
         assert gpus is not None
         if gpus.is_empty():
             return []
-        where = "the capture (no NVTX range names a step)"
+        where = f"the capture (no {analysis.capture.words.ranges} range names a step)"
         total, busy = float(gpus["wall_s"].max()), float(gpus["busy_s"].max())  # type: ignore[arg-type]
     if total <= 0 or 1 - busy / total < HOST_BOUND_IDLE_SHARE:
         return []
@@ -47,7 +54,7 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
             "host-bound",
             f"in {where}, the GPUs run kernels or copies {seconds(busy)} of {seconds(total)}; "
             f"over {percent(100 * HOST_BOUND_IDLE_SHARE)} idle means the GPU waits for the host",
-            HOST_FIX,
+            _host_fix(analysis),
         )
     ]
 
@@ -92,7 +99,7 @@ def h2d_copies(analysis: NsysAnalysis) -> list[Finding]:
                 return []  # every copy is outside the steps: loading, not training
             inside = (
                 f"; {count} of them ({si(float(steps['h2d_bytes'].sum()), 'B')}) start inside "
-                "the NVTX step ranges"
+                f"the {analysis.capture.words.ranges} step ranges"
             )
     if time_s < H2D_TIME_SHARE * gpu_time:
         return []
@@ -123,8 +130,8 @@ def dominant_kernel(analysis: NsysAnalysis) -> list[Finding]:
             f"One kernel is {percent(100 * top['share'])} of the kernel time",
             f"`{short_name(top['name'], 120)}` ({top['family']}): {top['count']} launches, "
             f"{seconds(top['time_s'])}",
-            "optimize this kernel first: profile it with Nsight Compute (ncu) for its "
-            "roofline point",
+            f"optimize this kernel first: profile it with {analysis.capture.words.kernel_profiler} "
+            "for its roofline point",
         )
     ]
 

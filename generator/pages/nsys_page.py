@@ -1,6 +1,7 @@
-"""A page per imported Nsight Systems capture (under Traces): each GPU's utilization and
-its timeline (SQLite export), kernel time by family and by name, copies by direction, the
-CUDA API calls and the NVTX ranges, with what the files given cannot tell."""
+"""A page per imported Nsight Systems capture or rocprofv3 JSON (under Traces): each GPU's
+utilization and its timeline (SQLite export, rocprofv3), kernel time by family and by name,
+copies by direction, the CUDA or HIP API calls, the NVTX ranges and rocprofv3's hardware
+counters, with what the files given cannot tell."""
 
 from __future__ import annotations
 
@@ -43,13 +44,15 @@ def _rows(frame: pl.DataFrame | None, cells: list[str]) -> list[list[str]]:
                 "idle_in_gaps_s",
             ):
                 line.append(seconds(value))
+            elif cell in ("total", "mean"):
+                line.append(f"{value:.6g}" if isinstance(value, float) else "n/a")
             elif cell in ("share", "utilization"):
                 line.append(_share(value))
             elif cell in ("bytes", "h2d_bytes"):
                 line.append(si(value, "B"))
             elif cell == "bandwidth_bytes_per_s":
                 line.append(si(value, "B/s") if value else "n/a")
-            elif cell == "name":
+            elif cell in ("name", "kernel"):
                 line.append(short_name(str(value), 90))
             else:
                 line.append(str(value))
@@ -65,11 +68,20 @@ def nsys_page(view: NsysView) -> Page:
     timeline = analysis.timeline
     # an SQLite export without GPU tables has a timeline of nothing: not idle, not recorded
     gpu_timeline = analysis.has_timeline and capture.gpu_traced
+    words = capture.words
+    counters = capture.counters
     markdown = render(
         "nsys.md.j2",
         **source_context(source),
         device=view.device_name,
         form=capture.form,
+        tool=words.tool,
+        rocprof=counters is not None,
+        api_label=words.api,
+        range_label=words.ranges,
+        trace_command=words.trace,
+        counter_rows=_rows(counters, ["counter", "kernel", "dispatches", "total", "mean"]),
+        counter_count=counters.height if counters is not None else 0,
         reports=", ".join(capture.reports),
         files=[p.name for p in capture.files],
         findings_html=admonitions(view.findings),
@@ -113,6 +125,8 @@ def nsys_page(view: NsysView) -> Page:
               "copies": analysis.copies, "api": analysis.api, "ranges": analysis.ranges}  # fmt: skip
     if analysis.gpus is not None:
         tables["gpus"] = analysis.gpus
+    if counters is not None:
+        tables["counters"] = counters
     return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 
 

@@ -1,7 +1,7 @@
-"""An Nsight Systems capture from files to findings: `summarize` and `import` print its
-summary (kernel time by name and family, copies by direction, API calls, NVTX ranges and,
-from an SQLite export, each GPU's utilization), and `summarize --json` gives it in base
-units."""
+"""An Nsight Systems capture (or a rocprofv3 JSON, read into the same tables) from files to
+findings: `summarize` and `import` print its summary (kernel time by name and family, copies
+by direction, API calls, NVTX or roctx ranges and, from a timeline, each GPU's utilization),
+and `summarize --json` gives it in base units; rocprofv3's `--pmc` counters per kernel too."""
 
 from __future__ import annotations
 
@@ -16,10 +16,18 @@ from generator.analysis.nsys_analysis import NsysAnalysis, analyse_nsys
 from generator.analysis.nsys_phases import ModelWork, phase_table, step_point
 from generator.findings.nsys_checks import nsys_findings
 from generator.formatting import percent, seconds, short_name, si
-from generator.ingest.nsys.capture import read_nsys
+from generator.ingest.nsys.capture import NsysCapture, read_nsys
 from generator.records.finding import Finding, findings_json
 
 FORMAT = "Nsight Systems capture"
+COUNTER_ROWS = 20  # counter rows in the text summary (all are in --json)
+
+
+def capture_format(capture: NsysCapture) -> str:
+    """'Nsight Systems capture' or 'rocprofv3 capture': the tool that wrote the files."""
+    return f"{capture.words.tool} capture"
+
+
 ROWS = 10  # kernels and API calls in the text summary (all are in --json)
 
 
@@ -35,26 +43,44 @@ def _records(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
 def missing(analysis: NsysAnalysis) -> list[str]:
     """What the given files cannot tell, in words."""
     capture = analysis.capture
+    words = capture.words
     said = []
     if not analysis.has_timeline:
         said.append(
             "utilization and idle gaps: the stats reports are sums without a timeline "
             "(pass the SQLite export)"
         )
-    names = {"kernels": "kernel time", "api": "API calls", "memtime": "copy times",
-             "memsize": "copy sizes", "nvtx": "NVTX ranges"}  # fmt: skip
+    names = {"kernels": "kernel time", "api": f"{words.api} calls", "memtime": "copy times",
+             "memsize": "copy sizes", "nvtx": f"{words.ranges} ranges"}  # fmt: skip
     absent = [names[k] for k in names if k not in capture.reports]
-    if absent and capture.events is not None:
+    if absent and capture.form == "rocprofv3 kernel trace CSV":
+        said.append(
+            f"{', '.join(absent)}: a kernel trace CSV holds kernels only; pass rocprofv3's "
+            f"JSON instead (`{words.trace}`)"
+        )
+    elif absent and capture.counters is not None:
+        said.append(
+            f"{', '.join(absent)}: not in this file (rocprofv3 wrote no record of them); "
+            f"profile with `{words.trace}`"
+        )
+    elif absent and capture.events is not None:
         said.append(
             f"{', '.join(absent)}: not traced in this capture (its export has no table for "
-            "them); profile with `nsys profile --trace=cuda,nvtx ...`"
+            f"them); profile with `{words.trace}`"
         )
     elif absent:
         said.append(f"{', '.join(absent)}: their report was not given")
-    said.append(
-        "FLOPs: nsys records no shapes; pass --model and --batch for analytic FLOPs per NVTX "
-        "phase range, or profile the same step with Nsight Compute or torch.profiler"
-    )
+    if capture.counters is not None:
+        said.append(
+            "FLOPs: rocprofv3's kernel trace records no shapes; collect FLOP and byte "
+            "counters with `rocprofv3 --pmc ...` (listed below when present), or profile the "
+            "same step with torch.profiler"
+        )
+    else:
+        said.append(
+            "FLOPs: nsys records no shapes; pass --model and --batch for analytic FLOPs per "
+            "NVTX phase range, or profile the same step with Nsight Compute or torch.profiler"
+        )
     return said
 
 
@@ -62,8 +88,10 @@ def nsys_summary(analysis: NsysAnalysis, findings: Sequence[Finding]) -> dict[st
     capture = analysis.capture
     return {
         "file": [str(p) for p in capture.files],
-        "format": FORMAT,
+        "format": capture_format(capture),
         "form": capture.form,
+        "api_label": capture.words.api,
+        "range_label": capture.words.ranges,
         "reports": list(capture.reports),
         "gpus": _records(analysis.gpus),
         "device_names": sorted(set(capture.gpus.values())),
@@ -74,6 +102,7 @@ def nsys_summary(analysis: NsysAnalysis, findings: Sequence[Finding]) -> dict[st
         "copies": _records(analysis.copies),
         "api": _records(analysis.api),
         "ranges": _records(analysis.ranges),
+        "counters": _records(capture.counters),
         "missing": missing(analysis),
         "findings": findings_json(findings),
     }
@@ -102,7 +131,7 @@ def summarize_nsys(paths: Sequence[Path], work: ModelWork | None = None) -> dict
 def format_nsys_summary(summary: dict[str, Any]) -> str:
     files = summary["file"]
     where = files[0] if len(files) == 1 else f"{files[0]} and {len(files) - 1} more"
-    lines = [f"{where}  ({FORMAT}, {summary['form']}: {', '.join(summary['reports'])})"]
+    lines = [f"{where}  ({summary['format']}, {summary['form']}: {', '.join(summary['reports'])})"]
     for gpu in summary["gpus"]:
         lines.append(
             f"  GPU {gpu['device']} {gpu['name']:<22} busy {seconds(gpu['busy_s'])} of "
@@ -131,14 +160,15 @@ def format_nsys_summary(summary: dict[str, Any]) -> str:
             f"{si(row['bytes'], 'B'):<11} {si(rate, 'B/s') if rate else 'n/a'}"
         )
     if summary["api"]:
-        lines.append("  top CUDA API calls")
+        lines.append(f"  top {summary['api_label']} calls")
     for row in summary["api"][:ROWS]:
         lines.append(
             f"    {row['name'][:40]:<40} {seconds(row['time_s']):>10}  {row['count']} calls"
         )
     if summary["ranges"]:
         lines.append(
-            "  NVTX ranges        count      time" + ("        GPU busy" if summary["gpus"] else "")
+            f"  {summary['range_label'] + ' ranges':<18} count      time"
+            + ("        GPU busy" if summary["gpus"] else "")
         )
     for row in summary["ranges"][:ROWS]:
         busy = row.get("utilization")
@@ -163,6 +193,15 @@ def format_nsys_summary(summary: dict[str, Any]) -> str:
             f"  step point         {si(point['attained_flops_per_s'], 'FLOP/s')} at AI "
             f"{point['arithmetic_intensity']:.4g} FLOP/byte ({point['steps']} steps, "
             f"{seconds(point['time_s'])})"
+        )
+    if summary["counters"]:
+        lines.append(
+            "  counters (--pmc)   kernel                                    dispatches  total"
+        )
+    for row in summary["counters"][:COUNTER_ROWS]:
+        lines.append(
+            f"    {row['counter'][:16]:<16} {short_name(row['kernel'], 40):<40} "
+            f"{row['dispatches']:>10}  {row['total']:.6g}"
         )
     for text in summary["missing"]:
         lines.append(f"  not known          {text}")

@@ -1,5 +1,6 @@
-"""`import` of an Nsight Systems capture: its SQLite export, or its stats CSV reports, copied
-verbatim into measurements/imported/<name>/nsys/ beside a source.toml.
+"""`import` of an Nsight Systems capture: its SQLite export, or its stats CSV reports, or a
+rocprofv3 JSON, copied verbatim into measurements/imported/<name>/nsys/ beside a
+source.toml.
 
 The files are read and analysed first; only then is anything written, staged beside the
 final folder and renamed in one step, as every import is."""
@@ -39,10 +40,13 @@ def nsys_device(request: ImportRequest, summary: dict[str, Any], first: Path) ->
     found = {d.id for name in gpu_names if (d := lookup_device(name)) is not None}
     if len(found) == 1:
         return found.pop()
-    named = ", ".join(gpu_names) or (
-        "none (the export names no GPU)"
-        if summary["form"] == "SQLite export"
-        else "none (the stats reports do not name the GPU)"
+    nameless = {
+        "SQLite export": "none (the export names no GPU)",
+        "rocprofv3 JSON": "none (the file names no GPU agent)",
+        "rocprofv3 kernel trace CSV": "none (rocprofv3's kernel trace names no GPU)",
+    }
+    named = ", ".join(gpu_names) or nameless.get(
+        summary["form"], "none (the stats reports do not name the GPU)"
     )
     raise UserError(
         f"no device given, and the capture's GPUs are not one catalog device: {named}",
@@ -52,12 +56,13 @@ def nsys_device(request: ImportRequest, summary: dict[str, Any], first: Path) ->
 
 
 def nsys_source(request: ImportRequest, summary: dict[str, Any], device: str) -> Source:
+    tool = summary["format"].removesuffix(" capture")  # "Nsight Systems", "rocprofv3"
     return request_source(
         request,
         device=device,
         origin=", ".join(Path(f).name for f in summary["file"]),
-        title=f"Nsight Systems, {summary['form']}",
-        workload=f"an Nsight Systems capture ({summary['form']})",
+        title=summary["form"] if summary["form"].startswith(tool) else f"{tool}, {summary['form']}",
+        workload=f"{'a' if tool == 'rocprofv3' else 'an'} {tool} capture ({summary['form']})",
     )
 
 

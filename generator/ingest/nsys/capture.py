@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,12 @@ from generator.ingest.nsys.stats_csv import (
     StatsReport,
     looks_like_stats_csv,
     read_stats_csv,
+)
+from generator.ingest.rocprof import (
+    looks_like_rocprofv3,
+    looks_like_rocprofv3_csv,
+    read_rocprofv3,
+    read_rocprofv3_csv,
 )
 
 KERNEL_SCHEMA = {"name": pl.String, "count": pl.Int64, "time_s": pl.Float64}
@@ -37,6 +43,28 @@ DIRECTIONS = {
 
 
 @dataclass(frozen=True)
+class Words:
+    """How pages and summaries name what the capture's tool recorded."""
+
+    tool: str  # "Nsight Systems", "rocprofv3"
+    api: str  # "CUDA API", "HIP API"
+    ranges: str  # "NVTX", "roctx"
+    trace: str  # the command line that traces the GPU's work
+    kernel_profiler: str  # the tool that gives one kernel's roofline point
+
+
+NSYS_WORDS = Words(
+    "Nsight Systems", "CUDA API", "NVTX", "nsys profile --trace=cuda,nvtx ...",
+    "Nsight Compute (ncu)",
+)  # fmt: skip
+ROCPROF_WORDS = Words(
+    "rocprofv3", "HIP API", "roctx",
+    "rocprofv3 --runtime-trace --output-format json -- APP",
+    "rocprof-compute (Omniperf)",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
 class NsysCapture:
     files: tuple[Path, ...]
     form: str  # "SQLite export" or "nsys stats CSV"
@@ -48,6 +76,12 @@ class NsysCapture:
     ranges: pl.DataFrame  # RANGE_SCHEMA: NVTX ranges, their count and summed duration
     events: SqliteExport | None  # the timeline, from an SQLite export only
     gpus: dict[int, str]  # device id -> name (SQLite export only)
+    # rocprofv3 --pmc: kernel, counter, dispatches, total, mean (None: not a rocprofv3 file)
+    counters: pl.DataFrame | None = None
+
+    @property
+    def words(self) -> Words:
+        return ROCPROF_WORDS if self.form.startswith("rocprofv3") else NSYS_WORDS
 
     @property
     def gpu_traced(self) -> bool:
@@ -66,8 +100,14 @@ def operation(text: str) -> str:
 
 
 def is_nsys(path: Path) -> bool:
-    """An nsys SQLite export or stats CSV report, by content."""
-    return path.is_file() and (looks_like_sqlite(path) or looks_like_stats_csv(path))
+    """An nsys SQLite export or stats CSV report, or a rocprofv3 JSON or kernel trace CSV,
+    by content."""
+    return path.is_file() and (
+        looks_like_sqlite(path)
+        or looks_like_stats_csv(path)
+        or looks_like_rocprofv3(path)
+        or looks_like_rocprofv3_csv(path)
+    )
 
 
 def nsys_files(paths: Sequence[Path]) -> list[Path]:
@@ -99,12 +139,24 @@ def _summed(activity: Activity, key: str, schema: Mapping[str, Any]) -> pl.DataF
 
 
 def _from_sqlite(path: Path) -> NsysCapture:
-    export = read_sqlite(path)
+    return _from_export(read_sqlite(path), "SQLite export")
+
+
+def _from_rocprof(path: Path) -> NsysCapture:
+    if looks_like_rocprofv3_csv(path):
+        read, form = read_rocprofv3_csv(path), "rocprofv3 kernel trace CSV"
+    else:
+        read, form = read_rocprofv3(path), "rocprofv3 JSON"
+    return replace(_from_export(read.export, form), counters=read.counters)
+
+
+def _from_export(export: SqliteExport, form: str) -> NsysCapture:
+    path = export.path
     copies = _summed(export.copies, "operation", COPY_SCHEMA)
     sets = _summed(export.sets, "operation", COPY_SCHEMA)
     return NsysCapture(
         files=(path,),
-        form="SQLite export",
+        form=form,
         reports=export.traced,
         kernels=_summed(export.kernels, "name", KERNEL_SCHEMA),
         copies=pl.concat([copies, sets]).sort("time_s", "operation", descending=[True, False]),
@@ -171,22 +223,29 @@ def read_nsys(paths: Sequence[Path]) -> NsysCapture:
     files = nsys_files(paths)
     if not files:
         raise UserError(
-            "no Nsight Systems file: no SQLite export and no nsys stats CSV report",
+            "no timeline capture: no nsys SQLite export, nsys stats CSV report or rocprofv3 JSON",
             file=", ".join(str(p) for p in paths),
-            fix="pass the .sqlite export, or the CSVs of `nsys stats --format csv`",
+            fix="pass the .sqlite export, the CSVs of `nsys stats --format csv`, or "
+            "rocprofv3's results.json (--output-format json)",
         )
     for path in files:
         if not path.is_file():
             raise UserError("no such file", file=path, fix="check the path")
-    exports = [p for p in files if looks_like_sqlite(p)]
+    exports = [
+        p
+        for p in files
+        if looks_like_sqlite(p) or looks_like_rocprofv3(p) or looks_like_rocprofv3_csv(p)
+    ]
     if exports:
         if len(files) > 1:
             raise UserError(
-                "an SQLite export holds the whole capture: pass it alone",
+                "an SQLite export or a rocprofv3 file holds the whole capture: pass it alone",
                 file=exports[0],
-                fix="summarize the .sqlite file by itself (its stats CSVs add nothing to it)",
+                fix="summarize that file by itself (one capture per summary or import)",
             )
-        return _from_sqlite(exports[0])
+        return (
+            _from_sqlite(exports[0]) if looks_like_sqlite(exports[0]) else _from_rocprof(exports[0])
+        )
     for path in files:
         if not looks_like_stats_csv(path):
             raise UserError(
