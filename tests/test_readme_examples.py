@@ -303,3 +303,9 @@ def test_the_readme_runs_as_written(tmp_path: Path) -> None:
         ran.append(example.command)
     assert ran
     assert (clone / "site" / "index.html").is_file(), "the README's commands built no report"
+
+
+def test_an_example_that_fails_fails_the_test(tmp_path: Path) -> None:
+    assert _run("echo ran", tmp_path, dict(os.environ)) == "ran\n"
+    with pytest.raises(pytest.fail.Exception, match="exited 3"):
+        _run("echo a; exit 3", tmp_path, dict(os.environ))
