@@ -1,10 +1,18 @@
-"""Sessions: measure, site, publish, serve, tests, lint, fuzz, bench.
+"""Sessions: measure, site, publish, serve, tests, tests-no-torch, lint, fuzz, bench.
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
+
+Which Python: the sessions that need no torch (site, publish, serve, tests-no-torch, lint,
+fuzz, bench) run on the interpreter nox runs under when it is 3.11, 3.12 or 3.13 (else on a
+python3.11 from PATH). torch 2.14.1 is pinned for Python 3.11 only, so `measure` and `tests`
+run on 3.11: the interpreter nox runs under if it is 3.11, else python3.11 from PATH; with
+neither they stop and say so (`nox -s measure -- --help` needs no torch and runs anywhere).
 """
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -13,7 +21,44 @@ nox.options.reuse_venv = "yes"
 nox.options.download_python = "never"
 nox.options.sessions = ["lint", "tests"]
 
-PYTHON = "3.11"
+SUPPORTED = ("3.11", "3.12", "3.13")
+TORCH_SUPPORTED = "3.11"
+RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+# None: a virtualenv of the interpreter nox runs under (found even where it is not on PATH).
+PYTHON: str | None = None if RUNNING in SUPPORTED else "3.11"
+TORCH_PYTHON: str | None = (
+    None if RUNNING == TORCH_SUPPORTED or not shutil.which("python3.11") else TORCH_SUPPORTED
+)
+HELP = ("-h", "--help")
+# What `tests-no-torch` runs: every test of site, summarize, import, ingest and findings that
+# imports no torch, and the README's examples (which build the site from a fresh copy).
+NO_TORCH_TESTS = [
+    f"tests/test_{name}.py"
+    for name in (
+        "cli", "import", "ingest_errors", "ingest_layouts", "ingest_real", "ingest_variants",
+        "bad_corpus", "findings", "layer_findings", "trace_ingest", "trace_reader", "nsys",
+        "multirank", "multirank_capture", "readme", "readme_examples", "standalone",
+        "ncu_rep", "nsys_binary", "nsys_miniweather", "nsys_real_sqlite", "rocprof",
+    )
+]  # fmt: skip
+
+
+def _only_help(session: nox.Session) -> bool:
+    return any(arg in HELP for arg in session.posargs)
+
+
+def _require_torch_python(session: nox.Session, name: str) -> None:
+    """Stop before pip resolves torch for an interpreter it is not pinned for (gigabytes)."""
+    version = session.run(
+        "python", "-c", "import sys; print('%d.%d' % sys.version_info[:2])", silent=True
+    )
+    if str(version).strip() != TORCH_SUPPORTED:
+        session.error(
+            f"`nox -s {name}` needs Python {TORCH_SUPPORTED} (torch 2.14.1 is pinned for it), "
+            f"and nox runs under {RUNNING} with no python3.11 on PATH: install Python 3.11, "
+            f"or run nox under it (`pipx install --python python3.11 nox`)"
+        )
 
 
 @nox.session(python=PYTHON)
@@ -26,26 +71,36 @@ def site(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def publish(session: nox.Session) -> None:
     """Build the report as a version and commit it into the gh-pages branch with mike:
-    `nox -s publish -- VERSION [--alias latest] [--push]` (no torch).
+    `nox -s publish -- VERSION [--alias latest] [--push]` (no torch; `-- --help` for every
+    option).
 
     The build is `nox -s site`'s (`python -m generator publish` calls the same build); only
     with --push does anything leave this repository."""
-    if not session.posargs or session.posargs[0].startswith("-"):
+    if _only_help(session):
+        session.install("-e", ".")  # the options need no site extra
+    elif not session.posargs or session.posargs[0].startswith("-"):
         session.error("usage: nox -s publish -- VERSION [--alias latest] [--push]")
-    session.install("-e", ".[site]")
+    else:
+        session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "publish", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=TORCH_PYTHON)
 def measure(session: nox.Session) -> None:
     """Run measurements/experiments.toml on this machine (or a Slurm cluster: `-- --executor
     slurm --partition P`) into measurements/runs/.
 
     Arguments after `--` go to `python -m generator measure` (e.g. `-- --group A --force`).
-    torch and torchvision are pinned exactly in the measure extra."""
+    torch and torchvision are pinned exactly in the measure extra; `-- --help` installs
+    neither and runs on any supported Python."""
+    if _only_help(session):
+        session.install("-e", ".")
+        session.run("python", "-m", "generator", "measure", *session.posargs)
+        return
+    _require_torch_python(session, "measure")
     session.install("-e", ".[measure]")
     session.run("python", "-m", "generator", "measure", *session.posargs)
-    if not any(arg in session.posargs for arg in ("--list", "-h", "--help")):
+    if "--list" not in session.posargs:
         session.run("python", "-m", "generator", "complexity-tables")
 
 
@@ -58,11 +113,20 @@ def serve(session: nox.Session) -> None:
     session.run("python", "-m", "generator.site.lean_imports", *serve)  # mkdocs serve
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=TORCH_PYTHON)
 def tests(session: nox.Session) -> None:
     """Run the test suite (no GPU, no network; torch from the pinned measure extra)."""
+    _require_torch_python(session, "tests")
     session.install("-e", ".[site,test,measure,ncu-rep]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON, name="tests-no-torch")
+def tests_no_torch(session: nox.Session) -> None:
+    """The tests of what needs no torch (site, summarize, import, ingest, findings, the
+    README's examples) on the interpreter nox runs under: CI runs it on Python 3.13."""
+    session.install("-e", ".[site,test,ncu-rep]")  # ncu-report's wheel is abi3: any Python
+    session.run("pytest", *(session.posargs or NO_TORCH_TESTS))
 
 
 @nox.session(python=PYTHON)
