@@ -335,3 +335,17 @@ def test_a_damaged_kernel_trace_csv(tmp_path: Path) -> None:
     header_only.write_text(lines[0])
     with pytest.raises(UserError, match="no KERNEL_DISPATCH row"):
         read_nsys([header_only])
+
+
+@pytest.mark.site
+def test_the_imported_rocprofv3_capture_has_its_page(repo_site: Path) -> None:
+    """The committed import of TraceLens's MI350X capture: linked from the Traces index, its
+    GPU named, its kernels by name, and what rocprofv3 did not record."""
+    page = (
+        repo_site / "measurements" / "traces" / "mi350x-rocprofv3-tracelens" / "index.html"
+    ).read_text(encoding="utf-8")
+    assert "Imported rocprofv3 capture (rocprofv3 JSON)" in page
+    assert "AMD Instinct MI350X" in page and "ncclDevKernel_Generic_1" in page
+    assert "rocprofv3 --runtime-trace" in page  # what to record for copies and HIP calls
+    index = (repo_site / "measurements" / "traces" / "index.html").read_text(encoding="utf-8")
+    assert 'href="mi350x-rocprofv3-tracelens/"' in index
