@@ -32,6 +32,7 @@ def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
         key,
         "time_s",
         "flops",
+        "full_square_flops",
         "bytes",
         "arithmetic_intensity",
         "attained_flops_per_s",

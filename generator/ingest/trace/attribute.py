@@ -57,6 +57,7 @@ INSTANCE_SCHEMA = {
     "dtype": pl.String,
     "flops": pl.Float64,  # null: the op has a formula but its shapes were not recorded
     "bytes": pl.Float64,
+    "full_square_flops": pl.Float64,  # attention: the whole L×S square (FlopCounterMode's)
 }
 
 
@@ -189,6 +190,7 @@ def attribute(trace: RawTrace) -> Attribution:
         instance_rows["dtype"].append(cost.dtype if cost else None)
         instance_rows["flops"].append(cost.flops if cost else None)
         instance_rows["bytes"].append(cost.bytes if cost else None)
+        instance_rows["full_square_flops"].append(cost.full_square_flops if cost else None)
     instances = pl.DataFrame(instance_rows, schema=INSTANCE_SCHEMA)
     return Attribution(
         work=work,
