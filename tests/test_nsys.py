@@ -271,3 +271,35 @@ def test_summarize_with_a_registry_model(
     trace = REPO / "tests" / "data" / "traces" / "gloo_2rank" / "rank-0.json.gz"
     assert main(["summarize", str(trace), "--model", "resnet18"]) == 1
     assert "--model places a model's FLOPs" in capsys.readouterr().err
+
+
+def test_host_bound_advice_fits_the_program(tmp_path: Path) -> None:
+    """The same idle steps: PyTorch's advice where the kernels are ATen's, plain CUDA advice
+    where nothing says PyTorch (an OpenACC or CUDA C++ program has no DataLoader)."""
+    export = training_steps(steps=3)
+    torch_fix = {
+        f.id: f.fix
+        for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "a.sqlite")])))
+    }
+    assert "DataLoader" in torch_fix["host-bound"]
+    export.kernels = [
+        (name.replace("at::native::", "acc_"), start, end, device)
+        for name, start, end, device in export.kernels
+    ]
+    plain = {
+        f.id: f.fix
+        for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "b.sqlite")])))
+    }
+    assert "DataLoader" not in plain["host-bound"] and "torch" not in plain["host-bound"]
+    assert "pinned memory" in plain["host-bound"]
+
+
+def test_a_capture_without_step_ranges_is_not_called_host_bound(tmp_path: Path) -> None:
+    """The idle steps again, with the NVTX step ranges removed: the capture alone (start-up
+    included) is no step, so no host-bound claim."""
+    export = training_steps(steps=3)
+    export.ranges = [r for r in export.ranges if r[0] != "train_step"]
+    ids = [
+        f.id for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "c.sqlite")])))
+    ]
+    assert "host-bound" not in ids

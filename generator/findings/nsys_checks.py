@@ -16,27 +16,45 @@ from generator.analysis.thresholds import (
 from generator.formatting import percent, seconds, short_name, si
 from generator.records.finding import Finding
 
-HOST_FIX = (
+# Signs of a PyTorch process in what nsys records: ATen's kernels and ranges.
+PYTORCH_SIGNS = r"at::native::|at::cuda::|c10::|pytorch|^aten::|ProfilerStep"
+PYTORCH_FIX = (
     "overlap the host's work with the GPU's: a DataLoader with workers and pinned memory, "
     "fewer synchronizations (.item(), .cpu(), printing), larger batches, or CUDA graphs / "
     "torch.compile for many small kernels"
 )
+GENERIC_FIX = (
+    "overlap the host's work with the GPU's: fewer host-device synchronizations, copies "
+    "from pinned memory on a side stream, more work per kernel launch (larger batches, "
+    "fused kernels), or CUDA graphs for many small kernels; profile the host side "
+    "(`nsys --sample=cpu`) to see what it is doing"
+)
+
+
+def _is_pytorch(analysis: NsysAnalysis) -> bool:
+    """Whether the capture is of a PyTorch process: its kernels or NVTX ranges say so."""
+    kernels = analysis.kernels["name"].str.contains(PYTORCH_SIGNS).any()
+    ranges = analysis.ranges["range"].str.contains(PYTORCH_SIGNS).any()
+    return bool(kernels) or bool(ranges)
+
+
+def host_fix(analysis: NsysAnalysis) -> str:
+    """Advice that fits the program: PyTorch's only for a PyTorch process."""
+    return PYTORCH_FIX if _is_pytorch(analysis) else GENERIC_FIX
 
 
 def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
     if not analysis.capture.gpu_traced:  # the GPUs' work was not recorded
         return []
     steps = step_ranges(analysis.ranges)
-    if not steps.is_empty():
-        where = f"the {int(steps['count'].sum())} NVTX step ranges ({', '.join(steps['range'].head(3))})"
-        total, busy = float(steps["time_s"].sum()), float(steps["gpu_busy_s"].sum())
-    else:
-        gpus = analysis.gpus
-        assert gpus is not None
-        if gpus.is_empty():
-            return []
-        where = "the capture (no NVTX range names a step)"
-        total, busy = float(gpus["wall_s"].max()), float(gpus["busy_s"].max())  # type: ignore[arg-type]
+    if steps.is_empty():
+        # A whole capture holds its start-up (context creation, allocation, reading input),
+        # when the GPU waits for the host by necessity: idle time is a step's to explain.
+        return []
+    where = (
+        f"the {int(steps['count'].sum())} NVTX step ranges ({', '.join(steps['range'].head(3))})"
+    )
+    total, busy = float(steps["time_s"].sum()), float(steps["gpu_busy_s"].sum())
     if total <= 0 or 1 - busy / total < HOST_BOUND_IDLE_SHARE:
         return []
     return [
@@ -47,7 +65,7 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
             "host-bound",
             f"in {where}, the GPUs run kernels or copies {seconds(busy)} of {seconds(total)}; "
             f"over {percent(100 * HOST_BOUND_IDLE_SHARE)} idle means the GPU waits for the host",
-            HOST_FIX,
+            host_fix(analysis),
         )
     ]
 
@@ -70,7 +88,7 @@ def host_bound(analysis: NsysAnalysis) -> list[Finding]:
             "average). The stats reports are sums with no "
             "timeline, so the GPU's idle time itself is unknown; the SQLite export "
             "(`nsys export --type sqlite`) shows it",
-            HOST_FIX,
+            host_fix(analysis),
         )
     ]
 
