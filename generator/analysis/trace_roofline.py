@@ -22,6 +22,10 @@ from generator.records.ceilings import MeasuredCeilings
 POINT_KIND = "analytic FLOPs / measured time"
 CATALOG = "catalog datasheet"
 COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
+# Why a work item has no model: its op has no formula; its op has one but the shapes
+# recorded do not fit it (or none were recorded); no op launched it (no launch event and no
+# identical kernel an op launched); it is communication, reported apart.
+UNCOUNTED_CAUSES = ("no formula", "no usable shapes", "no op", "communication")
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,20 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         )
     ]
     counted = (pl.col("instance") >= 0) & pl.col("flops").is_not_null()
+    # Why work has no model: one of UNCOUNTED_CAUSES, null where it is counted
+    cause = (
+        pl.when(pl.col("communication"))
+        .then(pl.lit("communication"))
+        .when(counted | pl.col("overhead"))
+        .then(pl.lit(None, pl.String))
+        .when(pl.col("launcher").is_null())
+        .then(pl.lit("no op"))
+        .when(pl.col("instance") < 0)
+        .then(pl.lit("no formula"))
+        .otherwise(pl.lit("no usable shapes"))
+    )
     return joined.with_columns(
+        cause.alias("cause"),
         (pl.col("flops") * share).alias("flops"),
         (pl.col("bytes") * share).alias("bytes"),
         (pl.col("full_square_flops") * share).alias("full_square_flops"),
@@ -114,6 +131,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("full_square_flops").filter(counted).is_not_null().any().alias("_any_square"),
             counted.any().alias("_any_counted"),
             pl.col("family").drop_nulls().mode().sort().first(),  # ties: alphabetical, not by hash
+            pl.col("cause").drop_nulls().mode().sort().first(),
         )
         # ties in time by name: group_by's order is a hash's, and a page must not flip
         .sort("time_s", by, descending=[True, False], nulls_last=True)
