@@ -290,6 +290,17 @@ def test_embedding_moves_the_rows_it_gathers_not_the_table() -> None:
     assert total == pytest.approx(sum(b for _, b in found))
 
 
+def test_embedding_bytes_agree_in_both_paths() -> None:
+    """bert-small's word lookup through the walk: nn.Embedding(30522, 512) on [1, 141]
+    indices at 2 bytes per value moves what the trace path says it moves."""
+    word = max(costs(BERT, "aten::embedding"), key=lambda c: c[1])
+    meta = torch.device("meta")
+    table = nn.Embedding(30522, 512).to(meta)
+    rows, _, _ = walk(table, torch.zeros(1, 141, dtype=torch.long, device=meta), training=True)
+    (layer,) = rows
+    assert layer.forward_bytes(2) == word[1] == (141 + 141) * 512 * 2 + 141 * 8
+
+
 def test_memory_ops_get_a_bandwidth_bound_and_an_efficiency() -> None:
     summary = summarize_trace(QWEN, None)
     row = next(r for r in summary["by_op"] if r["op"] == "aten::copy_")
