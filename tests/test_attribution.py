@@ -99,3 +99,31 @@ def test_graph_replay_kernels_are_expanded_by_identity(tmp_path: Path) -> None:
     assert rows["aten::mm (by identity)"]["time_s"] == pytest.approx(20e-6)
     assert summary["uncounted_by_cause"]["no op"] == pytest.approx(10 / 40)
     assert rows["(no op)"]["cause"] == "no op"
+
+
+COMPILED = REAL_TRACES / "tracelens__torch_compile_triton.json.gz"
+
+
+def test_compiled_pointwise_kernels_are_costed_and_reductions_named() -> None:
+    """TraceLens's torch.compile trace (MI300X, bf16): inductor records each Triton launch
+    as an op with its tensors and xnumel. By hand from the recorded arguments:
+    - triton_poi_fused__unsafe_view_mul_silu_2: [8, 4096, 8192] and [32768, 8192] bf16,
+      xnumel 268,435,456: (view 0 + mul 1 + silu 5) per element; two tensors moved once;
+    - triton_poi_fused__unsafe_view_add_3: three 8·4096·2048 bf16 tensors, xnumel
+      67,108,864: add 1 per element;
+    - the two triton_red_* kernels: no formula (their names do not say which ops run per
+      element and which per row);
+    - aten::mm with an out= tensor: read a and b, write out, once."""
+    summary = summarize_trace(COMPILED, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    silu = rows["triton_poi_fused__unsafe_view_mul_silu_2"]
+    assert (silu["flops"], silu["bytes"]) == (6 * 268_435_456, 2 * 268_435_456 * 2)
+    add = rows["triton_poi_fused__unsafe_view_add_3"]
+    assert (add["flops"], add["bytes"]) == (67_108_864, 3 * 67_108_864 * 2)
+    for name in ("triton_red_fused_add_mean_mul_pow_rsqrt_0",
+                 "triton_red_fused__unsafe_view_add_mean_mul_pow_rsqrt_1"):  # fmt: skip
+        assert rows[name]["flops"] is None and rows[name]["cause"] == "no formula"
+    m, k = 32768, 2048
+    square = 2 * m * k * 2 + k * k * 2  # [m, k] read and [m, k] written, [k, k] read
+    wide = m * k * 2 + k * 8192 * 2 + m * 8192 * 2
+    assert rows["aten::mm"]["bytes"] == 4 * square + 3 * wide

@@ -116,10 +116,14 @@ def test_sampled_trace_device_from_kernel_names() -> None:
     assert named["device"]["catalog"] == "a100-80gb-sxm" and named["bound"] is not None
 
 
-def test_triton_kernel_without_formula_is_uncounted() -> None:
+def test_inductor_pointwise_kernel_is_costed_from_its_recorded_arguments() -> None:
+    """triton_poi_fused_add_cos_sin_0 on three float [10, 10] tensors, xnumel 100 (its last
+    concrete argument): add 1 + cos 1 + sin 1 FLOP per element, each tensor moved once."""
     summary = summarize_trace(REAL_TRACES / "hta__triton_example__a100.json.gz", None)
-    assert summary["uncounted_time_share"] == 1.0
-    assert summary["by_op"][0]["op"] == "triton_poi_fused_add_cos_sin_0"
+    assert summary["uncounted_time_share"] == 0.0
+    (row,) = summary["by_op"]
+    assert row["op"] == "triton_poi_fused_add_cos_sin_0"
+    assert (row["flops"], row["bytes"]) == (3 * 100, 3 * 100 * 4)
 
 
 def test_leaf_rule_counts_addmm_once_with_its_helpers_time(tmp_path: Path) -> None:

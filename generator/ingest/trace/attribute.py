@@ -19,7 +19,7 @@ import polars as pl
 
 from generator.ingest.trace.formulas import Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
-from generator.ingest.trace.op_table import FORMULAS, TENSOR_FAMILIES, op_cost
+from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
 from generator.ingest.trace.timeline import (
     NO_PARENT,
@@ -136,7 +136,8 @@ def _backward_layers(trace: RawTrace, parents: list[int], layer_of: list[str | N
 def attribute(trace: RawTrace) -> Attribution:
     ops = trace.ops
     parents = op_parents(ops)
-    has_formula = [name in FORMULAS for name in ops.name]
+    known = {name: has_formula(name) for name in set(ops.name)}
+    formula_of = [known[name] for name in ops.name]
     step_w, phase_w, layer_w, range_w, step_order = _range_windows(trace)
 
     def strip(name: str | None, prefix: str) -> str | None:
@@ -156,7 +157,7 @@ def attribute(trace: RawTrace) -> Attribution:
         tensor: bool = False,
         wrapper: bool = False,
     ) -> None:
-        instance = _counted_op(parents, op, has_formula) if op != NO_PARENT else -1
+        instance = _counted_op(parents, op, formula_of) if op != NO_PARENT else -1
         rows["attributed_by"].append("launch" if op != NO_PARENT else None)
         rows["time_s"].append(time_us * 1e-6)
         rows["kernel"].append(kernel)
@@ -192,7 +193,7 @@ def attribute(trace: RawTrace) -> Attribution:
                 donors.setdefault((name, config), len(rows["time_s"]))
             add(kernels.dur[k], name, op, at, tensor)
     else:
-        wraps = _wraps_formula(parents, has_formula)
+        wraps = _wraps_formula(parents, formula_of)
         for i, own in enumerate(self_times(ops, parents)):
             if own > 0:
                 add(own, None, i, ops.ts[i], wrapper=wraps[i])

@@ -128,9 +128,14 @@ Formula = Callable[[OpArgs], Cost | None]
 
 def matmul(batched: bool, first: int) -> Formula:
     """mm(a, b) / addmm(c, a, b) / bmm / baddbmm: operands start at `first`; an op with a
-    bias (`first` = 1: addmm, baddbmm) adds it once per output unless beta is 0."""
+    bias (`first` = 1: addmm, baddbmm) adds it once per output unless beta is 0. A tensor
+    past the functional arguments (mm(a, b, out=c), addmm(c, a, b, beta, alpha, out=d)) is
+    the destination: written, not read."""
+    arity = 2 if first == 0 else 5
 
     def cost(args: OpArgs) -> Cost | None:
+        if len(args.dims) > arity and _is_tensor(args.dims[arity]):
+            args = OpArgs(args.dims[:arity], args.types[:arity], args.concrete[:arity])
         if len(args.dims) < first + 2:
             return None
         a, b = args.dims[first], args.dims[first + 1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from generator.complexity.conventions import ELEMENTWISE
+from generator.ingest.trace.compiled import pointwise_kernel
 from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.formulas import (
     AttentionSchema,
@@ -283,17 +284,23 @@ FORMULAS: dict[str, Formula] = (
     | FOREACH
     | FREE
 )
+COMPILED_POINTWISE = "triton_poi_fused_"  # compiled.py: costed from their recorded arguments
 # The families whose work runs on tensor cores when the GPU path allows it.
 TENSOR_FAMILIES = frozenset({"matmul", "conv", "attention"})
+
+
+def has_formula(name: str) -> bool:
+    """Whether the op has a formula: in the table, or an inductor pointwise kernel."""
+    return name in FORMULAS or name.startswith(COMPILED_POINTWISE)
 
 
 def op_cost(name: str, args: OpArgs | None) -> Cost | None:
     """The op's cost, or None when the table has no formula or the shapes do not fit it."""
     formula = FORMULAS.get(name)
-    if formula is None or args is None:
+    if args is None or (formula is None and not name.startswith(COMPILED_POINTWISE)):
         return None
     try:
-        cost = formula(args)
+        cost = formula(args) if formula is not None else pointwise_kernel(name, args)
     except (TypeError, ValueError, IndexError, KeyError, OverflowError, ZeroDivisionError):
         return None  # shapes of an unexpected form: uncounted, reported as such
     if cost is not None and not (math.isfinite(cost.flops) and math.isfinite(cost.bytes)):
