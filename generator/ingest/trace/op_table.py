@@ -19,15 +19,17 @@ from generator.ingest.trace.formulas import (
     attention,
     conv_backward,
     conv_forward,
-    embedding,
-    embedding_backward,
-    embedding_bag,
     free,
-    index_select,
     matmul,
     nll_loss,
     norm,
     per_element,
+)
+from generator.ingest.trace.lookups import (
+    embedding,
+    embedding_backward,
+    embedding_bag,
+    index_select,
 )
 
 MATMUL = {
