@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from generator.catalog import find_device
 from generator.complexity.costs import LayerCost
 from generator.complexity.op_models import attended_pairs
 from generator.complexity.walk import walk
@@ -305,8 +306,9 @@ def test_memory_ops_get_a_bandwidth_bound_and_an_efficiency() -> None:
     summary = summarize_trace(QWEN, None)
     row = next(r for r in summary["by_op"] if r["op"] == "aten::copy_")
     assert row["flops"] == 0 and row["bound"] == "memory"
-    h100_bandwidth = 3.35e12  # catalog: H100 SXM HBM3
-    assert row["efficiency"] == pytest.approx(row["bytes"] / row["time_s"] / h100_bandwidth)
+    assert summary["device_name"] == "NVIDIA H100 SXM"
+    bandwidth = find_device("NVIDIA H100 SXM").bandwidth_bytes_per_s
+    assert row["efficiency"] == pytest.approx(row["bytes"] / row["time_s"] / bandwidth)
 
 
 # --- one model per family: trace path and complexity walk --------------------------------
