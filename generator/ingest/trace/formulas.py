@@ -232,7 +232,7 @@ def attention(schema: AttentionSchema) -> Formula:
             (b, h, length, e), s, ev = q, k[2], v[3]
         else:
             (b, length, h, e), s, ev = q, k[1], v[3]
-        causal = bool(_concrete(args, schema.causal_at)) if schema.causal_at else False
+        causal = schema.causal_at is not None and _concrete(args, schema.causal_at) is True
         bottom_right = False
         if schema.mask_type_at is not None:
             mask_type = _concrete(args, schema.mask_type_at)
