@@ -96,8 +96,11 @@ def test_the_consumer_capture_counts_agree_across_its_reports() -> None:
 
 def test_findings_of_the_real_captures() -> None:
     old = {f.id: f for f in nsys_findings(analyse_nsys(read_nsys([OLD])))}
-    assert set(old) == {"host-bound", "h2d-copies"}
-    assert "sums with no timeline" in old["host-bound"].evidence
+    # stats reports: sums over the whole capture, no step: no host-bound claim, the launch
+    # overhead said as what it is
+    assert set(old) == {"launch-overhead", "h2d-copies"}
+    assert "sums with no timeline and no step" in old["launch-overhead"].evidence
+    assert old["launch-overhead"].severity == "info"
     assert nsys_findings(analyse_nsys(read_nsys([CONSUMER]))) == []
 
 
@@ -196,7 +199,7 @@ def test_summarize_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["summarize", str(OLD), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["format"] == "Nsight Systems capture" and summary["form"] == "nsys stats CSV"
-    assert [f["id"] for f in summary["findings"]] == ["host-bound", "h2d-copies"]
+    assert [f["id"] for f in summary["findings"]] == ["launch-overhead", "h2d-copies"]
     assert main(["summarize", *map(str, sorted(PRODUCER.glob("*.csv")))]) == 0
     text = capsys.readouterr().out
     assert "Host-to-Device     7165" in text and "not known          utilization" in text

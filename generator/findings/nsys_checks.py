@@ -1,5 +1,5 @@
 """The checks of an Nsight Systems capture: a host-bound step (GPUs idle over a stated
-share of it), host-to-device copies in the GPU's time (inside the steps, when the timeline
+share of an NVTX step range; the stats reports, with no timeline, only the launch overhead), host-to-device copies in the GPU's time (inside the steps, when the timeline
 says where), and a kernel that dominates."""
 
 from __future__ import annotations
@@ -71,6 +71,8 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
 
 
 def host_bound(analysis: NsysAnalysis) -> list[Finding]:
+    """Idle steps on a timeline (SQLite); the stats reports, sums over the whole capture
+    with no timeline and no step, get at most the launch-overhead observation."""
     if analysis.has_timeline:
         return _host_bound_timeline(analysis)
     kernel, launch = analysis.kernel_time_s, analysis.launch_time_s
@@ -78,16 +80,16 @@ def host_bound(analysis: NsysAnalysis) -> list[Finding]:
         return []
     return [
         Finding(
-            "host-bound",
-            "warning",
+            "launch-overhead",
+            "info",
             "Launching the kernels takes "
-            f"{percent(100 * launch / kernel)} of their own run time: likely host-bound",
+            f"{percent(100 * launch / kernel)} of their own run time, over the whole capture",
             f"the kernel-launch calls take {seconds(launch)} on the host, the kernels "
             f"{seconds(kernel)} on the GPU ({int(analysis.kernels['count'].sum())} kernels, "
             f"{seconds(kernel / max(int(analysis.kernels['count'].sum()), 1))} each on "
-            "average). The stats reports are sums with no "
-            "timeline, so the GPU's idle time itself is unknown; the SQLite export "
-            "(`nsys export --type sqlite`) shows it",
+            "average). The stats reports are sums with no timeline and no step, start-up "
+            "included, so whether a step is host-bound is unknown; the SQLite export "
+            "(`nsys export --type sqlite`) with NVTX step ranges shows it",
             host_fix(analysis),
         )
     ]

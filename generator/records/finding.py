@@ -30,6 +30,7 @@ FINDING_IDS = (
     "exposed-communication",
     "rank-problem",
     "host-bound",
+    "launch-overhead",
     "h2d-copies",
     "dominant-kernel",
 )
