@@ -31,6 +31,7 @@ from tests.trace_helpers import REAL_TRACES
 QWEN = REAL_TRACES / "tracelens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 BERT = REAL_TRACES / "tracelens__h100__gaunernst_bert-small-uncased__1016001.json.gz"
 SDPA_CPU = REAL_TRACES / "sdpa_cpu" / "trace.json.gz"
+SCALED_MM_CPU = REAL_TRACES / "scaled_mm_cpu" / "trace.json.gz"
 
 
 def ops_named(path: Path, name: str) -> list[OpArgs]:
@@ -238,6 +239,20 @@ def test_flash_window_is_counted_bottom_right() -> None:
     )
     cost = op_cost("aten::_flash_attention_forward", args)
     assert cost is not None and cost.flops == 2 * 2 * (1 + 2 + 3 + 4 + 5 * 6) * 16
+
+
+def test_fp8_scaled_mm_counts_its_bias_and_scales() -> None:
+    """The real CPU trace of torch._scaled_mm on float8_e4m3fn a [32, 64], b [64, 48],
+    tensor-wise scales (0-d float), out_dtype 15 (bfloat16), the second call with a bf16
+    bias [48]: 2·M·K·N + one scale multiply per output (+ one bias add); bytes: a and b at
+    1 byte, the scales at 4, the bias at 2, the output at 2."""
+    found = costs(SCALED_MM_CPU, "aten::_scaled_mm")
+    product, outputs = 2 * 32 * 64 * 48, 32 * 48
+    moved = 32 * 64 + 64 * 48 + 2 * 4 + outputs * 2
+    assert found == [(product + outputs, moved), (product + 2 * outputs, moved + 48 * 2)]
+    summary = summarize_trace(SCALED_MM_CPU, "h100-sxm")
+    row = next(r for r in summary["by_op"] if r["op"] == "aten::_scaled_mm")
+    assert row["path"] == "fp8_tensor"
 
 
 # --- bytes ---------------------------------------------------------------------------------

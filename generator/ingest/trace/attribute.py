@@ -270,6 +270,8 @@ def tensor_path(family: str | None, dtype: str | None, tensor_core: bool) -> str
     """The catalog peak an op runs against: tensor cores for matmul-like work when its kernels
     say so (or its dtype has no other path), CUDA cores otherwise."""
     if family in TENSOR_FAMILIES:
+        if dtype is not None and dtype.startswith("c10::Float8_"):
+            return "fp8_tensor"  # FP8 has no CUDA-core path
         if dtype == "c10::BFloat16":
             return "bf16_tensor"
         if dtype == "c10::Half":

@@ -152,6 +152,33 @@ def matmul(batched: bool, first: int) -> Formula:
     return cost
 
 
+# c10::ScalarType codes a trace records for a dtype argument (out_dtype): the ones a
+# matmul output takes (this repository's _scaled_mm and _to_copy traces record 6, 15, 24)
+SCALAR_TYPE_BYTES = {5: 2, 6: 4, 7: 8, 15: 2, 23: 1, 24: 1}
+
+
+def scaled_mm(args: OpArgs) -> Cost | None:
+    """_scaled_mm(a [M, K], b [K, N], scale_a, scale_b, bias, scale_result, out_dtype, ...):
+    the FP8 product 2·M·K·N, the bias once per output, and the scales per output: one
+    multiply by scale_a·scale_b when both are tensor-wise, two for row- or column-wise
+    scales. Bytes: the operands, scales and bias at their dtypes, the output at out_dtype
+    (the operands' when none is recorded)."""
+    if len(args.dims) < 4 or not (_is_tensor(args.dims[0]) and _is_tensor(args.dims[1])):
+        return None
+    (m, k), n = args.dims[0], args.dims[1][-1]
+    tensorwise = _numel(args.dims[2]) == 1 and _numel(args.dims[3]) == 1
+    bias = len(args.dims) > 4 and _is_tensor(args.dims[4])
+    flops = matmul_flops(1, m, k, n, bias) + (1 if tensorwise else 2) * m * n
+    out_dtype = _concrete(args, 6)
+    out_size = (
+        SCALAR_TYPE_BYTES.get(out_dtype, _size(args, 0))
+        if isinstance(out_dtype, int)
+        else _size(args, 0)
+    )
+    dtype = args.types[0] if args.types else "float"
+    return Cost(flops, _tensor_bytes(args) + m * n * out_size, "matmul", dtype)
+
+
 def _conv_out(size: int, kernel: int, stride: int, pad: int, dilation: int) -> int:
     return (size + 2 * pad - dilation * (kernel - 1) - 1) // stride + 1
 

@@ -24,6 +24,7 @@ from generator.ingest.trace.formulas import (
     nll_loss,
     norm,
     per_element,
+    scaled_mm,
 )
 from generator.ingest.trace.lookups import (
     embedding,
@@ -38,6 +39,7 @@ MATMUL = {
     "aten::bmm": matmul(True, 0),
     "aten::baddbmm": matmul(True, 1),
     "aten::_addmm_activation": matmul(False, 1),
+    "aten::_scaled_mm": scaled_mm,
 }
 CONV = {
     name: conv_forward
