@@ -229,3 +229,19 @@ def test_the_binary_report_bench_times_ours_against_the_bare_iteration() -> None
     assert [row["kernels"] for row in result["reports"]][-1] == 3  # the largest: CUTLASS's
     assert result["largest_ratio"] == result["reports"][-1]["ratio_to_floor"] > 0
     assert "ours / floor" in reports_table(result)
+
+
+def test_performance_page_shows_the_peer_from_committed_results() -> None:
+    """benchmarks/results.json's `peer` entry (python -m benchmarks.peer): per trace both
+    tools' modelled share, the ops both model and where they differ."""
+    entries = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    peer = entries[0]["peer"]
+    page = performance_page(read_benchmarks(REPO)).markdown
+    assert "## The peer: TraceLens" in page
+    for trace in peer["traces"]:
+        assert f"<td>{trace['file']}</td>" in page
+    qwen = next(t for t in peer["traces"] if "Qwen" in t["file"])
+    sdpa = next(o for o in qwen["ops"] if o["op"] == "aten::_scaled_dot_product_flash_attention")
+    # both count the causal half: ours 559·560/2 pairs a head, TraceLens 559²/2
+    assert sdpa["ours_flops"] == 24 * 4 * 16 * 16 * (559 * 560 // 2) * 64
+    assert sdpa["tracelens_flops"] / sdpa["ours_flops"] == pytest.approx(559 / 560, rel=1e-3)

@@ -57,6 +57,29 @@ def test_bert_tensor_pipe_instructions_outside_matrix_kernels_are_no_error() -> 
     assert summary["tensor_flops_estimate"] is None
 
 
+def test_sam_gemmsn_tensor_pipe_instructions_are_fp16_arithmetic_not_an_error() -> None:
+    """The A100 SAM-attention export: cuBLAS's fp32 `gemmSN_*` kernels (a GEMM by name, no
+    tensor-core family, no MMA sub-metric) issue tensor-pipe instructions that their FP16
+    thread instructions account for: in gemmSN_NN_kernel 196,608 HFMA thread instructions
+    / 32 = 6,144 = its tensor-pipe count. FP16 arithmetic, reported as such, no error."""
+    summary = summarize_file(
+        REPO / "tests/data/ncu/leleucas__Actual-Parameter-Collection-for-Machine-Learning-"
+        "Operators__sam_torch_nsight.csv",
+        None,
+    )
+    findings = by_id(summary)
+    assert "tensor-work-uncounted" not in findings
+    fp16 = findings["fp16-tensor-pipe"]
+    assert fp16["severity"] == "info"
+    # 18 kernels with tensor-pipe instructions (summed by hand from the file's
+    # sm__inst_executed_pipe_tensor.sum rows: 96,940) and FP16 FMA thread instructions
+    # (3,023,744 / 32 = 94,492); none has an MMA sub-metric or a tensor-core name
+    assert "18 kernel(s)" in fp16["evidence"]
+    assert "issued 96,940 tensor-pipe instructions" in fp16["evidence"]
+    assert "are 94,492 warp instructions" in fp16["evidence"]
+    assert summary["tensor_flops_estimate"] is None
+
+
 TF32_RUN = REPO / "measurements/runs/E-resnet18-cifar10-b128-train_step-tf32-cuda-f78720da"
 
 

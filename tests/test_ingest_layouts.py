@@ -342,15 +342,13 @@ def evidence_of(tmp_path: Path, rows: list[list[str]]):  # type: ignore[no-untyp
 
 
 def test_gemm_with_tensor_instructions_gets_a_labelled_estimate(tmp_path: Path) -> None:
-    rows = tensor_rows(
-        0,
-        "ampere_sgemm_128x64_nn",
-        [("sm__inst_executed_pipe_tensor.sum", "inst", "1,000")],
-    )
+    # a tensor-core GEMM by its family's name (TF32 s16816), instructions but no direct counter
+    name = "ampere_s16816gemm_128x64_nn"
+    rows = tensor_rows(0, name, [("sm__inst_executed_pipe_tensor.sum", "inst", "1,000")])
     evidence = evidence_of(tmp_path, rows)
     assert evidence is not None
     assert (evidence.kernels, evidence.instructions) == (1, 1000)
-    assert (evidence.names, evidence.instruction_share) == (("ampere_sgemm_128x64_nn",), 1.0)
+    assert (evidence.names, evidence.instruction_share) == ((name,), 1.0)
     assert evidence.estimate_flops == 512_000
     assert "512 FLOP per tensor-pipe instruction" in evidence.estimate_label
     summary = summarize_file(tmp_path / "t.csv", None)
@@ -390,15 +388,28 @@ def test_tensor_instructions_in_rng_kernels_are_no_evidence(tmp_path: Path) -> N
     assert evidence_of(tmp_path, rows) is None
 
 
-def test_tensor_pipe_activity_alone_is_an_error_without_estimate(tmp_path: Path) -> None:
+def test_a_gemm_name_alone_is_no_matrix_work_evidence(tmp_path: Path) -> None:
+    # cuBLAS's SIMT sgemm with tensor-pipe instructions and nothing else: the pipe GA100,
+    # Volta and Turing share with FP16 arithmetic, not an MMA
     rows = tensor_rows(
-        0,
-        "my_fused_kernel",
-        [("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "%", "40")],
+        0, "ampere_sgemm_128x64_nn", [("sm__inst_executed_pipe_tensor.sum", "inst", "1,000")]
     )
-    evidence = evidence_of(tmp_path, rows)
+    assert evidence_of(tmp_path, rows) is None
+    # with an MMA sub-metric it is matrix work
+    hmma = [*rows, metric_row(0, "sm__inst_executed_pipe_tensor_op_hmma.sum", "inst", "1,000",
+                              name="ampere_sgemm_128x64_nn")]  # fmt: skip
+    assert evidence_of(tmp_path, hmma) is not None
+
+
+def test_tensor_pipe_activity_in_a_matrix_kernel_is_an_error_without_estimate(
+    tmp_path: Path,
+) -> None:
+    active = [("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "%", "40")]
+    evidence = evidence_of(tmp_path, tensor_rows(0, "my_fused_gemm_kernel", active))
     assert evidence is not None
     assert (evidence.max_active_pct, evidence.estimate_flops) == (40, None)
+    # activity in a kernel that is no GEMM, convolution or attention is no evidence
+    assert evidence_of(tmp_path, tensor_rows(0, "my_fused_kernel", active)) is None
 
 
 def test_simt_gemm_with_a_few_tensor_instructions_is_counted_work(tmp_path: Path) -> None:

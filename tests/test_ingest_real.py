@@ -156,6 +156,7 @@ SHA256 = {
     "Gardenia-Tian__LearningNote4Dev__sgemm.csv": "38510952d2527508a72c9b9b3412c9b3b9cd3a56adb7569cc5102a59f9d72083",
     "Olajide-Badejo__GPU-Roofline-Profiler__gemm_tiled.csv": "2af2e09ed0211bcedd8a7c0321f331bf4fb9c111ec394bf0fe99bff4758c0072",
     "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__bert_torch_nsight.csv": "f839c07c083f3a049490e37b32758fff784559d4b292c64291baa15646b8d2aa",
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__sam_torch_nsight.csv": "08b211df2cc235f3ba6e3cce102d8c7ae0a197b891b72a6e369c21956cda0a9f",
     "meinie0826__Roofline-Analysis__torch_sdpa_flash__mha_bf16_b16_ctx4k_p64.ncu.csv": "6154c534aec17d2110a5e1bdbe49c78cafc253ade67909c0654478ce8b498de1",
     "ncu-errors/Gardenia-Tian__LearningNote4Dev__profile.csv": "f6591482be0cdca9f3f99006e11188b2bd1fd18232fc76ad9227bd6c917076ed",
     "romnn__microgpusim__nsight_vectoradd_100_32_metrics_all.csv": "d782b0f7b2d20748789b6a57ebf29b5b205619e58a4353dbcb29d78c6feb9a7e",

@@ -70,13 +70,13 @@ def test_backward_costs_about_twice_the_forward(name: str, walked: dict[str, obj
     assert not [n for layer in result.layers for n in layer.notes]  # type: ignore[attr-defined]
 
 
-def test_attention_is_counted_as_full_scores() -> None:
-    # GPT-2 at 128 tokens: 12 layers x 12 heads x 128 x 128 scores x (64 + 64) MACs; the
-    # causal mask does not halve it (PyTorch FlopCounterMode's convention).
+def test_causal_attention_is_counted_over_the_kept_pairs() -> None:
+    # GPT-2 at 128 tokens calls SDPA with is_causal: 12 layers x 12 heads x 128·129/2 kept
+    # query-key pairs x (64 + 64) MACs, not the 128 x 128 square FlopCounterMode counts.
     result = analyze("gpt2", (128,), 1, 2)
     attention = [layer for layer in result.layers if layer.family == "attention"]
     assert len(attention) == 12
-    assert sum(layer.forward_macs for layer in attention) == 12 * 12 * 128 * 128 * 128
+    assert sum(layer.forward_macs for layer in attention) == 12 * 12 * (128 * 129 // 2) * 128
 
 
 def test_decode_is_memory_bound_and_prefill_is_not() -> None:

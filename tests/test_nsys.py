@@ -96,8 +96,11 @@ def test_the_consumer_capture_counts_agree_across_its_reports() -> None:
 
 def test_findings_of_the_real_captures() -> None:
     old = {f.id: f for f in nsys_findings(analyse_nsys(read_nsys([OLD])))}
-    assert set(old) == {"host-bound", "h2d-copies"}
-    assert "sums with no timeline" in old["host-bound"].evidence
+    # stats reports: sums over the whole capture, no step: no host-bound claim, the launch
+    # overhead said as what it is
+    assert set(old) == {"launch-overhead", "h2d-copies"}
+    assert "sums with no timeline and no step" in old["launch-overhead"].evidence
+    assert old["launch-overhead"].severity == "info"
     assert nsys_findings(analyse_nsys(read_nsys([CONSUMER]))) == []
 
 
@@ -196,7 +199,7 @@ def test_summarize_and_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["summarize", str(OLD), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["format"] == "Nsight Systems capture" and summary["form"] == "nsys stats CSV"
-    assert [f["id"] for f in summary["findings"]] == ["host-bound", "h2d-copies"]
+    assert [f["id"] for f in summary["findings"]] == ["launch-overhead", "h2d-copies"]
     assert main(["summarize", *map(str, sorted(PRODUCER.glob("*.csv")))]) == 0
     text = capsys.readouterr().out
     assert "Host-to-Device     7165" in text and "not known          utilization" in text
@@ -272,3 +275,35 @@ def test_summarize_with_a_registry_model(
     trace = REPO / "tests" / "data" / "traces" / "gloo_2rank" / "rank-0.json.gz"
     assert main(["summarize", str(trace), "--model", "resnet18"]) == 1
     assert "--model places a model's FLOPs" in capsys.readouterr().err
+
+
+def test_host_bound_advice_fits_the_program(tmp_path: Path) -> None:
+    """The same idle steps: PyTorch's advice where the kernels are ATen's, plain CUDA advice
+    where nothing says PyTorch (an OpenACC or CUDA C++ program has no DataLoader)."""
+    export = training_steps(steps=3)
+    torch_fix = {
+        f.id: f.fix
+        for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "a.sqlite")])))
+    }
+    assert "DataLoader" in torch_fix["host-bound"]
+    export.kernels = [
+        (name.replace("at::native::", "acc_"), start, end, device)
+        for name, start, end, device in export.kernels
+    ]
+    plain = {
+        f.id: f.fix
+        for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "b.sqlite")])))
+    }
+    assert "DataLoader" not in plain["host-bound"] and "torch" not in plain["host-bound"]
+    assert "pinned memory" in plain["host-bound"]
+
+
+def test_a_capture_without_step_ranges_is_not_called_host_bound(tmp_path: Path) -> None:
+    """The idle steps again, with the NVTX step ranges removed: the capture alone (start-up
+    included) is no step, so no host-bound claim."""
+    export = training_steps(steps=3)
+    export.ranges = [r for r in export.ranges if r[0] != "train_step"]
+    ids = [
+        f.id for f in nsys_findings(analyse_nsys(read_nsys([export.write(tmp_path / "c.sqlite")])))
+    ]
+    assert "host-bound" not in ids

@@ -94,3 +94,25 @@ def test_the_page_of_a_capture_without_cuda_says_so(tmp_path: Path) -> None:
     assert "<td>train_step</td><td>5</td>" in page.markdown
     assert "no kernel was traced" in page.markdown and "none was traced" in page.markdown
     assert "ra-copies" not in page.markdown  # no empty table
+
+
+MINIWEATHER = NSYS / "NCAR__GPU_workshop__miniweather_baseline.sqlite"
+
+
+def test_miniweather_capture_without_a_step_gets_no_host_bound_claim() -> None:
+    """NCAR's miniWeather (OpenACC Fortran, Quadro GP100, nsys 2022.2): the GPU is busy a
+    small share of the whole capture, which holds the program's start-up and no NVTX range
+    marks a step: no step-level `host-bound` claim, and nowhere PyTorch's advice."""
+    db = sqlite3.connect(f"file:{MINIWEATHER}?mode=ro", uri=True)
+    kernels, kernel_ns = db.execute(
+        "SELECT COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+    ).fetchone()
+    db.close()
+    analysis = analyse_nsys(read_nsys([MINIWEATHER]))
+    assert int(analysis.kernels["count"].sum()) == kernels == 2596
+    assert analysis.kernel_time_s == pytest.approx(kernel_ns / 1e9, rel=1e-12)
+    (gpu,) = analysis.gpus.iter_rows(named=True)  # type: ignore[union-attr]
+    assert gpu["busy_s"] / gpu["wall_s"] < 0.3  # idle most of the capture, start-up included
+    findings = nsys_findings(analysis)
+    assert "host-bound" not in [f.id for f in findings]
+    assert not any("DataLoader" in f.fix or "torch" in f.fix for f in findings)

@@ -84,7 +84,7 @@ def test_the_nsys_capture_has_its_page(repo_site: Path) -> None:
         and "## Nsight Systems captures" in index
     )
     page = docs_page(repo_site, "measurements/traces/rtx2080ti-qwen35-batched-nsys.md")
-    assert 'data-finding="host-bound"' in page and 'data-finding="h2d-copies"' in page
+    assert 'data-finding="launch-overhead"' in page and 'data-finding="h2d-copies"' in page
     assert "## Kernels" in page and "int4gemv_rowtile4_bf16_kernel" in page
     assert "without a timeline" in page and "NVIDIA GeForce RTX 2080 Ti" in page
     specs = chart_specs(

@@ -4,7 +4,8 @@ the attribution rule, the formulas, the device match, CPU traces, and bad input.
 The pinned totals of the real traces (tests/data/traces/) were computed with plain `json`
 over the raw events, not with the code under test: kernels = events with cat "kernel",
 time = the sum of their `dur`, matmul FLOPs = Σ 2·M·K·N over every `aten::mm`, `aten::addmm`
-and `aten::bmm` op with `Input Dims`.
+and `aten::bmm` op with `Input Dims`, plus M·N per `aten::addmm` for its bias (beta is 1
+wherever the trace records it; the default where it does not).
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ def matmul_flops(summary: dict) -> float:  # type: ignore[type-arg]
 
 # file -> (kernels, summed kernel time in µs, matmul FLOPs over all shaped matmul ops)
 REAL = {
-    "hta__amd_mi250_minitoy_train.json.gz": (14, 110.881, 327_680),
+    "hta__amd_mi250_minitoy_train.json.gz": (14, 110.881, 328_320),
     "hta__critical_path_alexnet__a100_noshapes.json.gz": (79, 10_692, 0),
-    "hta__trace_diff_control__a100.json.gz": (8568, 446_813, 2_068_206_096_384),
-    "hta__trace_filter_sampled_rank-0.json.gz": (1154, 606_519, 1_652_839_505_920),
+    "hta__trace_diff_control__a100.json.gz": (8568, 446_813, 2_068_714_930_176),
+    "hta__trace_filter_sampled_rank-0.json.gz": (1154, 606_519, 1_653_123_733_504),
     "hta__triton_example__a100.json.gz": (1, 1.76, 0),
 }
 # In the sampled trace one aten::mm ([256, 2048] x [2048, 2400], under a
@@ -84,7 +85,7 @@ def test_amd_mi250_trace() -> None:
     assert summary["device"]["catalog"] == "mi250-gcd"  # warp size 64 and 104 compute units
     # one linear 5x128 -> 128 forward (addmm) and its weight gradient (mm); the input needs
     # no gradient, so no second mm
-    assert summary["flops_by_op"]["aten::addmm"] == 2 * 5 * 128 * 128
+    assert summary["flops_by_op"]["aten::addmm"] == 2 * 5 * 128 * 128 + 5 * 128  # and its bias
     assert summary["flops_by_op"]["aten::mm"] == 2 * 128 * 5 * 128
     assert summary["flops_by_op"]["aten::_foreach_add_"] == 128 * 128 + 128
     assert summary["uncounted_time_share"] == 0
@@ -115,10 +116,14 @@ def test_sampled_trace_device_from_kernel_names() -> None:
     assert named["device"]["catalog"] == "a100-80gb-sxm" and named["bound"] is not None
 
 
-def test_triton_kernel_without_formula_is_uncounted() -> None:
+def test_inductor_pointwise_kernel_is_costed_from_its_recorded_arguments() -> None:
+    """triton_poi_fused_add_cos_sin_0 on three float [10, 10] tensors, xnumel 100 (its last
+    concrete argument): add 1 + cos 1 + sin 1 FLOP per element, each tensor moved once."""
     summary = summarize_trace(REAL_TRACES / "hta__triton_example__a100.json.gz", None)
-    assert summary["uncounted_time_share"] == 1.0
-    assert summary["by_op"][0]["op"] == "triton_poi_fused_add_cos_sin_0"
+    assert summary["uncounted_time_share"] == 0.0
+    (row,) = summary["by_op"]
+    assert row["op"] == "triton_poi_fused_add_cos_sin_0"
+    assert (row["flops"], row["bytes"]) == (3 * 100, 3 * 100 * 4)
 
 
 def test_leaf_rule_counts_addmm_once_with_its_helpers_time(tmp_path: Path) -> None:
@@ -136,7 +141,7 @@ def test_leaf_rule_counts_addmm_once_with_its_helpers_time(tmp_path: Path) -> No
     ]
     path = write_trace(tmp_path / "t.json", events, deviceProperties=A100_PROPERTIES)
     summary = summarize_trace(path, None)
-    assert summary["flops_by_op"] == {"aten::addmm": 2 * 8 * 16 * 32}
+    assert summary["flops_by_op"] == {"aten::addmm": 2 * 8 * 16 * 32 + 8 * 32}
     assert [r["op"] for r in summary["by_op"]] == ["aten::addmm"]
     assert summary["by_op"][0]["time_s"] == pytest.approx(10e-6)
     assert summary["by_op"][0]["path"] == "tf32_tensor"
@@ -159,7 +164,7 @@ def test_cpu_trace_uses_self_time_and_measured_ceilings(tmp_path: Path) -> None:
     assert summary["time_s"] == pytest.approx(550e-6)  # self times: 200 + 100 + 50 + 200
     by_op = {r["op"]: r for r in summary["by_op"]}
     assert by_op["aten::addmm"]["time_s"] == pytest.approx(300e-6)  # its copy_ included
-    assert by_op["aten::addmm"]["flops"] == 2 * 128 * 256 * 64
+    assert by_op["aten::addmm"]["flops"] == 2 * 128 * 256 * 64 + 128 * 64
     assert summary["uncounted_time_share"] == pytest.approx(200 / 550)
     assert summary["roof"] == {"name": "test CPU", "source": "measured ceilings"}
     assert by_op["aten::relu"]["bound"] == "memory"
@@ -186,7 +191,7 @@ def test_backward_ops_take_the_layer_of_their_forward_op(tmp_path: Path) -> None
     layer = analysis.by_layer.row(0, named=True)
     assert layer["layer"] == "fc"
     assert layer["time_s"] == pytest.approx((70 + 40 + 30) * 1e-6 + 10e-6 + 30e-6)
-    assert layer["flops"] == 3 * 2 * 8 * 16 * 32
+    assert layer["flops"] == 3 * 2 * 8 * 16 * 32 + 8 * 32  # the forward's bias once
 
 
 def test_older_category_names_and_unknown_fields_are_read(tmp_path: Path) -> None:
@@ -234,14 +239,19 @@ def test_matmul_formulas() -> None:
     assert bmm is not None and bmm.flops == 2 * 2 * 3 * 4 * 5 and bmm.dtype == "c10::BFloat16"
     assert bmm.bytes == 2 * (24 + 40 + 30)
     addmm = op_cost("aten::addmm", args([[5], [3, 4], [4, 5], [], []]))
-    assert addmm is not None and addmm.flops == 2 * 3 * 4 * 5  # bias and alpha/beta not counted
+    assert addmm is not None and addmm.flops == 2 * 3 * 4 * 5 + 3 * 5  # one add per output
+    no_bias = op_cost(
+        "aten::addmm", args([[5], [3, 4], [4, 5], [], []], concrete=["", "", "", "0", "1"])
+    )
+    assert no_bias is not None and no_bias.flops == 2 * 3 * 4 * 5  # beta = 0: no bias added
 
 
 def test_convolution_needs_stride_and_padding() -> None:
     dims = [[8, 3, 32, 32], [64, 3, 3, 3], [64], [], [], [], [], [], []]
     concrete = ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"]
     conv = op_cost("aten::convolution", args(dims, concrete=concrete))
-    assert conv is not None and conv.flops == 2 * 8 * 64 * 32 * 32 * 3 * 3 * 3
+    outputs = 8 * 64 * 32 * 32
+    assert conv is not None and conv.flops == 2 * outputs * 3 * 3 * 3 + outputs  # with its bias
     assert op_cost("aten::convolution", args(dims)) is None  # no concrete stride: uncounted
     strided = ["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"]
     half = op_cost("aten::convolution", args(dims, concrete=strided))
@@ -255,7 +265,8 @@ def test_convolution_backward_follows_its_output_mask() -> None:
     weight_only = op_cost("aten::convolution_backward", args(dims, concrete=mask))
     macs = 8 * 64 * 32 * 32 * 3 * 9
     assert both is not None and both.flops == 4 * macs
-    assert weight_only is not None and weight_only.flops == 2 * macs
+    # the weight gradient, and the bias gradient's one add per grad_output element
+    assert weight_only is not None and weight_only.flops == 2 * macs + 8 * 64 * 32 * 32
 
 
 def test_attention_and_elementwise_and_foreach() -> None:
@@ -267,7 +278,8 @@ def test_attention_and_elementwise_and_foreach() -> None:
     add = op_cost("aten::add", args([[16, 1], [1, 8], []]))
     assert add is not None and add.flops == 128 and add.bytes == 4 * (16 + 8 + 128)
     scalar = op_cost("aten::fill_", args([[], []], ["float", "Scalar"]))
-    assert scalar is not None and scalar.flops == 0 and scalar.bytes == 8  # a 0-d tensor
+    # a 0-d destination, written and not read
+    assert scalar is not None and scalar.flops == 0 and scalar.bytes == 4
     foreach = op_cost("aten::_foreach_add_", args([[[3, 3], [3]], [[3, 3], [3]], []],
                                                    ["TensorList", "TensorList", "Scalar"]))  # fmt: skip
     assert foreach is not None and foreach.flops == 12 and foreach.family == "optimizer"

@@ -2,10 +2,13 @@
 
 Tensor FLOPs are counted only from the direct `sm__ops_path_tensor_*` counters. Without them,
 tensor-pipe instructions or tensor-pipe activity still show that tensor cores ran, but not
-always matrix work: on A100, RNG, elementwise, reduction and split-K reduce kernels next to
-SIMT GEMMs issue a few tensor-pipe instructions each. Only kernels where matrix work is
-plausible (a GEMM, convolution or attention kernel by name, a tensor-core kernel name, or a
-tensor pipe busy for a material share of cycles) count as uncounted matrix work, and not a
+always matrix work: on GA100, Volta and Turing, FP16 arithmetic (HFMA2) issues on the pipe
+it shares with the tensor cores, so RNG, elementwise, reduction, split-K reduce and SIMT
+GEMM kernels issue tensor-pipe instructions that their FP16 thread instructions ÷ 32 account
+for. Only kernels with matrix-work evidence (an MMA sub-metric, a tensor-core kernel family
+by name, or a GEMM, convolution or attention kernel with its tensor pipe busy for a material
+share of cycles) count as uncounted matrix work; the FP16 ones are reported as FP16
+arithmetic. Not a
 kernel whose counted CUDA-core FLOPs are at least what its tensor-pipe instructions could
 do: its matrix multiply ran on CUDA cores and is counted (a naive fp32 GEMM on A100 issues
 one tensor-pipe instruction per 16 FFMA warp instructions and no MMA). Nor a kernel whose
@@ -59,6 +62,69 @@ class TensorEvidence:
         )
 
 
+def matrix_evidence(family: pl.Expr) -> pl.Expr:
+    """Matrix work on tensor cores, as evidence: an MMA sub-metric (HMMA instructions), a
+    tensor-core kernel family by name (xmma, wgmma, hmma, imma, gmma, tensorop, ...), or a
+    GEMM, convolution or attention kernel whose tensor pipe was busy a material share of
+    its cycles. A GEMM's name alone is not: cuBLAS's fp32 `gemmSN_*` kernels issue their
+    FP16 arithmetic (HFMA2) on the pipe GA100, Volta and Turing share with the tensor cores."""
+    name = pl.col("kernel_name").fill_null("")
+    matrix_family = family.is_in(list(MATRIX_FAMILIES)) & ~name.str.contains(NOT_MATRIX_NAME)
+    return (
+        (pl.col("tensor_hmma_inst").fill_null(0) > 0)
+        | name.str.contains(TENSOR_NAME)
+        | (matrix_family & (pl.col("tensor_active_pct").fill_null(0) >= MATERIAL_ACTIVE_PCT))
+    )
+
+
+def families(metrics: pl.DataFrame) -> pl.Expr:
+    """Each row's kernel family (analysis.kernels), as an expression over the frame."""
+    names = metrics["kernel_name"].fill_null("").unique().to_list()
+    by_name = {kernel: family_of(kernel) for kernel in names}
+    return (
+        pl.col("kernel_name")
+        .fill_null("")
+        .replace_strict(list(by_name), list(by_name.values()), return_dtype=pl.String)
+    )
+
+
+@dataclass(frozen=True)
+class Fp16Pipe:
+    """Tensor-pipe instructions of kernels with no matrix-work evidence, and how many of
+    them the FP16 thread instructions account for (one HFMA2/HADD2/HMUL2 warp instruction
+    is 32 thread instructions)."""
+
+    kernels: int
+    instructions: float
+    fp16_warp_instructions: float
+    example: str
+
+
+FP16_INST = ("fp16_add_inst", "fp16_mul_inst", "fp16_fma_inst")
+
+
+def fp16_on_tensor_pipe(metrics: pl.DataFrame) -> Fp16Pipe | None:
+    """Kernels whose tensor-pipe instructions are FP16 arithmetic, not matrix work: no
+    matrix-work evidence, and FP16 thread instructions ÷ 32 of the same order (on the SAM
+    export's `gemmSN_NN_kernel`, 196,608 / 32 = 6,144, its tensor-pipe count exactly)."""
+    if metrics.is_empty() or "tensor_pipe_inst" not in metrics.columns:
+        return None
+    fp16 = pl.sum_horizontal([pl.col(c).fill_null(0) for c in FP16_INST])
+    rows = metrics.filter(
+        (pl.col("tensor_pipe_inst").fill_null(0) > 0)
+        & ~matrix_evidence(families(metrics))
+        & (fp16 > 0)
+    )
+    if rows.is_empty():
+        return None
+    return Fp16Pipe(
+        kernels=rows.height,
+        instructions=float(rows["tensor_pipe_inst"].sum()),
+        fp16_warp_instructions=float(rows.select(fp16.sum()).item()) / 32,
+        example=str(rows["kernel_name"][0] or ""),
+    )
+
+
 def _tensor_flops_counted(metrics: pl.DataFrame) -> bool:
     columns = [f"flops_{p}" for p in FLOP_TERMS if p.startswith("tensor_")]
     counted = metrics.select(pl.sum_horizontal([pl.col(c).fill_null(0) for c in columns]).sum())
@@ -79,18 +145,12 @@ def tensor_evidence(metrics: pl.DataFrame) -> TensorEvidence | None:
     active = pl.any_horizontal([pl.col(c).fill_null(0) > 0 for c in signals]) | (
         name.str.contains(TENSOR_NAME) & pl.all_horizontal([pl.col(c).is_null() for c in signals])
     )
-    names = metrics["kernel_name"].fill_null("").unique().to_list()
-    families = {kernel: family_of(kernel) for kernel in names}
-    family = name.replace_strict(list(families), list(families.values()), return_dtype=pl.String)
+    family = families(metrics)
     cuda_core = pl.sum_horizontal(
         [pl.col(f"flops_{p}").fill_null(0) for p in FLOP_TERMS if not p.startswith("tensor_")]
     )
     simt = cuda_core >= pl.col("tensor_pipe_inst").fill_null(0) * FLOP_PER_TENSOR_INSTRUCTION
-    plausible = (
-        (family.is_in(list(MATRIX_FAMILIES)) & ~name.str.contains(NOT_MATRIX_NAME))
-        | name.str.contains(TENSOR_NAME)
-        | (pl.col("tensor_active_pct").fill_null(0) >= MATERIAL_ACTIVE_PCT)
-    ) & ~(simt & (pl.col("tensor_pipe_inst").fill_null(0) > 0))
+    plausible = matrix_evidence(family) & ~(simt & (pl.col("tensor_pipe_inst").fill_null(0) > 0))
     uncounted = active & ~counted_zero  # no tensor FLOPs anywhere: a collected counter is 0
     matrix = metrics.filter(uncounted & plausible)
     others = metrics.filter(uncounted & ~plausible).height

@@ -22,6 +22,10 @@ from generator.records.ceilings import MeasuredCeilings
 POINT_KIND = "analytic FLOPs / measured time"
 CATALOG = "catalog datasheet"
 COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
+# Why a work item has no model: its op has no formula; its op has one but the shapes
+# recorded do not fit it (or none were recorded); no op launched it (no launch event and no
+# identical kernel an op launched); it is communication, reported apart.
+UNCOUNTED_CAUSES = ("no formula", "no usable shapes", "no op", "communication")
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,23 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         )
     ]
     counted = (pl.col("instance") >= 0) & pl.col("flops").is_not_null()
+    # Why work has no model: one of UNCOUNTED_CAUSES, null where it is counted
+    cause = (
+        pl.when(pl.col("communication"))
+        .then(pl.lit("communication"))
+        .when(counted | pl.col("overhead"))
+        .then(pl.lit(None, pl.String))
+        .when(pl.col("launcher").is_null())
+        .then(pl.lit("no op"))
+        .when(pl.col("instance") < 0)
+        .then(pl.lit("no formula"))
+        .otherwise(pl.lit("no usable shapes"))
+    )
     return joined.with_columns(
+        cause.alias("cause"),
         (pl.col("flops") * share).alias("flops"),
         (pl.col("bytes") * share).alias("bytes"),
+        (pl.col("full_square_flops") * share).alias("full_square_flops"),
         pl.Series("path", paths, dtype=pl.String),
         (~counted & ~pl.col("communication") & ~pl.col("overhead")).alias("uncounted"),
         pl.coalesce("op", "launcher", pl.lit("(no op)")).alias("op"),
@@ -104,8 +122,16 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("time_s").filter(pl.col("communication")).sum().alias("communication_time_s"),
             pl.col("flops").filter(counted).sum(),
             pl.col("bytes").filter(counted).sum(),
+            pl.col("flops")
+            .filter(counted & pl.col("full_square_flops").is_not_null())
+            .sum()
+            .alias("_masked_flops"),
+            # attention over the whole L×S square (FlopCounterMode's count); null elsewhere
+            pl.col("full_square_flops").filter(counted).sum().alias("_full_square_flops"),
+            pl.col("full_square_flops").filter(counted).is_not_null().any().alias("_any_square"),
             counted.any().alias("_any_counted"),
             pl.col("family").drop_nulls().mode().sort().first(),  # ties: alphabetical, not by hash
+            pl.col("cause").drop_nulls().mode().sort().first(),
         )
         # ties in time by name: group_by's order is a hash's, and a page must not flip
         .sort("time_s", by, descending=[True, False], nulls_last=True)
@@ -137,7 +163,13 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             .otherwise(pl.lit("counted"))
             .alias("counted_as")
         )
-        .drop("_any_counted")
+        .with_columns(
+            # the FLOPs FlopCounterMode would count: the square for attention, ours elsewhere
+            pl.when("_any_square")
+            .then(pl.col("flops") - pl.col("_masked_flops") + pl.col("_full_square_flops"))
+            .alias("full_square_flops")
+        )
+        .drop("_any_counted", "_any_square", "_full_square_flops", "_masked_flops")
     )
     grouped = grouped.with_columns(
         pl.when(pl.col("bytes") > 0)
@@ -166,6 +198,10 @@ def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
     usable = (
         peak.is_not_null() & pl.col("arithmetic_intensity").is_not_null() & (pl.col("flops") > 0)
     )
+    # A memory op (copy_, fill_, zero_, a lookup) does no arithmetic but moves known bytes:
+    # its roof is the bandwidth, and its efficiency the bytes per second over it.
+    time = "counted_time_s" if "counted_time_s" in frame.columns else "time_s"
+    moves_only = (pl.col("flops") == 0) & (pl.col("bytes") > 0) & (pl.col(time) > 0)
     return frame.with_columns(
         pl.when(usable).then(roof_value).alias("roof_flops_per_s"),
         pl.when(usable)
@@ -174,10 +210,14 @@ def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
             .then(pl.lit("memory"))
             .otherwise(pl.lit("compute"))
         )
+        .when(moves_only)
+        .then(pl.lit("memory"))
         .alias("bound"),
     ).with_columns(
         pl.when(pl.col("roof_flops_per_s") > 0)
         .then(pl.col("attained_flops_per_s") / pl.col("roof_flops_per_s"))
+        .when(moves_only)
+        .then(pl.col("bytes") / pl.col(time) / bandwidth)
         .alias("efficiency")
     )
 

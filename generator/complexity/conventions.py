@@ -27,17 +27,26 @@ class ElementwiseCost:
 
 ELEMENTWISE: dict[str, ElementwiseCost] = {
     "batch_norm": ElementwiseCost(
-        8,
+        6,
         7,
         3,
-        forward_eval=4,
-        basis="train: mean 1 + variance 3 + normalise 2 + affine 2; eval uses running stats: "
-        "normalise 2 + affine 2; backward: x̂ 2 + two reductions 2 + combine 3; dγ, dβ 3",
+        forward_eval=2,
+        basis="train, two passes over the channel: mean 1 (add) + variance 3 (sub, square, add); "
+        "then γ·(x - μ)/σ + β folds per channel into one scale and shift, x·s + t: 2 (one fma). "
+        "Eval uses the running statistics: x·s + t, 2. Backward: x̂ 2 + two reductions 2 + "
+        "combine 3; dγ, dβ 3",
     ),
     "layer_norm": ElementwiseCost(
-        8, 7, 3, basis="as batch norm in training (statistics are per sample, in eval too)"
+        7,
+        7,
+        3,
+        basis="mean 1 + variance 3 (sub, square, add) as batch norm; the statistics are per row "
+        "and γ, β per feature, so they do not fold: x̂ = d·(1/σ) 1 (d = x - μ kept from the "
+        "variance pass) + γ·x̂ + β 2 (one fma)",
     ),
-    "group_norm": ElementwiseCost(8, 7, 3, basis="as layer norm"),
+    "group_norm": ElementwiseCost(
+        7, 7, 3, basis="as layer norm (statistics per group, γ, β per channel)"
+    ),
     "relu": ElementwiseCost(1, 1, basis="max(x, 0); backward: mask"),
     "relu6": ElementwiseCost(2, 1, basis="min(max(x, 0), 6); backward: mask"),
     "hardtanh": ElementwiseCost(2, 1, basis="two clamps; backward: mask"),

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from math import prod
 
+from generator.complexity.op_models import gather_bytes
+
+INDEX_BYTES = 8  # embedding indices are int64
+
 
 def numel(shape: tuple[int, ...]) -> int:
     return prod(shape) if shape else 1
@@ -46,7 +50,14 @@ class LayerCost:
         return self.backward_input_macs + self.backward_weight_macs
 
     def forward_bytes(self, element_bytes: int) -> int:
-        """Minimal traffic: read weights and input once, write output once."""
+        """Minimal traffic: read weights and input once, write output once. A lookup reads
+        the rows it gathers and its int64 indices, never its whole table (op_models)."""
+        if self.family == "embedding" and self.input_elements and self.output_elements:
+            width = self.output_elements // self.input_elements
+            rows = self.input_elements
+            table_rows = self.params // width if width else 0
+            index_bytes = rows * INDEX_BYTES
+            return int(gather_bytes(rows, table_rows, width, element_bytes, index_bytes))
         return element_bytes * (self.params + self.input_elements + self.output_elements)
 
     def backward_bytes(self, element_bytes: int) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 from generator.complexity.conventions import ELEMENTWISE
 from generator.complexity.costs import LayerCost, numel
 from generator.complexity.layer_formulas import elementwise, shape_of
+from generator.complexity.op_models import attended_pairs, attention_work, matmul_flops
 
 _ELEMENTWISE_FUNCTIONS: dict[str, tuple[str, str]] = {
     # function name → (ELEMENTWISE key, family)
@@ -88,28 +89,34 @@ def function_cost(
     if name in _MATMULS:
         left = args[1] if name in ("addmm", "baddbmm") else args[0]
         inner = shape_of(left)[-1]
-        macs = cost.output_elements * inner
+        rows_columns = cost.output_elements  # batch · M · N
+        # op_models counts the bias add of addmm and baddbmm (beta = 0 drops it)
+        bias = name in ("addmm", "baddbmm") and (kwargs or {}).get("beta", 1) != 0
         cost.family = "matmul"
-        cost.formula = "MACs = output elements · inner dimension"
-        cost.forward_macs = macs
-        cost.forward_flops = 2 * macs
+        cost.formula = "MACs = output elements · inner dimension" + (" + bias" if bias else "")
+        cost.forward_macs = rows_columns * inner
+        cost.forward_flops = matmul_flops(1, rows_columns, inner, 1, bias)
         needing = sum(1 for a in args[-2:] if getattr(a, "requires_grad", False))
-        cost.backward_input_macs = macs * needing
-        cost.backward_input_flops = 2 * macs * needing
+        cost.backward_input_macs = cost.forward_macs * needing
+        cost.backward_input_flops = matmul_flops(1, rows_columns, inner, 1, False) * needing
         return True
     if name in _ATTENTION:
         query, key_, value = (shape_of(a) for a in args[:3])
-        heads_batch = numel(query[:-2])
+        options = kwargs or {}
+        causal = bool(options.get("is_causal", args[5] if len(args) > 5 else False))
+        heads_batch = numel(query[:-2])  # query heads: grouped-query K and V serve several
         target, depth = query[-2], query[-1]
         source, value_depth = key_[-2], value[-1]
-        scores = heads_batch * target * source
-        macs = scores * (depth + value_depth)
-        softmax = ELEMENTWISE["softmax"]
+        pairs = attended_pairs(target, source, causal)
+        forward = attention_work(heads_batch, target, source, depth, value_depth, pairs, False)
+        backward = attention_work(heads_batch, target, source, depth, value_depth, pairs, True)
         cost.family = "attention"
-        cost.formula = "MACs = B·h·L·S·(E + Ev); softmax per score"
-        cost.forward_macs = macs
-        cost.forward_flops = 2 * macs + softmax.forward * scores + heads_batch * target * depth
-        cost.backward_input_macs = 2 * macs
-        cost.backward_input_flops = 4 * macs + softmax.backward_input * scores
+        cost.formula = "MACs = B·h·pairs·(E + Ev), pairs = L·S" + (
+            " less the causal mask's" if causal else ""
+        )
+        cost.forward_macs = heads_batch * pairs * (depth + value_depth)
+        cost.forward_flops = forward.flops
+        cost.backward_input_macs = heads_batch * pairs * (3 * depth + 2 * value_depth)
+        cost.backward_input_flops = backward.flops
         return True
     return False

@@ -7,7 +7,7 @@ import polars as pl
 
 from generator.analysis.export_analysis import ExportAnalysis
 from generator.analysis.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
-from generator.analysis.tensor_work import tensor_evidence
+from generator.analysis.tensor_work import fp16_on_tensor_pipe, tensor_evidence
 from generator.analysis.thresholds import (
     BACKWARD_KERNEL_RATIO,
     CLOCK_TOLERANCE,
@@ -234,6 +234,29 @@ def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
     ]
 
 
+def fp16_tensor_pipe(metrics: pl.DataFrame) -> list[Finding]:
+    """Tensor-pipe instructions without matrix-work evidence, from kernels doing FP16
+    arithmetic: counted as FP16 FLOPs already, and said so (info)."""
+    fp16 = fp16_on_tensor_pipe(metrics)
+    if fp16 is None:
+        return []
+    share = fp16.fp16_warp_instructions / fp16.instructions
+    return [
+        Finding(
+            "fp16-tensor-pipe",
+            "info",
+            "Tensor-pipe instructions from FP16 arithmetic, not matrix work",
+            f"{fp16.kernels} kernel(s) with no matrix-work evidence (no MMA sub-metric, no "
+            f"tensor-core kernel family) issued {fp16.instructions:,.0f} tensor-pipe "
+            f"instructions ('{fp16.example[:60]}'); their FP16 thread instructions ÷ 32 are "
+            f"{fp16.fp16_warp_instructions:,.0f} warp instructions, {percent(100 * share)} of "
+            "them: on GA100, Volta and Turing FP16 arithmetic (HFMA2) issues on the pipe shared "
+            "with the tensor cores. That work is in the FP16 FLOPs",
+            "nothing to fix: no tensor-core FLOPs are missing from the count",
+        )
+    ]
+
+
 def _max_catalog_clock() -> float:
     return max(device.boost_clock_hz for device in load_catalog())
 
@@ -339,6 +362,7 @@ def export_findings(
         *phase_mismatch(metrics, ranges, "backward", analytic_backward_flops),
         *above_roof(metrics, device, analysis.bound),
         *tensor_work_uncounted(metrics),
+        *fp16_tensor_pipe(metrics),
         *implausible_clock(metrics, device),
         *missing_metric(metrics, total),
     ]

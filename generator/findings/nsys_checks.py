@@ -1,5 +1,5 @@
 """The checks of an Nsight Systems capture: a host-bound step (GPUs idle over a stated
-share of it), host-to-device copies in the GPU's time (inside the steps, when the timeline
+share of an NVTX step range; the stats reports, with no timeline, only the launch overhead), host-to-device copies in the GPU's time (inside the steps, when the timeline
 says where), and a kernel that dominates."""
 
 from __future__ import annotations
@@ -14,36 +14,52 @@ from generator.analysis.thresholds import (
     LAUNCH_TO_KERNEL_TIME,
 )
 from generator.formatting import percent, seconds, short_name, si
+from generator.ingest.nsys.capture import ROCPROF_WORDS
 from generator.records.finding import Finding
 
-HOST_FIX = (
+# Signs of a PyTorch process in what nsys records: ATen's kernels and ranges.
+PYTORCH_SIGNS = r"at::native::|at::cuda::|c10::|pytorch|^aten::|ProfilerStep"
+PYTORCH_FIX = (
     "overlap the host's work with the GPU's: a DataLoader with workers and pinned memory, "
     "fewer synchronizations (.item(), .cpu(), printing), larger batches, or CUDA graphs / "
     "torch.compile for many small kernels"
 )
-GRAPHS = "CUDA graphs"  # HOST_FIX's words, in HIP's for a rocprofv3 capture
+GENERIC_FIX = (
+    "overlap the host's work with the GPU's: fewer host-device synchronizations, copies "
+    "from pinned memory on a side stream, more work per kernel launch (larger batches, "
+    "fused kernels), or CUDA graphs for many small kernels; profile the host side "
+    "(`nsys --sample=cpu`) to see what it is doing"
+)
+GRAPHS = "CUDA graphs"  # the fixes' words, said in HIP's for a rocprofv3 capture
 
 
-def _host_fix(analysis: NsysAnalysis) -> str:
-    graphs = "HIP graphs (torch.cuda graphs on ROCm)"
-    return HOST_FIX.replace(GRAPHS, graphs) if analysis.capture.counters is not None else HOST_FIX
+def _is_pytorch(analysis: NsysAnalysis) -> bool:
+    """Whether the capture is of a PyTorch process: its kernels or NVTX ranges say so."""
+    kernels = analysis.kernels["name"].str.contains(PYTORCH_SIGNS).any()
+    ranges = analysis.ranges["range"].str.contains(PYTORCH_SIGNS).any()
+    return bool(kernels) or bool(ranges)
+
+
+def host_fix(analysis: NsysAnalysis) -> str:
+    """Advice that fits the program (PyTorch's only for a PyTorch process) and its tool."""
+    fix = PYTORCH_FIX if _is_pytorch(analysis) else GENERIC_FIX
+    if analysis.capture.words is ROCPROF_WORDS:
+        fix = fix.replace(GRAPHS, "HIP graphs (torch.cuda graphs on ROCm)")
+        fix = fix.replace("(`nsys --sample=cpu`)", "(a CPU sampler such as `perf`)")
+    return fix
 
 
 def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
     if not analysis.capture.gpu_traced:  # the GPUs' work was not recorded
         return []
     steps = step_ranges(analysis.ranges)
-    if not steps.is_empty():
-        ranges = analysis.capture.words.ranges
-        where = f"the {int(steps['count'].sum())} {ranges} step ranges ({', '.join(steps['range'].head(3))})"
-        total, busy = float(steps["time_s"].sum()), float(steps["gpu_busy_s"].sum())
-    else:
-        gpus = analysis.gpus
-        assert gpus is not None
-        if gpus.is_empty():
-            return []
-        where = f"the capture (no {analysis.capture.words.ranges} range names a step)"
-        total, busy = float(gpus["wall_s"].max()), float(gpus["busy_s"].max())  # type: ignore[arg-type]
+    if steps.is_empty():
+        # A whole capture holds its start-up (context creation, allocation, reading input),
+        # when the GPU waits for the host by necessity: idle time is a step's to explain.
+        return []
+    ranges = analysis.capture.words.ranges
+    where = f"the {int(steps['count'].sum())} {ranges} step ranges ({', '.join(steps['range'].head(3))})"
+    total, busy = float(steps["time_s"].sum()), float(steps["gpu_busy_s"].sum())
     if total <= 0 or 1 - busy / total < HOST_BOUND_IDLE_SHARE:
         return []
     return [
@@ -54,12 +70,14 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
             "host-bound",
             f"in {where}, the GPUs run kernels or copies {seconds(busy)} of {seconds(total)}; "
             f"over {percent(100 * HOST_BOUND_IDLE_SHARE)} idle means the GPU waits for the host",
-            _host_fix(analysis),
+            host_fix(analysis),
         )
     ]
 
 
 def host_bound(analysis: NsysAnalysis) -> list[Finding]:
+    """Idle steps on a timeline (SQLite); the stats reports, sums over the whole capture
+    with no timeline and no step, get at most the launch-overhead observation."""
     if analysis.has_timeline:
         return _host_bound_timeline(analysis)
     kernel, launch = analysis.kernel_time_s, analysis.launch_time_s
@@ -67,17 +85,17 @@ def host_bound(analysis: NsysAnalysis) -> list[Finding]:
         return []
     return [
         Finding(
-            "host-bound",
-            "warning",
+            "launch-overhead",
+            "info",
             "Launching the kernels takes "
-            f"{percent(100 * launch / kernel)} of their own run time: likely host-bound",
+            f"{percent(100 * launch / kernel)} of their own run time, over the whole capture",
             f"the kernel-launch calls take {seconds(launch)} on the host, the kernels "
             f"{seconds(kernel)} on the GPU ({int(analysis.kernels['count'].sum())} kernels, "
             f"{seconds(kernel / max(int(analysis.kernels['count'].sum()), 1))} each on "
-            "average). The stats reports are sums with no "
-            "timeline, so the GPU's idle time itself is unknown; the SQLite export "
-            "(`nsys export --type sqlite`) shows it",
-            HOST_FIX,
+            "average). The stats reports are sums with no timeline and no step, start-up "
+            "included, so whether a step is host-bound is unknown; the SQLite export "
+            "(`nsys export --type sqlite`) with NVTX step ranges shows it",
+            host_fix(analysis),
         )
     ]
 

@@ -32,28 +32,40 @@ def missing_shapes(ops_with_shapes: int, ops: int) -> list[Finding]:
 
 
 def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
-    """Ops with time but no formula; their FLOPs are missing, never taken as zero."""
+    """Ops with time but no model, each with its cause; their FLOPs are missing, never
+    taken as zero."""
     uncounted = by_op.filter(pl.col("uncounted_time_s") > 0).sort(
         "uncounted_time_s", descending=True
     )
     if uncounted.is_empty() or total_time_s <= 0:
         return []
     share = float(uncounted["uncounted_time_s"].sum()) / total_time_s
+    causes = (
+        uncounted.group_by("cause")
+        .agg(pl.col("uncounted_time_s").sum())
+        .sort("uncounted_time_s", "cause", descending=[True, False])
+    )
+    by_cause = ", ".join(
+        f"{cause or 'no formula'} {percent(100 * t / total_time_s)}"
+        for cause, t in causes.iter_rows()
+    )
     top = ", ".join(
-        f"{op} {percent(100 * t / total_time_s)}"
-        for op, t in uncounted.select("op", "uncounted_time_s").head(5).iter_rows()
+        f"{op} {percent(100 * t / total_time_s)} ({cause or 'no formula'})"
+        for op, t, cause in uncounted.select("op", "uncounted_time_s", "cause").head(5).iter_rows()
     )
     more = f" and {uncounted.height - 5} more" if uncounted.height > 5 else ""
     return [
         Finding(
             "uncounted-ops",
             "warning" if share >= UNCOUNTED_WARNING_SHARE else "info",
-            f"{percent(100 * share)} of the measured time is in ops with no FLOP formula",
-            f"{uncounted.height} op(s) with time but no formula (or no usable shapes): "
-            f"{top}{more}. Their FLOPs are not in the totals, so the step's attained "
-            "FLOP/s covers the counted ops' time only",
-            "nothing to fix in the trace; these ops' FLOPs are unknown to Roofline Atlas "
-            "(custom, fused or communication-free data-movement ops)",
+            f"{percent(100 * share)} of the measured time is in work with no model ({by_cause})",
+            f"{uncounted.height} op(s) with time but no model, by cause: {top}{more}. "
+            "Their FLOPs are not in the totals, so the step's attained FLOP/s covers the "
+            "counted ops' time only",
+            "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
+            "or data-movement ops); no usable shapes: record with record_shapes=True; no op: "
+            "the kernel's launch is not in the trace and no op launched an identical kernel "
+            "(keep the whole step inside the profiler's window)",
         )
     ]
 

@@ -14,6 +14,7 @@ FINDING_IDS = (
     "above-ceiling",
     "not-reproduced",
     "tensor-work-uncounted",
+    "fp16-tensor-pipe",
     "flops-mismatch",
     "fewer-flops-algorithm",
     "tensor-padding",
@@ -29,6 +30,7 @@ FINDING_IDS = (
     "exposed-communication",
     "rank-problem",
     "host-bound",
+    "launch-overhead",
     "h2d-copies",
     "dominant-kernel",
 )

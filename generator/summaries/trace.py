@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
-from generator.analysis.trace_roofline import POINT_KIND
+from generator.analysis.trace_roofline import POINT_KIND, UNCOUNTED_CAUSES
 from generator.findings import trace_findings
 from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
@@ -32,17 +32,39 @@ def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
         key,
         "time_s",
         "flops",
+        "full_square_flops",
         "bytes",
         "arithmetic_intensity",
         "attained_flops_per_s",
         "path",
         "bound",
         "efficiency",
+        "cause",
     ]
     return [
         {k: _clean(v) for k, v in row.items()}
         for row in frame.select(c for c in columns if c in frame.columns).iter_rows(named=True)
     ]
+
+
+def _by_cause(analysis: TraceAnalysis, time_s: float) -> dict[str, float]:
+    """The share of the measured time without a model, per cause (UNCOUNTED_CAUSES)."""
+    points = analysis.work.points
+    if not time_s or "cause" not in points.columns:
+        return {}
+    shares = (
+        points.filter(pl.col("cause").is_not_null()).group_by("cause").agg(pl.col("time_s").sum())
+    )
+    found = {str(c): float(t) / time_s for c, t in shares.iter_rows()}
+    return {cause: found.get(cause, 0.0) for cause in UNCOUNTED_CAUSES}
+
+
+def _by_identity(analysis: TraceAnalysis) -> int:
+    """Kernels with no launch event attributed to the op of an identical kernel."""
+    points = analysis.work.points
+    if "attributed_by" not in points.columns:
+        return 0
+    return points.filter(pl.col("attributed_by") == "identity").height
 
 
 def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[str, Any]:
@@ -75,6 +97,8 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "attained_flops_per_s": _clean(total["attained_flops_per_s"]) if shapes else None,
         "counted_time_s": _clean(total["counted_time_s"]),
         "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
+        "uncounted_by_cause": _by_cause(analysis, time_s) if shapes else {},
+        "kernels_by_identity": _by_identity(analysis),
         "communication_time_share": communication / time_s if time_s else 0.0,
         "overhead_time_share": overhead / time_s if time_s else 0.0,
         "memcpy_time_s": sum(trace.memcpy.dur) * 1e-6,

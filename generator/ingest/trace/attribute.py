@@ -12,12 +12,14 @@ layer of the forward op with the same `Sequence number`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
 
+from generator.ingest.trace.formulas import Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
-from generator.ingest.trace.op_table import FORMULAS, TENSOR_FAMILIES, op_cost
+from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
 from generator.ingest.trace.timeline import (
     NO_PARENT,
@@ -29,6 +31,11 @@ from generator.ingest.trace.timeline import (
 )
 
 BACKWARD_NODE = "autograd::engine::evaluate_function: "
+# A CUDA (HIP) graph replay: one runtime call whose correlation id all its kernels carry.
+GRAPH_LAUNCHES = frozenset({"cudaGraphLaunch", "cudaGraphLaunch_v10000", "hipGraphLaunch"})
+# An op's row for kernels attributed to it by identity (no launch event), apart from the
+# calls the trace recorded, so each is seen for what it is.
+BY_IDENTITY = " (by identity)"
 # Kernel-name fragments of tensor-core code (CUTLASS, cuBLAS/xmma, cuDNN, Hopper wgmma,
 # AMD MFMA); a float32 matmul on them is TF32.
 TENSOR_CORE_TAGS = ("tensorop", "xmma", "hmma", "1688", "16816", "wgmma", "gmma", "mfma", "tf32")
@@ -49,6 +56,9 @@ WORK_SCHEMA = {
     "phase": pl.String,
     "layer": pl.String,
     "range": pl.String,
+    # how a kernel reached its op: "launch" (its runtime event), "identity" (no launch event:
+    # an identical kernel's op), or null (no op)
+    "attributed_by": pl.String,
 }
 INSTANCE_SCHEMA = {
     "instance": pl.Int64,
@@ -57,6 +67,7 @@ INSTANCE_SCHEMA = {
     "dtype": pl.String,
     "flops": pl.Float64,  # null: the op has a formula but its shapes were not recorded
     "bytes": pl.Float64,
+    "full_square_flops": pl.Float64,  # attention: the whole L×S square (FlopCounterMode's)
 }
 
 
@@ -125,7 +136,8 @@ def _backward_layers(trace: RawTrace, parents: list[int], layer_of: list[str | N
 def attribute(trace: RawTrace) -> Attribution:
     ops = trace.ops
     parents = op_parents(ops)
-    has_formula = [name in FORMULAS for name in ops.name]
+    known = {name: has_formula(name) for name in set(ops.name)}
+    formula_of = [known[name] for name in ops.name]
     step_w, phase_w, layer_w, range_w, step_order = _range_windows(trace)
 
     def strip(name: str | None, prefix: str) -> str | None:
@@ -145,7 +157,8 @@ def attribute(trace: RawTrace) -> Attribution:
         tensor: bool = False,
         wrapper: bool = False,
     ) -> None:
-        instance = _counted_op(parents, op, has_formula) if op != NO_PARENT else -1
+        instance = _counted_op(parents, op, formula_of) if op != NO_PARENT else -1
+        rows["attributed_by"].append("launch" if op != NO_PARENT else None)
         rows["time_s"].append(time_us * 1e-6)
         rows["kernel"].append(kernel)
         rows["launcher"].append(ops.name[op] if op != NO_PARENT else None)
@@ -158,11 +171,12 @@ def attribute(trace: RawTrace) -> Attribution:
         rows["range"].append(range_w.at(at))
 
     kernels = trace.kernels
+    unlaunched: list[int] = []  # work rows of kernels with no launch event
+    donors: dict[tuple[str, str], int] = {}  # (name, launch config) -> a launched kernel's row
     if len(kernels):
         launch_op = enclosing_ops(ops, trace.launches)
         by_correlation = {c: i for i, c in enumerate(trace.launches.correlation) if c is not None}
         for k in range(len(kernels)):
-            # a kernel whose launch is not in the trace is attributed to no op: "(no op)"
             launch = by_correlation.get(kernels.correlation[k])  # type: ignore[arg-type]
             op = launch_op[launch] if launch is not None else NO_PARENT
             at = trace.launches.ts[launch] if launch is not None else kernels.ts[k]
@@ -171,24 +185,38 @@ def attribute(trace: RawTrace) -> Attribution:
             tensor = any(t in lowered for t in TENSOR_CORE_TAGS) and not any(
                 t in lowered for t in SIMT_TAGS
             )
+            config = kernels.config[k]
+            graph = launch is not None and trace.launches.name[launch] in GRAPH_LAUNCHES
+            if op == NO_PARENT or graph:  # a graph replay's kernels: expanded by identity
+                unlaunched.append(len(rows["time_s"]))
+            elif config is not None:
+                donors.setdefault((name, config), len(rows["time_s"]))
             add(kernels.dur[k], name, op, at, tensor)
     else:
-        wraps = _wraps_formula(parents, has_formula)
+        wraps = _wraps_formula(parents, formula_of)
         for i, own in enumerate(self_times(ops, parents)):
             if own > 0:
                 add(own, None, i, ops.ts[i], wrapper=wraps[i])
-    work = pl.DataFrame(rows, schema=WORK_SCHEMA)
 
-    counted = sorted(set(work["instance"].to_list()) - {-1})
+    counted = sorted({int(i) for i in rows["instance"]} - {-1})  # type: ignore[call-overload]
+    costs = {i: op_cost(ops.name[i], ops.args[i]) for i in counted}
     instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
-    for i in counted:
-        cost = op_cost(ops.name[i], ops.args[i])
-        instance_rows["instance"].append(i)
-        instance_rows["op"].append(ops.name[i])
+
+    def add_instance(instance: int, op: str, cost: Cost | None, share: float = 1.0) -> None:
+        instance_rows["instance"].append(instance)
+        instance_rows["op"].append(op)
         instance_rows["family"].append(cost.family if cost else None)
         instance_rows["dtype"].append(cost.dtype if cost else None)
-        instance_rows["flops"].append(cost.flops if cost else None)
-        instance_rows["bytes"].append(cost.bytes if cost else None)
+        instance_rows["flops"].append(cost.flops * share if cost else None)
+        instance_rows["bytes"].append(cost.bytes * share if cost else None)
+        square = cost.full_square_flops if cost else None
+        instance_rows["full_square_flops"].append(square * share if square is not None else None)
+
+    for i in counted:
+        add_instance(i, ops.name[i], costs[i])
+    if unlaunched and donors:
+        _by_identity(trace, rows, unlaunched, donors, costs, add_instance)
+    work = pl.DataFrame(rows, schema=WORK_SCHEMA)
     instances = pl.DataFrame(instance_rows, schema=INSTANCE_SCHEMA)
     return Attribution(
         work=work,
@@ -199,10 +227,51 @@ def attribute(trace: RawTrace) -> Attribution:
     )
 
 
+def _by_identity(
+    trace: RawTrace,
+    rows: dict[str, list[object]],
+    unlaunched: list[int],
+    donors: dict[tuple[str, str], int],
+    costs: dict[int, Cost | None],
+    add_instance: Callable[[int, str, Cost | None, float], None],
+) -> None:
+    """A kernel with no launch event (a dropped runtime record, a trace window that cut its
+    launch off) or launched by a graph replay takes the op of an identical kernel an op
+    launched (when the graph was captured, or in eager steps):
+    same name, grid, block, registers and shared memory. Its cost is that kernel's share of
+    its op's cost (the op's FLOPs spread over its kernels by time, as everywhere), as a new
+    instance of the op, since it is the same work done once more, shown as
+    "<op> (by identity)"."""
+    kernels = trace.kernels
+    time_of: dict[object, float] = {}
+    for instance, time_s in zip(rows["instance"], rows["time_s"], strict=True):
+        time_of[instance] = time_of.get(instance, 0.0) + time_s  # type: ignore[operator]
+    next_instance = len(trace.ops)
+    for row in unlaunched:
+        k = row  # on a GPU trace every work row is a kernel, in the trace's kernel order
+        config = kernels.config[k]
+        donor = donors.get((kernels.name[k], config)) if config is not None else None
+        if donor is None:
+            continue  # no identical kernel: "(no op)", said so
+        instance = int(rows["instance"][donor])  # type: ignore[call-overload]
+        rows["launcher"][row] = rows["launcher"][donor]
+        rows["layer"][row] = rows["layer"][donor]
+        rows["attributed_by"][row] = "identity"
+        if instance == -1:  # the donor's op has no formula: so has this kernel's
+            rows["instance"][row] = -1
+            continue
+        share = rows["time_s"][donor] / time_of[instance]  # type: ignore[operator]
+        rows["instance"][row] = next_instance
+        add_instance(next_instance, trace.ops.name[instance] + BY_IDENTITY, costs[instance], share)
+        next_instance += 1
+
+
 def tensor_path(family: str | None, dtype: str | None, tensor_core: bool) -> str:
     """The catalog peak an op runs against: tensor cores for matmul-like work when its kernels
     say so (or its dtype has no other path), CUDA cores otherwise."""
     if family in TENSOR_FAMILIES:
+        if dtype is not None and dtype.startswith("c10::Float8_"):
+            return "fp8_tensor"  # FP8 has no CUDA-core path
         if dtype == "c10::BFloat16":
             return "bf16_tensor"
         if dtype == "c10::Half":

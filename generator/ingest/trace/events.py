@@ -82,6 +82,11 @@ class Arguments(msgspec.Struct, gc=False):
     correlation_2: Any = msgspec.field(name="Correlation", default=MISSING)
     correlation_3: Any = msgspec.field(name="correlation id", default=MISSING)
     device_1: Any = msgspec.field(name="device", default=MISSING)
+    # a kernel's launch configuration, as its JSON text (never decoded: only compared)
+    grid_1: msgspec.Raw = msgspec.field(name="grid", default=_ABSENT)
+    block_1: msgspec.Raw = msgspec.field(name="block", default=_ABSENT)
+    registers_1: msgspec.Raw = msgspec.field(name="registers per thread", default=_ABSENT)
+    shared_1: msgspec.Raw = msgspec.field(name="shared memory", default=_ABSENT)
 
     def op_args(self, shared: dict[tuple[bytes, ...], OpArgs | None]) -> OpArgs | None:
         """The op's shapes, decoded once per distinct text (`shared` keeps them)."""
@@ -109,6 +114,16 @@ class Arguments(msgspec.Struct, gc=False):
     @property
     def device(self) -> Any:
         return _first(self.device_1)
+
+    def launch_config(self) -> str | None:
+        """grid, block, registers and shared memory as one text (None: not recorded)."""
+        if not self.grid_1 or not self.block_1:
+            return None
+        parts = (self.grid_1, self.block_1, self.registers_1, self.shared_1)
+        # the text without its layout (Kineto indents lists), as _DictArguments writes it
+        return "|".join(
+            bytes(part).translate(None, b" \n\t\r").decode("utf-8", "replace") for part in parts
+        )
 
 
 NO_ARGUMENTS = Arguments()
@@ -227,6 +242,13 @@ class _DictArguments:
     @property
     def device(self) -> Any:
         return self._get("device")
+
+    def launch_config(self) -> str | None:
+        grid, block = self._get("grid"), self._get("block")
+        if grid is None or block is None:
+            return None
+        parts = (grid, block, self._get("registers"), self._get("shared"))
+        return "|".join("" if v is None else json.dumps(v, separators=(",", ":")) for v in parts)
 
 
 class GeneralEvent:

@@ -1,10 +1,14 @@
 """FLOPs and minimal bytes of an aten op from the shapes and dtypes record_shapes wrote.
 
-Conventions are the complexity counter's (generator.complexity.conventions): a matmul is
-2·M·K·N (bias and alpha/beta not counted), a convolution 2 · its MACs, everything else its
+Conventions and the arithmetic of each family are the complexity counter's
+(generator.complexity.conventions, generator.complexity.op_models): this module only reads
+the arguments of each aten schema. A matmul is 2·M·K·N plus M·N for a bias, a convolution
+2 · its MACs, attention the products over the pairs its mask keeps, everything else its
 per-element constants. Minimal bytes are every input tensor read once and every output
 written once, at the recorded dtype: a lower bound on the traffic, so AI is an upper bound.
-An op whose shapes do not fit its formula gets no cost (it is reported as uncounted), never 0.
+A destination (copy_'s self, an `out=` tensor) is written, not read; a lookup moves the rows
+it gathers, not its table. An op whose shapes do not fit its formula gets no cost (it is
+reported as uncounted), never 0.
 """
 
 from __future__ import annotations
@@ -15,7 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.complexity.conventions import ELEMENTWISE
+from generator.complexity.op_models import (
+    attended_pairs,
+    attention_work,
+    matmul_flops,
+    norm_flops,
+)
 from generator.ingest.trace.events import OpArgs
 
 DTYPE_BYTES: dict[str, int] = {
@@ -44,6 +53,8 @@ class Cost:
     bytes: float
     family: str  # matmul, conv, attention, norm, softmax, elementwise, reduction, ...
     dtype: str  # the op's float dtype as the trace names it ("float", "c10::BFloat16")
+    # attention: the FLOPs of the whole L×S square, FlopCounterMode's convention, for MFU
+    full_square_flops: float | None = None
 
 
 def _numel(shape: Any) -> int:
@@ -115,9 +126,15 @@ Formula = Callable[[OpArgs], Cost | None]
 
 
 def matmul(batched: bool, first: int) -> Formula:
-    """mm(a, b) / addmm(c, a, b) / bmm / baddbmm: operands start at `first`."""
+    """mm(a, b) / addmm(c, a, b) / bmm / baddbmm: operands start at `first`; an op with a
+    bias (`first` = 1: addmm, baddbmm) adds it once per output unless beta is 0. A tensor
+    past the functional arguments (mm(a, b, out=c), addmm(c, a, b, beta, alpha, out=d)) is
+    the destination: written, not read."""
+    arity = 2 if first == 0 else 5
 
     def cost(args: OpArgs) -> Cost | None:
+        if len(args.dims) > arity and _is_tensor(args.dims[arity]):
+            args = OpArgs(args.dims[:arity], args.types[:arity], args.concrete[:arity])
         if len(args.dims) < first + 2:
             return None
         a, b = args.dims[first], args.dims[first + 1]
@@ -126,11 +143,40 @@ def matmul(batched: bool, first: int) -> Formula:
             return None
         m, k, n = a[-2], a[-1], b[-1]
         batch = a[0] if batched else 1
+        bias = first == 1 and _concrete(args, first + 2) not in (0, 0.0)
         size = DTYPE_BYTES[_dtype(args)]
         inputs = _tensor_bytes(args)
-        return Cost(2.0 * batch * m * k * n, inputs + batch * m * n * size, "matmul", _dtype(args))
+        flops = matmul_flops(batch, m, k, n, bias)
+        return Cost(flops, inputs + batch * m * n * size, "matmul", _dtype(args))
 
     return cost
+
+
+# c10::ScalarType codes a trace records for a dtype argument (out_dtype): the ones a
+# matmul output takes (this repository's _scaled_mm and _to_copy traces record 6, 15, 24)
+SCALAR_TYPE_BYTES = {5: 2, 6: 4, 7: 8, 15: 2, 23: 1, 24: 1}
+
+
+def scaled_mm(args: OpArgs) -> Cost | None:
+    """_scaled_mm(a [M, K], b [K, N], scale_a, scale_b, bias, scale_result, out_dtype, ...):
+    the FP8 product 2·M·K·N, the bias once per output, and the scales per output: one
+    multiply by scale_a·scale_b when both are tensor-wise, two for row- or column-wise
+    scales. Bytes: the operands, scales and bias at their dtypes, the output at out_dtype
+    (the operands' when none is recorded)."""
+    if len(args.dims) < 4 or not (_is_tensor(args.dims[0]) and _is_tensor(args.dims[1])):
+        return None
+    (m, k), n = args.dims[0], args.dims[1][-1]
+    tensorwise = _numel(args.dims[2]) == 1 and _numel(args.dims[3]) == 1
+    bias = len(args.dims) > 4 and _is_tensor(args.dims[4])
+    flops = matmul_flops(1, m, k, n, bias) + (1 if tensorwise else 2) * m * n
+    out_dtype = _concrete(args, 6)
+    out_size = (
+        SCALAR_TYPE_BYTES.get(out_dtype, _size(args, 0))
+        if isinstance(out_dtype, int)
+        else _size(args, 0)
+    )
+    dtype = args.types[0] if args.types else "float"
+    return Cost(flops, _tensor_bytes(args) + m * n * out_size, "matmul", dtype)
 
 
 def _conv_out(size: int, kernel: int, stride: int, pad: int, dilation: int) -> int:
@@ -159,8 +205,10 @@ def conv_forward(args: OpArgs) -> Cost | None:
     spatial = [_conv_out(x[2 + d], w[2 + d], stride[d], pad[d], dilation[d]) for d in range(rank)]
     out = [x[0], w[0], *spatial]
     macs = _numel(out) * w[1] * math.prod(w[2:])
+    bias = _numel(out) if len(args.dims) > 2 and _is_tensor(args.dims[2]) else 0
     size = DTYPE_BYTES[_dtype(args)]
-    return Cost(2.0 * macs, _tensor_bytes(args) + _numel(out) * size, "conv", _dtype(args))
+    flops = 2.0 * macs + bias  # one add per output for the bias, as costs.mac_layer
+    return Cost(flops, _tensor_bytes(args) + _numel(out) * size, "conv", _dtype(args))
 
 
 def conv_backward(args: OpArgs) -> Cost | None:
@@ -172,56 +220,118 @@ def conv_backward(args: OpArgs) -> Cost | None:
     macs = _numel(grad) * w[1] * math.prod(w[2:])
     mask = _concrete(args, len(args.dims) - 1)
     grads = (
-        [bool(m) for m in mask[:2]]
-        if isinstance(mask, list | tuple) and len(mask) >= 2
-        else [True, True]  # not recorded: input and weight gradients both assumed
+        [bool(m) for m in mask[:3]]
+        if isinstance(mask, list | tuple) and len(mask) >= 3
+        else [True, True, False]  # not recorded: input and weight gradients assumed
     )
     size = DTYPE_BYTES[_dtype(args)]
     written = (_numel(args.dims[1]) if grads[0] else 0) + (_numel(w) if grads[1] else 0)
-    return Cost(2.0 * macs * sum(grads), _tensor_bytes(args) + written * size, "conv", _dtype(args))
+    # the bias gradient sums grad_output over all but the channel: one add per element
+    flops = 2.0 * macs * sum(grads[:2]) + (_numel(grad) if grads[2] else 0)
+    written += w[0] if grads[2] else 0
+    return Cost(flops, _tensor_bytes(args) + written * size, "conv", _dtype(args))
 
 
-def attention(factor: float) -> Formula:
-    """q [B, H, L, E], k [B, H, S, E], v [B, H, S, Ev]: QKᵀ and PV, 2·B·H·L·S·(E + Ev);
-    backward recomputes P and forms four products: 2.5 × the forward."""
+@dataclass(frozen=True)
+class AttentionSchema:
+    """Where one attention entry point keeps what its cost needs (argument indices)."""
+
+    backward: bool
+    heads_first: bool  # [B, H, L, E] (the SDPA ops) or [B, L, H, E] (flash/efficient)
+    causal_at: int | None = None  # a bool `is_causal`
+    mask_type_at: int | None = None  # efficient attention: 0 none, 1 top-left, 2 bottom-right
+    window_at: tuple[int, int] | None = None  # flash: window_size_left, window_size_right
+
+
+def attention(schema: AttentionSchema) -> Formula:
+    """q [B, H, L, E], k [B, Hkv, S, E], v [B, Hkv, S, Ev] (or heads third): every query
+    head does its own products, so grouped-query (Hkv < H) attention costs as many FLOPs as
+    H heads and moves only Hkv heads of K and V. The mask sets the pairs (op_models)."""
+    first = 1 if schema.backward else 0  # backward: grad_out comes first
 
     def cost(args: OpArgs) -> Cost | None:
-        if len(args.dims) < 3 or not all(_is_tensor(d) and len(d) == 4 for d in args.dims[:3]):
+        if len(args.dims) < first + 3:
             return None
-        first = 1 if factor > 1 else 0  # backward: grad_out comes first
         q, k, v = (args.dims[first + i] for i in range(3))
         if not all(_is_tensor(d) and len(d) == 4 for d in (q, k, v)):
-            return None
-        b, h, length, e = q
-        s, ev = k[2], v[3]
-        flops = factor * 2.0 * b * h * length * s * (e + ev)
+            return None  # variable length ([total, H, E] with cumulative lengths): unknown
+        if schema.heads_first:
+            (b, h, length, e), s, ev = q, k[2], v[3]
+        else:
+            (b, length, h, e), s, ev = q, k[1], v[3]
+        causal = schema.causal_at is not None and _concrete(args, schema.causal_at) is True
+        bottom_right = False
+        if schema.mask_type_at is not None:
+            mask_type = _concrete(args, schema.mask_type_at)
+            causal, bottom_right = mask_type in (1, 2), mask_type == 2
+        left = right = None
+        if schema.window_at is not None:
+            left, right = (_concrete(args, i) for i in schema.window_at)
+            bottom_right = True  # flash-attention aligns its windows bottom-right
+        pairs = attended_pairs(length, s, causal, left, right, bottom_right)
+        work = attention_work(b * h, length, s, e, ev, pairs, schema.backward)
         size = DTYPE_BYTES[_dtype(args)]
+        qkv = (_numel(q) + _numel(k) + _numel(v)) * size
         out = b * h * length * ev * size
-        return Cost(flops, _tensor_bytes(args) + out, "attention", _dtype(args))
+        # backward: read q, k, v, dO, O and the fp32 log-sum-exp; write dq, dk, dv
+        moved = 2 * qkv + 2 * out + b * h * length * 4 if schema.backward else qkv + out
+        return Cost(work.flops, moved, "attention", _dtype(args), work.full_square_flops)
 
     return cost
 
 
-def per_element(flops_per: float, family: str, writes: int = 1) -> Formula:
-    """Elementwise and reductions: FLOPs per element of the largest (broadcast) input."""
+def per_element(
+    flops_per: float,
+    family: str,
+    writes: int = 1,
+    arity: int | None = None,
+    overwrites: bool = False,
+) -> Formula:
+    """Elementwise and reductions: FLOPs per element of the largest (broadcast) input.
+
+    `arity`: the functional schema's argument count; a tensor recorded past it is the
+    `out=` destination (mul(a, b, out=c) records a, b, c), written and not read.
+    `overwrites`: the first argument is a destination the op only writes (copy_, fill_,
+    zero_): its old contents are never read."""
 
     def cost(args: OpArgs) -> Cost | None:
-        tensors = _tensors(args)
-        lists = [
-            s for d in args.dims if isinstance(d, list) and d and isinstance(d[0], list) for s in d
-        ]
-        if lists:  # _foreach_* ops: one tensor list per operand; the first is the output
-            elements = sum(_numel(s) for s in args.dims[0] if isinstance(s, list))
-        elif tensors:
-            shape = _broadcast(tensors) if family == "elementwise" else max(tensors, key=_numel)
-            elements = _numel(shape) if shape is not None else max(_numel(t) for t in tensors)
-        else:
+        dims = args.dims
+        out_at = (
+            arity if arity is not None and len(dims) > arity and _is_tensor(dims[arity]) else None
+        )
+        if out_at is not None or overwrites:
+            # the destination's bytes are its write; the other arguments are read
+            at = 0 if overwrites else out_at
+            assert at is not None
+            written = _numel(dims[at]) * _size(args, at)
+            rest = OpArgs(dims[:at] + dims[at + 1 :], args.types[:at] + args.types[at + 1 :], [])
+            elements = _numel(dims[at]) if overwrites else _elements(rest, family)
+            if elements is None:
+                return None
+            return Cost(flops_per * elements, _tensor_bytes(rest) + written, family, _dtype(args))
+        elements = _elements(args, family)
+        if elements is None:
             return None
         size = DTYPE_BYTES[_dtype(args)]
         out_bytes = elements * size * writes if family != "reduction" else 0
         return Cost(flops_per * elements, _tensor_bytes(args) + out_bytes, family, _dtype(args))
 
     return cost
+
+
+def _elements(args: OpArgs, family: str) -> int | None:
+    """The elements an elementwise op or reduction works on: the broadcast shape of its
+    tensors (the largest for a reduction), or the first list's total for `_foreach_*`."""
+    tensors = _tensors(args)
+    lists = [
+        s for d in args.dims if isinstance(d, list) and d and isinstance(d[0], list) for s in d
+    ]
+    if lists:  # _foreach_* ops: one tensor list per operand; the first is the output
+        return sum(_numel(s) for s in args.dims[0] if isinstance(s, list))
+    if not tensors:
+        return None
+    shape = _broadcast(tensors) if family == "elementwise" else max(tensors, key=_numel)
+    return _numel(shape) if shape is not None else max(_numel(t) for t in tensors)
 
 
 def nll_loss(backward: bool) -> Formula:
@@ -248,7 +358,17 @@ def free(args: OpArgs) -> Cost:
     return Cost(0.0, 0.0, "view/alloc", _dtype(args))
 
 
-def norm(kind: str, backward: bool) -> Formula:
-    constants = ELEMENTWISE[kind]
-    per = constants.backward_input + constants.backward_weight if backward else constants.forward
-    return per_element(per, "norm")
+def norm(kind: str, backward: bool, batch_statistics: bool = True) -> Formula:
+    """The normalised input's elements at op_models' per-element count; minimal bytes as
+    an elementwise op's."""
+    elementwise = per_element(0, "norm")
+
+    def cost(args: OpArgs) -> Cost | None:
+        moved = elementwise(args)
+        if moved is None:
+            return None
+        elements = _numel(args.dims[1] if backward else args.dims[0])
+        flops = norm_flops(kind, elements, backward, batch_statistics)
+        return Cost(flops, moved.bytes, "norm", moved.dtype)
+
+    return cost

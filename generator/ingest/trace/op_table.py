@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 
 from generator.complexity.conventions import ELEMENTWISE
+from generator.ingest.trace.compiled import pointwise_kernel
 from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.formulas import (
+    AttentionSchema,
     Cost,
     Formula,
     attention,
@@ -22,6 +24,13 @@ from generator.ingest.trace.formulas import (
     nll_loss,
     norm,
     per_element,
+    scaled_mm,
+)
+from generator.ingest.trace.lookups import (
+    embedding,
+    embedding_backward,
+    embedding_bag,
+    index_select,
 )
 
 MATMUL = {
@@ -30,6 +39,7 @@ MATMUL = {
     "aten::bmm": matmul(True, 0),
     "aten::baddbmm": matmul(True, 1),
     "aten::_addmm_activation": matmul(False, 1),
+    "aten::_scaled_mm": scaled_mm,
 }
 CONV = {
     name: conv_forward
@@ -51,31 +61,51 @@ CONV = {
         "aten::mkldnn_convolution_backward",
     )
 }
+# Each entry point's arguments (aten's native_functions.yaml): where q, k, v sit and what
+# says which pairs the mask keeps.
+_SDPA = True  # [B, H, L, E]
+_FLASH = False  # [B, L, H, E]
 ATTENTION = {
-    name: attention(1.0)
-    for name in (
-        "aten::_scaled_dot_product_flash_attention",
-        "aten::_scaled_dot_product_efficient_attention",
-        "aten::_scaled_dot_product_cudnn_attention",
-        "aten::_scaled_dot_product_flash_attention_for_cpu",
-        "aten::_flash_attention_forward",
-        "aten::_efficient_attention_forward",
-    )
-} | {
-    name: attention(2.5)
-    for name in (
-        "aten::_scaled_dot_product_flash_attention_backward",
-        "aten::_scaled_dot_product_efficient_attention_backward",
-        "aten::_scaled_dot_product_cudnn_attention_backward",
-        "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
-        "aten::_flash_attention_backward",
-        "aten::_efficient_attention_backward",
-    )
+    name: attention(schema)
+    for name, schema in {
+        "aten::_scaled_dot_product_flash_attention": AttentionSchema(False, _SDPA, causal_at=4),
+        "aten::_scaled_dot_product_flash_attention_for_cpu": AttentionSchema(
+            False, _SDPA, causal_at=4
+        ),
+        "aten::_scaled_dot_product_efficient_attention": AttentionSchema(False, _SDPA, causal_at=6),
+        "aten::_scaled_dot_product_cudnn_attention": AttentionSchema(False, _SDPA, causal_at=6),
+        "aten::_flash_attention_forward": AttentionSchema(
+            False, _FLASH, causal_at=8, window_at=(11, 12)
+        ),
+        "aten::_efficient_attention_forward": AttentionSchema(False, _FLASH, mask_type_at=9),
+        "flash_attn::_flash_attn_forward": AttentionSchema(
+            False, _FLASH, causal_at=5, window_at=(6, 7)
+        ),
+        "aten::_scaled_dot_product_flash_attention_backward": AttentionSchema(
+            True, _SDPA, causal_at=11
+        ),
+        "aten::_scaled_dot_product_flash_attention_for_cpu_backward": AttentionSchema(
+            True, _SDPA, causal_at=7
+        ),
+        "aten::_scaled_dot_product_efficient_attention_backward": AttentionSchema(
+            True, _SDPA, causal_at=11
+        ),
+        "aten::_scaled_dot_product_cudnn_attention_backward": AttentionSchema(
+            True, _SDPA, causal_at=14
+        ),
+        "aten::_flash_attention_backward": AttentionSchema(
+            True, _FLASH, causal_at=11, window_at=(15, 16)
+        ),
+        "aten::_efficient_attention_backward": AttentionSchema(True, _FLASH, mask_type_at=14),
+        "flash_attn::_flash_attn_backward": AttentionSchema(
+            True, _FLASH, causal_at=11, window_at=(12, 13)
+        ),
+    }.items()
 }
 NORMS = {
     "aten::native_batch_norm": norm("batch_norm", False),
     "aten::_native_batch_norm_legit": norm("batch_norm", False),
-    "aten::_native_batch_norm_legit_no_training": per_element(4, "norm"),
+    "aten::_native_batch_norm_legit_no_training": norm("batch_norm", False, False),
     "aten::cudnn_batch_norm": norm("batch_norm", False),
     "aten::miopen_batch_norm": norm("batch_norm", False),
     "aten::native_layer_norm": norm("layer_norm", False),
@@ -95,9 +125,12 @@ SOFTMAX = {
     ),
 }
 EMBEDDING = {
-    "aten::embedding": per_element(0, "embedding"),
-    "aten::embedding_dense_backward": per_element(1, "embedding"),
-    "aten::index_select": per_element(0, "embedding"),
+    "aten::embedding": embedding,
+    "aten::embedding_dense_backward": embedding_backward,
+    "aten::index_select": index_select,
+    "aten::_embedding_bag": embedding_bag,
+    "aten::_embedding_bag_forward_only": embedding_bag,
+    "aten::embedding_bag": embedding_bag,
 }
 LOSS = {
     "aten::mse_loss": per_element(3, "loss"),
@@ -106,59 +139,65 @@ LOSS = {
     "aten::nll_loss_backward": nll_loss(backward=True),
     "aten::nll_loss2d_forward": nll_loss(backward=False),
 }
+# name: (FLOPs per element, the functional schema's argument count: a tensor past it is
+# an `out=` destination)
 ELEMENTWISE_OPS = {
-    f"aten::{name}{suffix}": per_element(flops, "elementwise")
-    for name, flops in {
-        "add": 1,
-        "sub": 1,
-        "rsub": 1,
-        "mul": 1,
-        "div": 1,
-        "neg": 1,
-        "abs": 1,
-        "relu": ELEMENTWISE["relu"].forward,
-        "clamp": 2,
-        "clamp_min": 1,
-        "clamp_max": 1,
-        "hardtanh": ELEMENTWISE["hardtanh"].forward,
-        "threshold_backward": ELEMENTWISE["relu"].backward_input,
-        "hardtanh_backward": ELEMENTWISE["hardtanh"].backward_input,
-        "sigmoid": ELEMENTWISE["sigmoid"].forward,
-        "sigmoid_backward": ELEMENTWISE["sigmoid"].backward_input,
-        "tanh": ELEMENTWISE["tanh"].forward,
-        "tanh_backward": ELEMENTWISE["tanh"].backward_input,
-        "gelu": ELEMENTWISE["gelu"].forward,
-        "gelu_backward": ELEMENTWISE["gelu"].backward_input,
-        "silu": ELEMENTWISE["silu"].forward,
-        "silu_backward": ELEMENTWISE["silu"].backward_input,
-        "hardswish": ELEMENTWISE["hardswish"].forward,
-        "hardswish_backward": ELEMENTWISE["hardswish"].backward_input,
-        "exp": 1,
-        "log": 1,
-        "sqrt": 1,
-        "rsqrt": 1,
-        "pow": 1,
-        "reciprocal": 1,
-        "addcmul": 2,
-        "addcdiv": 2,
-        "lerp": 2,
-        "where": 1,
-        "eq": 1,
-        "ne": 1,
-        "lt": 1,
-        "gt": 1,
-        "le": 1,
-        "ge": 1,
-        "native_dropout": ELEMENTWISE["dropout"].forward,
-        "native_dropout_backward": ELEMENTWISE["dropout"].backward_input,
-        "copy": 0,
-        "fill": 0,
-        "zero": 0,
-        "clone": 0,
-        "masked_fill": 0,
-        "nan_to_num": 1,
+    f"aten::{name}{suffix}": per_element(flops, "elementwise", arity=arity)
+    for name, (flops, arity) in {
+        "add": (1, 3),
+        "sub": (1, 3),
+        "rsub": (1, 3),
+        "mul": (1, 2),
+        "div": (1, 2),
+        "neg": (1, 1),
+        "abs": (1, 1),
+        "relu": (ELEMENTWISE["relu"].forward, 1),
+        "clamp": (2, 3),
+        "clamp_min": (1, 2),
+        "clamp_max": (1, 2),
+        "hardtanh": (ELEMENTWISE["hardtanh"].forward, 3),
+        "threshold_backward": (ELEMENTWISE["relu"].backward_input, 3),
+        "hardtanh_backward": (ELEMENTWISE["hardtanh"].backward_input, 4),
+        "sigmoid": (ELEMENTWISE["sigmoid"].forward, 1),
+        "sigmoid_backward": (ELEMENTWISE["sigmoid"].backward_input, 2),
+        "tanh": (ELEMENTWISE["tanh"].forward, 1),
+        "tanh_backward": (ELEMENTWISE["tanh"].backward_input, 2),
+        "gelu": (ELEMENTWISE["gelu"].forward, 2),
+        "gelu_backward": (ELEMENTWISE["gelu"].backward_input, 3),
+        "silu": (ELEMENTWISE["silu"].forward, 1),
+        "silu_backward": (ELEMENTWISE["silu"].backward_input, 2),
+        "hardswish": (ELEMENTWISE["hardswish"].forward, 1),
+        "hardswish_backward": (ELEMENTWISE["hardswish"].backward_input, 2),
+        "exp": (1, 1),
+        "log": (1, 1),
+        "sqrt": (1, 1),
+        "rsqrt": (1, 1),
+        "pow": (1, 2),
+        "reciprocal": (1, 1),
+        "addcmul": (2, 4),
+        "addcdiv": (2, 4),
+        "lerp": (2, 3),
+        "where": (1, 3),
+        "eq": (1, 2),
+        "ne": (1, 2),
+        "lt": (1, 2),
+        "gt": (1, 2),
+        "le": (1, 2),
+        "ge": (1, 2),
+        "native_dropout": (ELEMENTWISE["dropout"].forward, 3),
+        "native_dropout_backward": (ELEMENTWISE["dropout"].backward_input, 3),
+        "masked_fill": (0, 3),
+        "nan_to_num": (1, 4),
     }.items()
     for suffix in ("", "_")
+}
+# Memory ops: no FLOP, a known volume, so a bandwidth bound. copy_, fill_ and zero_ only
+# write their destination; clone reads its input and writes a copy.
+MEMORY = {
+    "aten::copy_": per_element(0, "memory", overwrites=True),
+    "aten::fill_": per_element(0, "memory", overwrites=True),
+    "aten::zero_": per_element(0, "memory", overwrites=True),
+    "aten::clone": per_element(0, "memory", arity=2),
 }
 REDUCTIONS = {
     f"aten::{name}": per_element(1, "reduction")
@@ -244,21 +283,28 @@ FREE = {
 FORMULAS: dict[str, Formula] = (
     (MATMUL | CONV | ATTENTION | NORMS | SOFTMAX | EMBEDDING | LOSS)
     | ELEMENTWISE_OPS
+    | MEMORY
     | REDUCTIONS
     | FOREACH
     | FREE
 )
+COMPILED_POINTWISE = "triton_poi_fused_"  # compiled.py: costed from their recorded arguments
 # The families whose work runs on tensor cores when the GPU path allows it.
 TENSOR_FAMILIES = frozenset({"matmul", "conv", "attention"})
+
+
+def has_formula(name: str) -> bool:
+    """Whether the op has a formula: in the table, or an inductor pointwise kernel."""
+    return name in FORMULAS or name.startswith(COMPILED_POINTWISE)
 
 
 def op_cost(name: str, args: OpArgs | None) -> Cost | None:
     """The op's cost, or None when the table has no formula or the shapes do not fit it."""
     formula = FORMULAS.get(name)
-    if formula is None or args is None:
+    if args is None or (formula is None and not name.startswith(COMPILED_POINTWISE)):
         return None
     try:
-        cost = formula(args)
+        cost = formula(args) if formula is not None else pointwise_kernel(name, args)
     except (TypeError, ValueError, IndexError, KeyError, OverflowError, ZeroDivisionError):
         return None  # shapes of an unexpected form: uncounted, reported as such
     if cost is not None and not (math.isfinite(cost.flops) and math.isfinite(cost.bytes)):

@@ -71,6 +71,9 @@ class Events:
     sequence: list[int | None] = field(default_factory=list)
     args: list[OpArgs | None] = field(default_factory=list)
     device: list[int | None] = field(default_factory=list)
+    # kernels: grid, block, registers and shared memory (kernels alike in these and their
+    # name are the same kernel); None for other events
+    config: list[str | None] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.name)
@@ -317,6 +320,8 @@ def _tables(
         table.sequence.append(_int_or_none(args.sequence))
         table.args.append(args.op_args(shapes) if kind == "op" else None)
         table.device.append(_int_or_none(args.device))
+        config = args.launch_config() if kind == "kernel" else None
+        table.config.append(_shared(texts, config) if config is not None else None)
     if not tables["op"] and not tables["kernel"]:
         seen = ", ".join(f"{c} ({n})" for c, n in sorted(categories.items())) or "none"
         raise UserError(
