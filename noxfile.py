@@ -137,7 +137,9 @@ def bench(session: nox.Session) -> None:
     for a quick run, `-- --site-only` to re-time only the report build, `-- --traces-only`
     only the trace ingest, `-- --scaling-only` only the report at 100, 1,000, 3,000 and 10,000
     replicated runs, `-- --reports-only` only the binary .ncu-rep read against a bare
-    ncu-report iteration). torch is never installed here: HTA does not need it."""
+    ncu-report iteration, `-- --peer-only --tracelens PATH` only AMD's TraceLens against ours
+    on the real traces; TraceLens is not on the package index, so PATH is a checkout of
+    AMD-AGI/TraceLens). torch is never installed here: HTA does not need it."""
     # the site extra: the rebuild is timed too; ncu-rep: the binary report's read and its floor
     session.install("-e", ".[site,bench,ncu-rep]")
     session.run("python", "-m", "benchmarks.run", *session.posargs)

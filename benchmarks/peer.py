@@ -100,7 +100,7 @@ def compare(path: Path) -> dict[str, Any]:
     return entry
 
 
-def _commit(folder: Path) -> str:
+def git_commit(folder: Path) -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     traces = sorted(p for p in TRACES.glob("*.json.gz"))
     results = {
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "roofline_atlas": _commit(HERE.parent),
+        "roofline_atlas": git_commit(HERE.parent),
         "tracelens": args.tracelens_commit or "unknown",
         "traces": [compare(path) for path in traces],
     }

@@ -447,6 +447,19 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only the binary .ncu-rep read against a bare ncu-report iteration of the "
         "same files (tests/data/ncu-rep) and update it in OUT, keeping the other results",
     )
+    parser.add_argument(
+        "--peer-only",
+        action="store_true",
+        help="run the peer comparison only (AMD's TraceLens against ours on tests/data/traces, "
+        "benchmarks/peer.py) and update it in OUT; needs --tracelens",
+    )
+    parser.add_argument(
+        "--tracelens",
+        metavar="PATH",
+        help="a checkout of AMD-AGI/TraceLens (the folder holding its TraceLens package): it is "
+        "not on the package index (PyPI's `tracelens` is another project). Without it, the "
+        "full run keeps the committed peer results and says so",
+    )
     parser.add_argument("--rank-mb", type=int, default=50, help="MB per rank (default 50)")
     parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
     args = parser.parse_args(argv)
@@ -459,6 +472,10 @@ def main(argv: list[str] | None = None) -> int:
         return _ranks_only(Path(args.out), args.rank_mb, args.ranks)
     if args.reports_only:
         return _reports_only(Path(args.out))
+    if args.peer_only:
+        if not args.tracelens:
+            raise SystemExit("--peer-only needs --tracelens PATH (a checkout of AMD-AGI/TraceLens)")
+        return _peer(Path(args.out), args.tracelens)
     trace_sizes = [int(s) for s in args.trace_sizes.split(",") if s.strip()]
     if args.traces_only:
         return _traces_only(Path(args.out), trace_sizes, args.repeats)
@@ -496,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         for entry in results
     ]
     out = Path(args.out)
+    if out.is_file():  # measured only with --tracelens: kept from the last run that had it
+        kept = json.loads(out.read_text(encoding="utf-8"))[0].get("peer")
+        document = [{**entry, "peer": kept} if kept else entry for entry in document]
     write_json(out, document)
     print(table(results))
     print(trace_table(traces))
@@ -506,7 +526,24 @@ def main(argv: list[str] | None = None) -> int:
         f"{site['forced_warm_cache_s']:.2f} s"
     )
     print(scaling_table(scaling))
+    if args.tracelens:
+        return _peer(out, args.tracelens)
+    print(
+        "peer: not run (no --tracelens PATH); the committed peer results are kept", file=sys.stderr
+    )
     return 0
+
+
+def _peer(out: Path, tracelens: str) -> int:
+    """The peer comparison (benchmarks/peer.py), into OUT's entries; the commit of the
+    TraceLens checkout is recorded with it."""
+    from benchmarks import peer
+
+    folder = Path(tracelens)
+    if not (folder / "TraceLens").is_dir():
+        raise SystemExit(f"--tracelens {folder}: no TraceLens package folder in it")
+    commit = peer.git_commit(folder)
+    return peer.main(["--tracelens", str(folder), "--tracelens-commit", commit, "--out", str(out)])
 
 
 if __name__ == "__main__":

@@ -138,8 +138,19 @@ def test_real_summary_speaks_rocprofv3(real_summary: dict[str, Any]) -> None:
         assert word not in text, word
     assert "rocprofv3 --runtime-trace --output-format json" in text
     ids = [f["id"] for f in real_summary["findings"]]
-    assert ids == ["host-bound", "dominant-kernel"]
-    assert "rocprof-compute" in real_summary["findings"][1]["fix"]
+    # no roctx range marks a step: the whole capture's idle time (start-up included) is no
+    # host-bound claim (issue 51)
+    assert ids == ["dominant-kernel"]
+    assert "rocprof-compute" in real_summary["findings"][0]["fix"]
+
+
+def test_the_host_bound_fix_speaks_hip() -> None:
+    from generator.analysis.nsys_analysis import analyse_nsys
+    from generator.findings.nsys_checks import host_fix
+
+    fix = host_fix(analyse_nsys(read_nsys([REAL])))
+    assert "HIP graphs (torch.cuda graphs on ROCm)" in fix and "CUDA graphs" not in fix
+    assert "nsys" not in fix
 
 
 def test_summarize_import_and_page_of_the_real_file(
