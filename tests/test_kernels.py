@@ -62,3 +62,17 @@ def test_family_shares_per_range() -> None:
     shares = family_shares(kernel_metrics(read_ncu_csv(L4).kernels), by_range=True)
     backward = shares.filter(shares["nvtx_range"] == "backward")
     assert backward["family"].to_list() == ["memory copy"]  # the one kernel the range caught
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)",  # RCCL, MI350X
+        "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+        "void c10d::allreduce_kernel<float>(float*, int)",
+    ],
+)
+def test_collectives_are_communication(name: str) -> None:
+    from generator.analysis.kernels import family_of
+
+    assert family_of(name) == "communication"

@@ -11,7 +11,12 @@ import re
 
 import polars as pl
 
+# Collective communication (NCCL, RCCL and their collectives), in every source of kernel
+# names: it waits for other ranks, so no roofline point of its own applies.
+COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
+
 FAMILY_RULES: tuple[tuple[str, str], ...] = (
+    ("communication", COMMUNICATION),
     ("optimizer", r"multi_tensor_apply|fused_adam|fused_sgd|adam_|sgd_|lamb_|_foreach_"),
     ("winograd", r"winograd"),
     # cuDNN's FFT convolution: the transforms, the filter flip and the pointwise products.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from generator.analysis.trace_roofline import COMMUNICATION
+from generator.analysis.kernels import COMMUNICATION
 from generator.ingest.trace.labels import STEP_PREFIX
 from generator.ingest.trace.read import Events, RawTrace
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from generator.analysis.kernels import COMMUNICATION
 from generator.catalog import Device, device_label
 from generator.ingest.trace.attribute import Attribution, tensor_path
 from generator.records.ceilings import MeasuredCeilings
 
 POINT_KIND = "analytic FLOPs / measured time"
 CATALOG = "catalog datasheet"
-COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
 # Why a work item has no model: its op has no formula; its op has one but the shapes
 # recorded do not fit it (or none were recorded); no op launched it (no launch event and no
 # identical kernel an op launched); it is communication, reported apart.

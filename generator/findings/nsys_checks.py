@@ -148,10 +148,22 @@ def dominant_kernel(analysis: NsysAnalysis) -> list[Finding]:
             f"One kernel is {percent(100 * top['share'])} of the kernel time",
             f"`{short_name(top['name'], 120)}` ({top['family']}): {top['count']} launches, "
             f"{seconds(top['time_s'])}",
-            f"optimize this kernel first: profile it with {analysis.capture.words.kernel_profiler} "
-            "for its roofline point",
+            _dominant_fix(analysis, top["family"]),
         )
     ]
+
+
+def _dominant_fix(analysis: NsysAnalysis, family: str) -> str:
+    if family == "communication":  # it waits for the other ranks: no roofline point applies
+        return (
+            "this is collective communication: overlap it with compute (DDP's gradient "
+            "buckets, FSDP's prefetch, a stream of its own) or communicate less; on one node, "
+            "check that the GPUs talk over their links, not through the host"
+        )
+    return (
+        f"optimize this kernel first: profile it with {analysis.capture.words.kernel_profiler} "
+        "for its roofline point"
+    )
 
 
 def nsys_findings(analysis: NsysAnalysis) -> list[Finding]:
