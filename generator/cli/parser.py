@@ -59,15 +59,18 @@ def _add_summarize(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         "by name and family, copies by direction, CUDA API calls, NVTX ranges and, from the "
         "SQLite export, each GPU's utilization and idle gaps. A binary nsys report (.nsys-rep, "
         ".qdrep) is exported to SQLite by the nsys on PATH (or --nsys), else the error gives the "
-        "command. Units are SI (1 GB = 1e9 bytes).",
+        "command. AMD's rocprofv3 output (its JSON, plain or .gz, or a kernel trace CSV) is read "
+        "as such a capture: kernel time by family per GPU, utilization, idle gaps, copies, HIP "
+        "calls, roctx ranges and --pmc counters where recorded. Units are SI (1 GB = 1e9 bytes).",
     )
     summarize.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
         help="ncu --csv export(s) or binary .ncu-rep report(s), torch.profiler trace(s) (.json "
-        "or .json.gz), a folder of one capture's per-rank traces, or an nsys SQLite export, "
-        "stats CSV reports or binary .nsys-rep report",
+        "or .json.gz), a folder of one capture's per-rank traces, an nsys SQLite export, "
+        "stats CSV reports or binary .nsys-rep report, or rocprofv3 output (JSON or kernel "
+        "trace CSV)",
     )
     summarize.add_argument(
         "--model",
@@ -147,7 +150,8 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "heatmap; it is refused, with every problem listed, when any rank cannot be used. An "
         "nsys SQLite export or a capture's nsys stats CSV reports are kept verbatim in nsys/ "
         "(--device names the GPU when the files do not); a binary .nsys-rep is kept there "
-        "beside the SQLite export nsys makes of it. A binary .ncu-rep is kept as "
+        "beside the SQLite export nsys makes of it, and rocprofv3 output is kept there too. A "
+        "binary .ncu-rep is kept as "
         "report.ncu-rep beside ncu.csv, the metrics read from it (the report build needs "
         "neither ncu-report nor the binary).",
     )
@@ -157,7 +161,8 @@ def _add_import(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="FILE",
         help="an ncu --csv export or binary .ncu-rep report, a torch.profiler trace "
         "(.json[.gz]), a folder (or several files) of one capture's per-rank traces, or an "
-        "nsys capture's files (SQLite export, stats CSVs, or a binary .nsys-rep)",
+        "nsys capture's files (SQLite export, stats CSVs, or a binary .nsys-rep), or rocprofv3 "
+        "output (JSON or kernel trace CSV)",
     )
     imports.add_argument(
         "--ceilings",
