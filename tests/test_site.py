@@ -197,8 +197,7 @@ def test_l4_counted_forward_flops_match_the_analytic_count(repo_site: Path) -> N
         encoding="utf-8"
     )
     assert (
-        "<td>analytic forward FLOPs (resnet18, cifar10, batch 64)</td><td>4.764 GFLOP</td>"
-        in html
+        "<td>analytic forward FLOPs (resnet18, cifar10, batch 64)</td><td>4.764 GFLOP</td>" in html
     )
     assert "<td>counted FLOPs in the forward range</td><td>4.828 GFLOP</td>" in html
     assert "counted 4.928 GFLOP against 14.01 GFLOP analytic for the training step" in html
