@@ -1,4 +1,4 @@
-"""rocprofv3 JSON through the Nsight Systems capture's path: read (generator/ingest/rocprof.py),
+"""rocprofv3 JSON through the Nsight Systems capture's path: read (generator/ingest/rocprof/),
 analysed, summarized, imported and shown on its page.
 
 The real file's numbers are pinned against the same file read here with `gzip`, `json` and

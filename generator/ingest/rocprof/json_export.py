@@ -1,6 +1,5 @@
 """AMD's rocprofv3 JSON output (`rocprofv3 --output-format json`, `<pid>_results.json`,
-gzipped or not), read into the Nsight Systems capture's timeline tables (`nsys/sqlite.py`'s
-`SqliteExport`), so it is analysed, summarized, imported and shown as an nsys capture is.
+gzipped or not), read into the Nsight Systems capture's timeline tables.
 
 The file is `{"rocprofiler-sdk-tool": [PROCESS, ...]}`, one object per profiled process.
 What is read from each, and only that (every other key may be anything):
@@ -23,45 +22,35 @@ What is read from each, and only that (every other key may be anything):
   (`records[].counter_id.handle`, `value`), named through the top-level `counters`.
 
 Timestamps are nanoseconds on one clock for GPU and host records, kept here as seconds.
-
-Also read: the kernel trace of `--output-format csv` (`<pid>_kernel_trace.csv`), its rows'
-`Kernel_Name`, `Agent_Id` ("Agent 2", rocprofv3's agent number: the device) and
-`Start_Timestamp`/`End_Timestamp`; it names no GPU (that is in `agent_info.csv`), so an
-import of it needs `--device`.
 """
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io
 import math
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
 import orjson
-import polars as pl
 
 from generator.errors import UserError
 from generator.ingest.nsys.sqlite import Activity, SqliteExport
+from generator.ingest.rocprof.records import (
+    GZIP_MAGIC,
+    HEAD_BYTES,
+    PROFILE_FIX,
+    RocprofExport,
+    append,
+    counter_frame,
+)
 
 TOOL_KEY = "rocprofiler-sdk-tool"
-FORM = "rocprofv3 JSON"
-CSV_FORM = "rocprofv3 kernel trace CSV"
-CSV_COLUMNS = ("Kind", "Agent_Id", "Kernel_Name", "Start_Timestamp", "End_Timestamp")
-AGENT = re.compile(r"^(?:agent\s*)?(\d+)$", re.IGNORECASE)
-GZIP_MAGIC = b"\x1f\x8b"
-HEAD_BYTES = 4096  # the sniff reads no more than this (unzipped) of the file
 GPU_AGENT = 2  # rocprofiler_agent_type_t: 1 is a CPU, 2 a GPU
 OPENING = re.compile(rb'^\{\s*"rocprofiler-sdk-tool"\s*:')
-PROFILE_FIX = (
-    "profile again and keep the whole file: rocprofv3 --runtime-trace --output-format json "
-    "-- APP (kernels, copies, HIP calls and roctx ranges; a run cut short writes no JSON)"
-)
 # MEMORY_COPY_HOST_TO_DEVICE -> the nsys capture's own words for a direction
 DIRECTIONS = {
     "HOST_TO_DEVICE": "Host-to-Device",
@@ -75,23 +64,6 @@ RANGE_OPERATIONS = (
     "roctxThreadRangeA",
     "roctxProcessRangeA",
 )
-COUNTER_SCHEMA = {
-    "kernel": pl.String,
-    "counter": pl.String,
-    "dispatches": pl.Int64,
-    "total": pl.Float64,
-    "mean": pl.Float64,
-}
-
-
-@dataclass(frozen=True)
-class RocprofExport:
-    """What a rocprofv3 JSON holds that the capture uses: its timeline, the counters
-    collected per kernel (empty without `--pmc`) and each process's command line."""
-
-    export: SqliteExport
-    counters: pl.DataFrame  # COUNTER_SCHEMA, one row per kernel name and counter
-    commands: tuple[str, ...] = ()
 
 
 @dataclass
@@ -129,88 +101,6 @@ def looks_like_rocprofv3(path: Path) -> bool:
     except OSError:
         return False
     return OPENING.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")) is not None
-
-
-def _header(path: Path) -> list[str]:
-    """The first line of a CSV file, as fields ([] if it is not text)."""
-    try:
-        with path.open("rb") as handle:
-            line = handle.readline(HEAD_BYTES).decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return []
-    try:
-        return next(csv.reader([line.strip()]), [])
-    except csv.Error:
-        return []
-
-
-def looks_like_rocprofv3_csv(path: Path) -> bool:
-    """rocprofv3's kernel trace CSV, by its header line alone."""
-    return set(CSV_COLUMNS) <= set(_header(path))
-
-
-def _agent_number(text: str) -> int | None:
-    match = AGENT.match(text.strip())
-    return int(match.group(1)) if match else None
-
-
-def read_rocprofv3_csv(path: Path) -> RocprofExport:
-    """The kernel dispatches of a rocprofv3 kernel trace CSV. Raises UserError for a row
-    that is no dispatch's time span, or a file with no dispatch."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as err:
-        raise UserError(f"cannot read the file: {err}", file=path, fix="check the path") from err
-    except UnicodeDecodeError as err:
-        raise UserError(
-            f"not UTF-8 text ({err})", file=path, fix="pass rocprofv3's kernel_trace.csv as written"
-        ) from err
-    export = SqliteExport(path, Activity(), Activity(), Activity(), Activity(), Activity(), {})
-    rows = csv.DictReader(io.StringIO(text, newline=""))
-    records: list[tuple[int, dict[str, str]]] = []
-    try:
-        for row in rows:
-            records.append((rows.line_num, row))  # the row's last line, as a reader counts
-    except csv.Error as err:
-        raise UserError(
-            f"line {rows.line_num}: the row is malformed ({err})",
-            file=path,
-            line=rows.line_num,
-            fix="the file is damaged; " + PROFILE_FIX,
-        ) from err
-    origin: int | None = None
-    for line, row in records:
-        if (row.get("Kind") or "").strip() != "KERNEL_DISPATCH":
-            continue  # another record kind in a later version: not a dispatch
-        # stripped once: str.strip() drops characters int() does not (\x1c to \x1f)
-        start, end = ((row.get(k) or "").strip() for k in ("Start_Timestamp", "End_Timestamp"))
-        device = _agent_number(row.get("Agent_Id") or "")
-        if not (start.isdecimal() and end.isdecimal()) or int(end) < int(start):
-            raise UserError(
-                f"line {line}: Start_Timestamp {start!r}, End_Timestamp {end!r} is no "
-                "dispatch's time span",
-                file=path,
-                line=line,
-                key="Start_Timestamp",
-                fix="the file is damaged; " + PROFILE_FIX,
-            )
-        origin = int(start) if origin is None else origin
-        name = (row.get("Kernel_Name") or "").strip() or "not recorded"
-        link = (row.get("Correlation_Id") or "").strip()
-        _append(
-            export.kernels, name.removesuffix(".kd"), (int(start) - origin) * 1e-9,
-            (int(end) - origin) * 1e-9, -1 if device is None else device, 0.0,
-            int(link) if link.isdecimal() else -1,
-        )  # fmt: skip
-    if not export.kernels.name:
-        raise UserError(
-            "the kernel trace holds no KERNEL_DISPATCH row",
-            file=path,
-            key="Kind",
-            fix="profile with kernel tracing on: " + PROFILE_FIX,
-        )
-    final = replace(export, traced=("kernels",))
-    return RocprofExport(final, _counter_frame([]))
 
 
 def _is_dict(value: object) -> TypeGuard[dict[str, object]]:
@@ -414,7 +304,7 @@ def _process(
         agent = _handle(record, "dispatch_info", "agent_id")
         if not isinstance(kernel_id, int) or agent is None:
             raise _layout(path, f"{where}[{i}]", "has no dispatch_info.kernel_id and agent_id")
-        _append(out.kernels, kernels.get(kernel_id, f"kernel {kernel_id}"), start, end,
+        append(out.kernels, kernels.get(kernel_id, f"kernel {kernel_id}"), start, end,
                 gpus.get(agent, (-1, ""))[0], 0.0, _correlation(record))  # fmt: skip
     where = f"{key}.buffer_records.memory_copy"
     for i, record in enumerate(_records(buffers.get("memory_copy"), path, where)):
@@ -427,12 +317,12 @@ def _process(
         )  # fmt: skip
         name = _direction(strings.operation(record.get("kind"), record.get("operation")))
         nbytes = float(size) if isinstance(size, (int, float)) and size >= 0 else 0.0
-        _append(out.copies, name, start, end, device, nbytes, _correlation(record))
+        append(out.copies, name, start, end, device, nbytes, _correlation(record))
     where = f"{key}.buffer_records.hip_api"
     for i, record in enumerate(_records(buffers.get("hip_api"), path, where)):
         start, end = _span(record, path, where, i, origin)
         name = strings.operation(record.get("kind"), record.get("operation"))
-        _append(out.api, name, start, end, -1, 0.0, _correlation(record))
+        append(out.api, name, start, end, -1, 0.0, _correlation(record))
     where = f"{key}.buffer_records.marker_api"
     messages = _messages(process)
     for i, record in enumerate(_records(buffers.get("marker_api"), path, where)):
@@ -440,7 +330,7 @@ def _process(
         operation = strings.operation(record.get("kind"), record.get("operation"))
         if operation in RANGE_OPERATIONS and end > start:
             link = _correlation(record)
-            _append(out.ranges, messages.get(link, operation), start, end, -1, 0.0, link)
+            append(out.ranges, messages.get(link, operation), start, end, -1, 0.0, link)
     rows += _counters(process, path, key, kernels)
     command = _get(process, "metadata", "command")
     return " ".join(str(c) for c in command) if isinstance(command, list) else ""
@@ -449,17 +339,6 @@ def _process(
 def _correlation(record: Mapping[str, object]) -> int:
     value = _get(record, "correlation_id", "internal")
     return value if isinstance(value, int) else -1
-
-
-def _append(
-    activity: Activity, name: str, start: float, end: float, device: int, size: float, link: int
-) -> None:
-    activity.name.append(name)
-    activity.start.append(start)
-    activity.end.append(end)
-    activity.device.append(device)
-    activity.bytes.append(size)
-    activity.correlation.append(link)
 
 
 def _load(path: Path) -> object:
@@ -482,23 +361,6 @@ def _load(path: Path) -> object:
             file=path,
             fix=PROFILE_FIX,
         ) from err
-
-
-def _counter_frame(rows: list[tuple[str, str, float]]) -> pl.DataFrame:
-    frame = pl.DataFrame(
-        rows, schema={"kernel": pl.String, "counter": pl.String, "value": pl.Float64},
-        orient="row",
-    )  # fmt: skip
-    return (
-        frame.group_by("kernel", "counter")
-        .agg(
-            pl.len().cast(pl.Int64).alias("dispatches"),
-            pl.col("value").sum().alias("total"),
-            pl.col("value").mean().alias("mean"),
-        )
-        .select(list(COUNTER_SCHEMA))
-        .sort("counter", "total", "kernel", descending=[False, True, False])
-    )
 
 
 def read_rocprofv3(path: Path) -> RocprofExport:
@@ -535,4 +397,4 @@ def read_rocprofv3(path: Path) -> RocprofExport:
         path, export.kernels, export.copies, export.sets, export.api, export.ranges,
         gpus, tuple(traced),
     )  # fmt: skip
-    return RocprofExport(final, _counter_frame(rows), tuple(c for c in commands if c))
+    return RocprofExport(final, counter_frame(rows), tuple(c for c in commands if c))
