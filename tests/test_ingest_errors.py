@@ -161,3 +161,20 @@ def test_truncated_row_after_a_preamble(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     err = error_of(path)
     assert (err.line, err.what) == (6, "the row is truncated: 14 fields, at least 15 expected")
+
+
+def test_bytes_that_are_not_utf8_in_a_repeated_column_are_an_error(tmp_path: Path) -> None:
+    """Found by `nox -s fuzz`: Polars reads a column parsed straight into a Categorical without
+    checking its UTF-8, and a later conversion aborted the process (a Rust panic)."""
+    path = tmp_path / "cut-bom.csv"
+    path.write_bytes(
+        b'"ID","Process ID","Kernel Name","gpu__time_duration.sum"\n'
+        b'"","","","nsecond"\n'
+        b'"0","7","k0"\xef\xbb\xbf,"1,200"\n'
+    )
+    with pytest.raises(UserError) as error:
+        read_ncu_csv(path)
+    assert error.value.message.splitlines()[0] == (
+        f"{path}, line 3: column 'Kernel Name' holds bytes that are not UTF-8 text "
+        "(unexpected end of data)"
+    )

@@ -115,6 +115,7 @@ def _checked_frame(path: Path, frame: pl.DataFrame, header_index: int) -> pl.Dat
             line=header_index + 1,
             fix="re-export the file; two exports may have been pasted together",
         )
+    _check_utf8(path, frame, header_index)
     if frame.height == 0:
         raise UserError(
             "the export has a header but no rows",
@@ -163,3 +164,25 @@ def _locate_csv_problem(path: Path, header_index: int) -> tuple[int | None, str 
     except csv.Error as err:
         return header_index + reader.line_num, f"the row is malformed ({err})"
     return None, None
+
+
+def _check_utf8(path: Path, frame: pl.DataFrame, header_index: int) -> None:
+    """Polars checks a String column's bytes as it parses them, but not a column read
+    straight into a Categorical: invalid UTF-8 there makes every later conversion to Python
+    abort the process. Each distinct value is checked here, as bytes (few per column)."""
+    for column in frame.columns:
+        if frame.schema[column] != pl.Categorical:
+            continue
+        distinct = pl.col(column).unique().drop_nulls().cast(pl.String).cast(pl.Binary)
+        for value in frame.select(distinct).to_series().to_list():
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as err:
+                as_bytes = pl.col(column).cast(pl.String).cast(pl.Binary)
+                row = frame.select(pl.arg_where(as_bytes == value).first()).item()
+                raise UserError(
+                    f"column {column!r} holds bytes that are not UTF-8 text ({err.reason})",
+                    file=path,
+                    line=header_index + 2 + int(row),
+                    fix="re-export the file (ncu writes UTF-8); it was damaged or converted",
+                ) from None
