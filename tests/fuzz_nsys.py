@@ -16,7 +16,6 @@ and the run fails. Deterministic for a given --seed; bounded by --seconds.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import random
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from generator.errors import UserError
 from generator.summaries.nsys import format_nsys_summary, summarize_nsys
+from tests.fuzz_cli import NOT_CRASHES, fuzz_main
 from tests.fuzz_ingest import mutate as mutate_bytes
 from tests.nsys_sqlite import Export, training_steps
 from tests.rocprof_json import real_cut, synthetic, write
@@ -214,7 +214,9 @@ def fuzz(
                 exercise(paths)
             except UserError:
                 continue
-            except Exception as error:
+            except BaseException as error:  # a library's panic too (fuzz_cli.NOT_CRASHES)
+                if isinstance(error, NOT_CRASHES):
+                    raise
                 key = signature(error)
                 if key in crashes:
                     continue
@@ -231,13 +233,7 @@ def fuzz(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    args = parser.parse_args(argv)
-    cases, crashes = fuzz(args.seconds, args.seed)
-    print(f"fuzz (nsys): {cases} inputs in {args.seconds:g} s, {len(crashes)} distinct crash(es)")
-    return 1 if crashes else 0
+    return fuzz_main(__doc__ or "", fuzz, "fuzz (nsys)", argv)
 
 
 if __name__ == "__main__":

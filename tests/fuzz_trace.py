@@ -18,7 +18,6 @@ persists), and the run fails. Deterministic for a given --seed; bounded by --sec
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import random
@@ -35,6 +34,7 @@ from generator.errors import UserError
 from generator.ingest.trace.op_table import ATTENTION, CONV, FORMULAS, MATMUL
 from generator.summaries.multirank import format_multirank_summary, summarize_ranks
 from generator.summaries.trace import format_trace_summary, summarize_trace
+from tests.fuzz_cli import NOT_CRASHES, fuzz_main
 
 HERE = Path(__file__).resolve().parent
 TRACES = HERE / "data" / "traces"
@@ -583,7 +583,9 @@ def crash_of(path: Path) -> str | None:
         exercise(path)
     except UserError:
         return None
-    except Exception as error:
+    except BaseException as error:  # a library's panic too (fuzz_cli.NOT_CRASHES)
+        if isinstance(error, NOT_CRASHES):
+            raise
         return signature(error)
     return None
 
@@ -679,7 +681,9 @@ def fuzz(
                 exercise(case)
             except UserError:
                 pass
-            except Exception as error:
+            except BaseException as error:  # a library's panic too (fuzz_cli.NOT_CRASHES)
+                if isinstance(error, NOT_CRASHES):
+                    raise
                 key = signature(error)
                 hits[key] = hits.get(key, 0) + 1
                 if key not in crashes:
@@ -710,13 +714,7 @@ def fuzz(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=120.0, help="time budget (default 120)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    args = parser.parse_args(argv)
-    cases, crashes = fuzz(args.seconds, args.seed)
-    print(f"fuzz (traces): {cases} inputs in {args.seconds:g} s, {len(crashes)} distinct crash(es)")
-    return 1 if crashes else 0
+    return fuzz_main(__doc__ or "", fuzz, "fuzz (traces)", argv, seconds=120.0)
 
 
 if __name__ == "__main__":

@@ -93,3 +93,22 @@ def chart_specs(docs: Path, page: str) -> dict[str, Any]:
         script = (root / relative).read_text(encoding="utf-8")
         specs[chart_id] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
     return specs
+
+
+def repository_files() -> list[str]:
+    """What a clone holds: the tracked files and the untracked ones git does not ignore, as
+    paths relative to REPO; the test is skipped outside a git checkout."""
+    import subprocess
+
+    import pytest
+
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [name for name in listed.decode().split("\0") if name]

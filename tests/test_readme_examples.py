@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, repository_files
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
@@ -174,16 +174,7 @@ def test_a_console_block_is_split_into_commands_and_outputs() -> None:
 
 
 def _fresh_copy(target: Path) -> Path:
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout")
-    for name in filter(None, listed.decode().split("\0")):
+    for name in repository_files():
         source = REPO / name
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
-import pytest
-
-from tests.helpers import REPO
+from tests.helpers import REPO, repository_files
 
 # Spelled in pieces, so that this file does not name the folder it forbids naming.
 _FOLDER = "shared" + "/"
@@ -15,16 +12,7 @@ _SHARED = re.compile(r"(?<![\w-])(\.\./)?" + re.escape(_FOLDER))
 
 
 def _tracked_text_files() -> list[str]:
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout")
-    return [name for name in listed.decode().split("\0") if name]
+    return repository_files()
 
 
 def test_no_tracked_file_refers_to_the_shared_folder() -> None:
