@@ -103,3 +103,86 @@ def gather_bytes(
     up 141 times); and the indices. The table itself is never read whole."""
     read = min(rows, table_rows)
     return float((read + rows) * row_elements * value_size + index_bytes)
+
+
+@dataclass(frozen=True)
+class TableBatch:
+    """One call of FBGEMM's table-batched embedding (TBE) bag, as plain sizes: `lookups`
+    indices (L) into `bags` bags (B·T: B samples × T tables), each row `width` (D) wide,
+    `table_rows` (H) rows over all tables; element sizes of the weights, indices, offsets
+    and the pooled output; `weighted`: a per-sample weight per index (indice_weights)."""
+
+    lookups: int
+    bags: int
+    width: int
+    table_rows: int
+    weight_size: int
+    index_size: int
+    offset_size: int
+    output_size: int
+    weighted: bool
+
+    @property
+    def rows_touched(self) -> int:
+        """Rows gathered (forward) or updated (backward): one per index, each at most once,
+        so never more than the tables hold (the trace does not record how many indices are
+        distinct: this is gather_bytes' convention)."""
+        return min(self.lookups, self.table_rows)
+
+    def _inputs(self) -> int:
+        """The indices, the B·T + 1 offsets and the per-sample weights (float), read once."""
+        weights = self.lookups * 4 if self.weighted else 0
+        return self.lookups * self.index_size + (self.bags + 1) * self.offset_size + weights
+
+
+# The fused optimizer of a TBE backward, per FBGEMM's generated update (codegen/genscript/
+# optimizers.py): (FLOPs per gradient element, FLOPs per row, optimizer-state elements per
+# row as a multiple of 1 or of D). `rowwise_adagrad`: Σg² (2 per element), the row's mean,
+# the momentum's add, a sqrt, the eps add and the lr divide (5 per row), w -= m·g (2 per
+# element); one float of momentum per row. `adagrad`: m += g² (2), w -= lr·g/(√m + eps)
+# (sqrt, add, divide, multiply, subtract: 5) per element; D floats of momentum per row.
+# `dense` (FBGEMM's dense TBE, no optimizer): the gradient is written as a dense tensor.
+TBE_OPTIMIZERS: dict[str, tuple[float, float, bool]] = {
+    "rowwise_adagrad": (4.0, 5.0, False),
+    "adagrad": (7.0, 0.0, True),
+    "dense": (0.0, 0.0, False),
+}
+
+
+def tbe_forward(batch: TableBatch) -> tuple[float, float]:
+    """FLOPs and minimal bytes of a pooled (sum) TBE forward: each index's row of D added
+    into its bag (L·D adds; a per-sample weight one multiply more per element); the rows
+    gathered read once, the indices, offsets and weights read, B·T pooled rows of D written."""
+    flops = batch.lookups * batch.width * (2 if batch.weighted else 1)
+    gathered = batch.rows_touched * batch.width * batch.weight_size
+    written = batch.bags * batch.width * batch.output_size
+    return float(flops), float(gathered + batch._inputs() + written)
+
+
+def tbe_backward(
+    batch: TableBatch, optimizer: str, state_size: int, all_weights: int
+) -> tuple[float, float]:
+    """FLOPs and minimal bytes of a TBE backward with its fused optimizer (TBE_OPTIMIZERS):
+    each index's gradient row (its bag's row of grad_output, times its weight when weighted)
+    added into its table row's gradient (L·D, or 2·L·D weighted); a weighted call's
+    per-sample weight gradient, a dot product of each index's row with its bag's gradient
+    (2·L·D FLOPs, L floats written); then the optimizer on each row touched, which reads and
+    writes the row and its optimizer state (`state_size` bytes per element). grad_output is
+    read once, the indices, offsets and weights once. `dense` writes the gradient of all
+    `all_weights` elements instead. The sort that groups indices by row is not minimal
+    traffic and is not counted: bytes are a lower bound, as everywhere."""
+    per_element, per_row, state_per_element = TBE_OPTIMIZERS[optimizer]
+    rows, width = batch.rows_touched, batch.width
+    flops = float(batch.lookups * width * (2 if batch.weighted else 1))
+    moved = batch.bags * width * batch.output_size + batch._inputs()
+    if batch.weighted:
+        flops += 2 * batch.lookups * width
+        moved += batch.lookups * 4
+    if optimizer == "dense":  # the rows are read only for a weighted call's dot products
+        read = rows * width * batch.weight_size if batch.weighted else 0
+        return flops, float(moved + read + all_weights * batch.weight_size)
+    # the update reads and writes each row (the weighted dot products read the same rows)
+    flops += rows * (per_element * width + per_row)
+    state = rows * (width if state_per_element else 1) * state_size
+    moved += 2 * (rows * width * batch.weight_size + state)
+    return flops, float(moved)

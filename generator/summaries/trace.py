@@ -98,6 +98,10 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "counted_time_s": _clean(total["counted_time_s"]),
         "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
         "uncounted_by_cause": _by_cause(analysis, time_s) if shapes else {},
+        # the share of the time that is not communication spent in ops with a model
+        "modelled_share": _clean(total["counted_time_s"]) / (time_s - communication)
+        if shapes and time_s > communication
+        else None,
         "kernels_by_identity": _by_identity(analysis),
         "communication_time_share": communication / time_s if time_s else 0.0,
         "overhead_time_share": overhead / time_s if time_s else 0.0,

@@ -21,6 +21,7 @@ from generator.ingest.trace.formulas import Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
 from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
+from generator.ingest.trace.tbe import is_tbe, pair_args
 from generator.ingest.trace.timeline import (
     NO_PARENT,
     Windows,
@@ -199,7 +200,9 @@ def attribute(trace: RawTrace) -> Attribution:
                 add(own, None, i, ops.ts[i], wrapper=wraps[i])
 
     counted = sorted({int(i) for i in rows["instance"]} - {-1})  # type: ignore[call-overload]
-    costs = {i: op_cost(ops.name[i], ops.args[i]) for i in counted}
+    # FBGEMM's table-batched embeddings cost from their forward and backward together
+    paired = pair_args(ops) if any(map(is_tbe, known)) else {}
+    costs = {i: op_cost(ops.name[i], paired.get(i, ops.args[i])) for i in counted}
     instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
 
     def add_instance(instance: int, op: str, cost: Cost | None, share: float = 1.0) -> None:

@@ -7,6 +7,7 @@ than reported.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from generator.complexity.conventions import ELEMENTWISE
@@ -32,6 +33,7 @@ from generator.ingest.trace.lookups import (
     embedding_bag,
     index_select,
 )
+from generator.ingest.trace.tbe import is_tbe, lookup_cost
 
 MATMUL = {
     "aten::mm": matmul(False, 0),
@@ -294,13 +296,17 @@ TENSOR_FAMILIES = frozenset({"matmul", "conv", "attention"})
 
 
 def has_formula(name: str) -> bool:
-    """Whether the op has a formula: in the table, or an inductor pointwise kernel."""
-    return name in FORMULAS or name.startswith(COMPILED_POINTWISE)
+    """Whether the op has a formula: in the table, an inductor pointwise kernel, or an
+    FBGEMM table-batched embedding (tbe.py) whose optimizer has a model."""
+    return name in FORMULAS or name.startswith(COMPILED_POINTWISE) or is_tbe(name)
 
 
 def op_cost(name: str, args: OpArgs | None) -> Cost | None:
-    """The op's cost, or None when the table has no formula or the shapes do not fit it."""
+    """The op's cost, or None when the table has no formula or the shapes do not fit it.
+    A TBE op's `args` are its pair's (tbe.pair_args)."""
     formula = FORMULAS.get(name)
+    if formula is None and is_tbe(name):
+        formula = functools.partial(lookup_cost, name)
     if args is None or (formula is None and not name.startswith(COMPILED_POINTWISE)):
         return None
     try:

@@ -1,0 +1,156 @@
+"""FBGEMM's table-batched embeddings (TBE) on real recommendation-model traces, and the
+modelled share of each production trace's non-communication kernel time.
+
+Every expected number is derived by hand from the arguments the trace records (quoted
+beside it), with the model of docs/methodology.md ("FBGEMM's table-batched embeddings"):
+forward L·D FLOPs (2·L·D weighted), rows gathered (at most the tables' rows) + indices +
+offsets + per-sample weights + the pooled output; backward the same gradient work, a
+weighted call's dot products, and the fused optimizer on each row touched.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from generator.analysis.trace_analysis import analyze_trace
+from generator.analysis.trace_roofline import UNCOUNTED_CAUSES
+from generator.ingest.trace.attribute import attribute
+from generator.ingest.trace.read import read_trace
+from generator.ingest.trace.tbe import pair_args
+from generator.summaries.trace import summarize_trace
+from tests.trace_helpers import REAL_TRACES
+
+SAMPLED = REAL_TRACES / "hta__trace_filter_sampled_rank-0.json.gz"
+CONTROL = REAL_TRACES / "hta__trace_diff_control__a100.json.gz"
+DLRM = REAL_TRACES / "param__dlrm_kineto_worker0__v100.json.gz"
+FORWARD = "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function"
+BACKWARD = "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>"
+
+
+def _costs(path: object, op: str) -> set[tuple[float, float]]:
+    instances = attribute(read_trace(path)).instances  # type: ignore[arg-type]
+    rows = instances.filter(pl.col("op") == op).select("flops", "bytes").rows()
+    return {(f, b) for f, b in rows}
+
+
+def test_each_tbe_backward_node_pairs_with_its_forward_by_sequence_number() -> None:
+    """The sampled trace: two iterations of two TBEs. The nodes record grad_output
+    [262144, 1440] and [262144, 160]; their forward ops 9 tables (weights_offsets [9],
+    offsets [2359297] = 262144·9 + 1) and 1 table (offsets [262145])."""
+    ops = read_trace(SAMPLED).ops
+    paired = pair_args(ops)
+    assert sorted(ops.name[i] for i in paired) == [FORWARD] * 4 + [BACKWARD] * 4
+    for args in paired.values():
+        tables, bags = args.dims[5][0], args.dims[12][0] - 1
+        samples, total_width = args.dims[-1]
+        assert (samples, total_width) in {(262144, 1440), (262144, 160)}
+        assert bags == samples * tables and total_width == 160 * tables
+
+
+def test_tbe_costs_from_the_recorded_arguments() -> None:
+    """Iteration 1 of the sampled trace, rowwise adagrad, fp16 weights (c10::Half), fp32
+    output (the nodes' grad_output is float), int64 indices and offsets.
+
+    Nine tables, unweighted: indices [30111429], offsets [2359297], dev_weights
+    [7722480160], momentum1_dev [48265501] (one per row: H = 48,265,501 rows, and
+    7,722,480,160 / 48,265,501 = 160 = 1440 / 9, so every table is D = 160 wide); L < H, so
+    all 30,111,429 rows gathered are counted."""
+    lookups, rows, width, bags = 30_111_429, 30_111_429, 160, 2_359_296
+    inputs = lookups * 8 + (bags + 1) * 8
+    forward = (lookups * width, rows * width * 2 + inputs + bags * width * 4)
+    assert forward == (4_817_828_640, 11_405_372_528)
+    # backward: L·D gradient adds, then per row Σg² (2D), w -= m·g (2D) and 5 for the
+    # momentum; grad_output read, each row and its one float of momentum read and written
+    backward = (
+        lookups * width + rows * (4 * width + 5),
+        bags * width * 4 + inputs + 2 * (rows * width * 2 + rows * 4),
+    )
+    assert backward == (24_239_700_345, 21_281_921_240)
+    # One table, weighted (indice_weights [8856548] float): offsets [262145], dev_weights
+    # [279988640], momentum1_dev [1749929]: H = 1,749,929 rows of 160 (279,988,640 / 160),
+    # fewer than the 8,856,548 lookups, so 1,749,929 rows are counted.
+    lookups, rows, bags = 8_856_548, 1_749_929, 262_144
+    inputs = lookups * 8 + (bags + 1) * 8 + lookups * 4
+    weighted_forward = (2 * lookups * width, rows * width * 2 + inputs + bags * width * 4)
+    assert weighted_forward == (2_834_095_360, 836_125_176)
+    # backward: 2·L·D gradient (weight × row, add), 2·L·D for the per-sample weights'
+    # gradient (a dot product per index), the optimizer per row; L floats written more
+    weighted_backward = (
+        4 * lookups * width + rows * (4 * width + 5),
+        bags * width * 4 + inputs + lookups * 4 + 2 * (rows * width * 2 + rows * 4),
+    )
+    assert weighted_backward == (6_796_894_925, 1_445_528_080)
+    forwards, backwards = _costs(SAMPLED, FORWARD), _costs(SAMPLED, BACKWARD)
+    assert {forward, weighted_forward} <= forwards and len(forwards) == 4
+    assert {backward, weighted_backward} <= backwards and len(backwards) == 4
+
+
+def test_full_adagrad_and_dense_tbe_on_params_dlrm_trace() -> None:
+    """param's DLRM, rank 0: adagrad over 3 tables (weights_offsets [3]), indices [768],
+    offsets [385] (B = 384 / 3 = 128), dev_weights [640649648] float, the node's
+    grad_output [128, 48]: D = 16, H = 640,649,648 / 16 = 40,040,603 rows, all 768 lookups
+    counted; adagrad keeps D floats of momentum per row and costs 7 FLOPs per element.
+    The dense TBE: 2 tables, dev_weights [112] (7 rows of 16), indices [32], offsets
+    [33], grad_output [16, 32]."""
+    lookups, width, bags = 768, 16, 384
+    inputs = lookups * 8 + (bags + 1) * 8
+    assert _costs(DLRM, "fbgemm::split_embedding_codegen_lookup_adagrad_function") == {
+        (lookups * width, lookups * width * 4 + inputs + bags * width * 4)  # (12288, 82952)
+    }
+    assert _costs(DLRM, "torch::autograd::CppNode<SplitLookupFunction_adagrad_Op>") == {
+        (
+            lookups * width + lookups * 7 * width,
+            bags * width * 4 + inputs + 2 * (lookups * width * 4 + lookups * width * 4),
+        )
+    }
+    lookups, rows, bags = 32, 7, 32
+    inputs = lookups * 8 + (bags + 1) * 8
+    assert _costs(DLRM, "fbgemm::dense_embedding_codegen_lookup_function") == {
+        (lookups * width, rows * width * 4 + inputs + bags * width * 4)
+    }
+    # the dense backward writes the gradient of all 112 weights
+    assert _costs(DLRM, "torch::autograd::CppNode<SplitLookupFunction_Dense_Op>") == {
+        (lookups * width, bags * width * 4 + inputs + 112 * 4)
+    }
+
+
+def test_tables_of_mixed_widths_are_left_with_a_cause() -> None:
+    """The control trace's second TBE: 122 tables (weights_offsets [122]), grad_output
+    [8192, 8720]: 8720 / 122 = 71.5 is no whole width, and the row-weighted mean
+    (7,487,072 weights / 90,837 momentum rows = 82.4) differs: the tables' widths differ and
+    the trace does not say how many lookups each took. No cost, and the cause says so."""
+    summary = summarize_trace(CONTROL, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows[FORWARD]["cause"] == "no usable shapes"
+    # its one-table sibling is costed: dev_weights [96000] float, momentum1_dev [1000]
+    # (1000 rows of 96, grad_output [8192, 96]), weighted, indices [61072], offsets [8193]
+    lookups, rows, width, bags = 61_072, 1_000, 96, 8_192
+    inputs = lookups * 8 + (bags + 1) * 8 + lookups * 4
+    forward = (2 * lookups * width, rows * width * 4 + inputs + bags * width * 4)
+    assert forward == (11_725_824, 4_328_136) and forward in _costs(CONTROL, FORWARD)
+    assert summary["uncounted_by_cause"]["no usable shapes"] > 0.15
+
+
+@pytest.mark.parametrize(
+    ("path", "share"),
+    # measured with `summarize --json`; before TBE had a model: 0.372, 0.586 and 0.711
+    [(SAMPLED, 0.763), (CONTROL, 0.591), (DLRM, 0.856)],
+)
+def test_production_traces_have_half_their_non_communication_time_modelled(
+    path: object, share: float
+) -> None:
+    """HTA's and param's recommendation-model traces: at least half of the kernel time that
+    is not communication has a model, and every kernel without one has a cause."""
+    summary = summarize_trace(path, None)  # type: ignore[arg-type]
+    modelled = summary["modelled_share"]
+    assert modelled == pytest.approx(share, abs=0.001) and modelled >= 0.5
+    communication = summary["communication_time_share"]
+    uncounted = summary["uncounted_time_share"]
+    assert modelled == pytest.approx(1 - uncounted / (1 - communication))
+    points = analyze_trace(path).work.points  # type: ignore[arg-type]
+    uncounted_rows = points.filter(pl.col("uncounted") | pl.col("communication"))
+    assert uncounted_rows["cause"].null_count() == 0
+    assert set(uncounted_rows["cause"]) <= set(UNCOUNTED_CAUSES)
+    causes = summary["uncounted_by_cause"]
+    assert sum(causes.values()) == pytest.approx(uncounted + communication)
