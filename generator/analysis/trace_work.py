@@ -33,7 +33,8 @@ from generator.ingest.trace.read import RawTrace, read_trace
 
 # Bump when the work table or the counts change meaning (a new formula, a new column):
 # every stored file is then out of date, and read again from its trace.
-WORK_VERSION = 2  # 2: attention masks, destinations, lookups, memory ops, full square
+# 2: attention masks, destinations, lookups, memory ops, full square; 3: FBGEMM's TBE
+WORK_VERSION = 3
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})

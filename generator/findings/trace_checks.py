@@ -63,7 +63,9 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
             "Their FLOPs are not in the totals, so the step's attained FLOP/s covers the "
             "counted ops' time only",
             "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
-            "or data-movement ops); no usable shapes: record with record_shapes=True; no op: "
+            "or data-movement ops); no usable shapes: the recorded shapes do not give the op's "
+            "sizes (record with record_shapes=True; FBGEMM embedding tables of mixed widths "
+            "record only their summed width); no op: "
             "the kernel's launch is not in the trace and no op launched an identical kernel "
             "(keep the whole step inside the profiler's window)",
         )
