@@ -127,26 +127,37 @@ def lookup_cost(name: str, args: OpArgs) -> Cost | None:
     return Cost(flops, moved, "embedding", kind)
 
 
+def _kind(name: str) -> str:
+    """A TBE forward op, a TBE node, autograd's own (whose sequence numbers are a backward
+    node's), or an op whose sequence number counts."""
+    if FORWARD.match(name):
+        return "forward"
+    if BACKWARD.match(name):
+        return "node"
+    return "skip" if "autograd" in name or "Backward" in name else "op"
+
+
 def pair_args(ops: Events) -> dict[int, OpArgs]:
     """Each TBE forward op and backward node that pair, with the forward's arguments and
     grad_output appended. A forward op pairs with the node whose sequence number the last
     op before it on its thread recorded (ops with no sequence number, autograd nodes and
     the engine's wrappers aside); a pair whose optimizers differ is not one."""
     names, tids, sequence, args = ops.name, ops.tid, ops.sequence, ops.args
-    order = sorted(range(len(names)), key=ops.ts.__getitem__)
+    kind = {name: _kind(name) for name in set(names)}  # each distinct name once
     last: dict[str, int] = {}
     forwards: dict[tuple[str, int], int] = {}
     backwards: list[int] = []
-    for i in order:
-        name = names[i]
-        if FORWARD.match(name):
+    for i in sorted(range(len(names)), key=ops.ts.__getitem__):
+        found = kind[names[i]]
+        if found == "op":
+            if sequence[i] is not None:
+                last[tids[i]] = sequence[i]  # type: ignore[assignment]
+        elif found == "forward":
             seen = last.get(tids[i])
             if seen is not None:
-                forwards[(optimizer_of(name) or "", seen)] = i
-        elif BACKWARD.match(name):
+                forwards[(optimizer_of(names[i]) or "", seen)] = i
+        elif found == "node":
             backwards.append(i)
-        elif sequence[i] is not None and "autograd" not in name and "Backward" not in name:
-            last[tids[i]] = sequence[i]  # type: ignore[assignment]
     paired: dict[int, OpArgs] = {}
     for node in backwards:
         seq, grad = sequence[node], args[node]
