@@ -39,7 +39,7 @@ NO_TORCH_TESTS = [
         "cli", "import", "ingest_errors", "ingest_layouts", "ingest_real", "ingest_variants",
         "bad_corpus", "findings", "layer_findings", "trace_ingest", "trace_reader", "nsys",
         "multirank", "multirank_capture", "readme", "readme_examples", "standalone",
-        "ncu_rep", "nsys_binary", "nsys_miniweather", "nsys_real_sqlite", "rocprof",
+        "ncu_rep", "nsys_binary", "nsys_miniweather", "nsys_real_sqlite", "rocprof", "tbe",
     )
 ]  # fmt: skip
 
