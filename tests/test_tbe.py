@@ -154,3 +154,20 @@ def test_production_traces_have_half_their_non_communication_time_modelled(
     assert set(uncounted_rows["cause"]) <= set(UNCOUNTED_CAUSES)
     causes = summary["uncounted_by_cause"]
     assert sum(causes.values()) == pytest.approx(uncounted + communication)
+
+
+def test_embedding_bag_is_the_same_pooled_lookup_model() -> None:
+    """aten's embedding_bag is a one-table TBE forward (op_models.tbe_forward). The CPU
+    trace recorded here (embedding_bag_cpu/record.py): weight [1000, 16] float, indices [40]
+    and offsets [8] int64 (8 bags); the second call with per_sample_weights [40] float; the
+    third a mean (mode 1) with include_last_offset (offsets [9], 8 bags)."""
+    trace = REAL_TRACES / "embedding_bag_cpu" / "trace.json.gz"
+    rows, width, bags = 40, 16, 8  # 40 indices < 1000 rows: all 40 rows read
+    moved = rows * width * 4 + rows * 8 + bags * width * 4
+    expected = {
+        (rows * width, moved + 8 * 8),  # (640, 3456)
+        (2 * rows * width, moved + 8 * 8 + rows * 4),  # (1280, 3616)
+        (rows * width + bags * width, moved + 9 * 8),  # the mean's 128 divides: (768, 3464)
+    }
+    assert expected == {(640, 3456), (1280, 3616), (768, 3464)}
+    assert _costs(trace, "aten::embedding_bag") == expected

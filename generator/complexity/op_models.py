@@ -107,20 +107,28 @@ def gather_bytes(
 
 @dataclass(frozen=True)
 class TableBatch:
-    """One call of FBGEMM's table-batched embedding (TBE) bag, as plain sizes: `lookups`
-    indices (L) into `bags` bags (B·T: B samples × T tables), each row `width` (D) wide,
-    `table_rows` (H) rows over all tables; element sizes of the weights, indices, offsets
-    and the pooled output; `weighted`: a per-sample weight per index (indice_weights)."""
+    """One pooled embedding lookup, as plain sizes: FBGEMM's table-batched embedding (TBE)
+    bag, or aten's embedding_bag (one table). `lookups` indices (L) into `bags` bags (B·T:
+    B samples × T tables), `offsets` offsets recorded (B·T, or B·T + 1 with the last), each
+    row `width` (D) wide, `table_rows` (H) rows over all tables; element sizes of the
+    weights, indices, offsets, the pooled output and the per-sample weights (0: none);
+    `mean`: the bags are averaged, not summed."""
 
     lookups: int
     bags: int
+    offsets: int
     width: int
     table_rows: int
     weight_size: int
     index_size: int
     offset_size: int
     output_size: int
-    weighted: bool
+    sample_weight_size: int
+    mean: bool = False
+
+    @property
+    def weighted(self) -> bool:
+        return self.sample_weight_size > 0
 
     @property
     def rows_touched(self) -> int:
@@ -130,9 +138,10 @@ class TableBatch:
         return min(self.lookups, self.table_rows)
 
     def _inputs(self) -> int:
-        """The indices, the B·T + 1 offsets and the per-sample weights (float), read once."""
-        weights = self.lookups * 4 if self.weighted else 0
-        return self.lookups * self.index_size + (self.bags + 1) * self.offset_size + weights
+        """The indices, the offsets and the per-sample weights, read once."""
+        return self.lookups * (self.index_size + self.sample_weight_size) + (
+            self.offsets * self.offset_size
+        )
 
 
 # The fused optimizer of a TBE backward, per FBGEMM's generated update (codegen/genscript/
@@ -150,10 +159,13 @@ TBE_OPTIMIZERS: dict[str, tuple[float, float, bool]] = {
 
 
 def tbe_forward(batch: TableBatch) -> tuple[float, float]:
-    """FLOPs and minimal bytes of a pooled (sum) TBE forward: each index's row of D added
-    into its bag (L·D adds; a per-sample weight one multiply more per element); the rows
-    gathered read once, the indices, offsets and weights read, B·T pooled rows of D written."""
+    """FLOPs and minimal bytes of a pooled lookup's forward (a TBE's, or embedding_bag's):
+    each index's row of D added into its bag (L·D adds, or compares for a max bag; a
+    per-sample weight one multiply more per element; a mean one divide per output
+    element); the rows gathered read once, the indices, offsets and weights read, B·T
+    pooled rows of D written."""
     flops = batch.lookups * batch.width * (2 if batch.weighted else 1)
+    flops += batch.bags * batch.width if batch.mean else 0
     gathered = batch.rows_touched * batch.width * batch.weight_size
     written = batch.bags * batch.width * batch.output_size
     return float(flops), float(gathered + batch._inputs() + written)
@@ -164,7 +176,8 @@ def tbe_backward(
 ) -> tuple[float, float]:
     """FLOPs and minimal bytes of a TBE backward with its fused optimizer (TBE_OPTIMIZERS):
     each index's gradient row (its bag's row of grad_output, times its weight when weighted)
-    added into its table row's gradient (L·D, or 2·L·D weighted); a weighted call's
+    added into its table row's gradient (L·D; one multiply per element more weighted, and
+    one more for a mean bag's 1 / size); a weighted call's
     per-sample weight gradient, a dot product of each index's row with its bag's gradient
     (2·L·D FLOPs, L floats written); then the optimizer on each row touched, which reads and
     writes the row and its optimizer state (`state_size` bytes per element). grad_output is
@@ -173,11 +186,12 @@ def tbe_backward(
     traffic and is not counted: bytes are a lower bound, as everywhere."""
     per_element, per_row, state_per_element = TBE_OPTIMIZERS[optimizer]
     rows, width = batch.rows_touched, batch.width
-    flops = float(batch.lookups * width * (2 if batch.weighted else 1))
+    # a mean bag's gradient is scaled by 1 / its size: one multiply per element more
+    flops = float(batch.lookups * width * (1 + batch.weighted + batch.mean))
     moved = batch.bags * width * batch.output_size + batch._inputs()
     if batch.weighted:
         flops += 2 * batch.lookups * width
-        moved += batch.lookups * 4
+        moved += batch.lookups * batch.sample_weight_size
     if optimizer == "dense":  # the rows are read only for a weighted call's dot products
         read = rows * width * batch.weight_size if batch.weighted else 0
         return flops, float(moved + read + all_weights * batch.weight_size)

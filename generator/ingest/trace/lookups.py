@@ -4,7 +4,7 @@ whole table."""
 
 from __future__ import annotations
 
-from generator.complexity.op_models import gather_bytes
+from generator.complexity.op_models import TableBatch, gather_bytes, tbe_forward
 from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.formulas import Cost, _concrete, _dtype, _is_tensor, _numel, _size
 
@@ -33,23 +33,31 @@ def index_select(args: OpArgs) -> Cost | None:
 
 def embedding_bag(args: OpArgs) -> Cost | None:
     """_embedding_bag(weight [V, D], indices, offsets, scale_grad_by_freq, mode, sparse,
-    per_sample_weights, include_last_offset, ...): each index's row is read (at most the
-    table's rows, once each) and added into its bag (sum or mean: 1 FLOP per element, max: 1 compare; a per-sample weight one
-    multiply more); one row of D is written per bag."""
+    per_sample_weights, include_last_offset, ...): a pooled lookup of one table, by the
+    model FBGEMM's table-batched embeddings use (op_models.tbe_forward): each index's row
+    read (at most the table's rows, once each) and added into its bag (sum or mean: 1 FLOP
+    per element, max: 1 compare; a per-sample weight one multiply more; a mean (mode 1) one
+    divide per output element); one row of D written per bag."""
     if len(args.dims) < 3 or not (_is_tensor(args.dims[0]) and len(args.dims[0]) == 2):
         return None
     (table_rows, width), value_size = args.dims[0], _size(args, 0)
-    indices, offsets = _numel(args.dims[1]), _numel(args.dims[2])
-    bags = offsets - 1 if _concrete(args, 7) is True else offsets
+    offsets = _numel(args.dims[2])
     weighted = len(args.dims) > 6 and _is_tensor(args.dims[6])
-    flops = indices * width * (2 if weighted else 1)
-    moved = (
-        (min(indices, table_rows) + bags) * width * value_size
-        + indices * _size(args, 1)
-        + offsets * _size(args, 2)
-        + (indices * _size(args, 6) if weighted else 0)
+    batch = TableBatch(
+        lookups=_numel(args.dims[1]),
+        bags=offsets - 1 if _concrete(args, 7) is True else offsets,
+        offsets=offsets,
+        width=width,
+        table_rows=table_rows,
+        weight_size=value_size,
+        index_size=_size(args, 1),
+        offset_size=_size(args, 2),
+        output_size=value_size,
+        sample_weight_size=_size(args, 6) if weighted else 0,
+        mean=_concrete(args, 4) == 1,
     )
-    return Cost(float(flops), float(moved), "embedding", _dtype(args))
+    flops, moved = tbe_forward(batch)
+    return Cost(flops, moved, "embedding", _dtype(args))
 
 
 def embedding_backward(args: OpArgs) -> Cost | None:

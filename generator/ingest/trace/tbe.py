@@ -32,7 +32,7 @@ from generator.complexity.op_models import (
     tbe_forward,
 )
 from generator.ingest.trace.events import OpArgs
-from generator.ingest.trace.formulas import DTYPE_BYTES, Cost, _is_tensor, _numel
+from generator.ingest.trace.formulas import DTYPE_BYTES, Cost, _concrete, _is_tensor, _numel
 from generator.ingest.trace.read import Events
 
 FORWARD = re.compile(
@@ -50,12 +50,13 @@ class Layout:
     weights_offsets: int
     indices: int
     offsets: int
+    pooling_mode: int  # a scalar: 0 sum, 1 mean (FBGEMM's PoolingMode)
     indice_weights: int
     momentum: int | None  # momentum1_dev: the optimizer state
 
 
-SPLIT = Layout((1, 2), 5, 11, 12, 14, 20)
-DENSE = Layout((0,), 1, 7, 8, 10, None)
+SPLIT = Layout((1, 2), 5, 11, 12, 13, 14, 20)
+DENSE = Layout((0,), 1, 7, 8, 9, 10, None)
 
 
 def optimizer_of(name: str) -> str | None:
@@ -97,16 +98,19 @@ def _table_batch(args: OpArgs, optimizer: str) -> tuple[TableBatch, Layout, int]
         assert layout.momentum is not None
         if _numel(dims[layout.momentum]) != rows:
             return None  # the row-weighted mean width differs: the tables' widths differ
+    weighted = _is_tensor(dims[layout.indice_weights])
     batch = TableBatch(
         lookups=lookups,
         bags=bags,
+        offsets=bags + 1,
         width=width,
         table_rows=rows,
         weight_size=DTYPE_BYTES[kind],
         index_size=DTYPE_BYTES.get(types[layout.indices], 8),
         offset_size=DTYPE_BYTES.get(types[layout.offsets], 8),
         output_size=DTYPE_BYTES.get(types[-1], 4),
-        weighted=_is_tensor(dims[layout.indice_weights]),
+        sample_weight_size=DTYPE_BYTES.get(types[layout.indice_weights], 4) if weighted else 0,
+        mean=_concrete(args, layout.pooling_mode) == 1,  # recorded with Concrete Inputs only
     )
     return batch, layout, all_weights
 
