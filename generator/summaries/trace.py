@@ -71,9 +71,9 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
     total = analysis.total
     time_s = float(total["time_s"])  # type: ignore[arg-type]
     shapes = analysis.attribution.ops_with_shapes > 0
-    uncounted, communication, overhead = (
+    uncounted, communication, overhead, counted = (
         float(total[f"{kind}_time_s"] or 0.0)  # type: ignore[arg-type]
-        for kind in ("uncounted", "communication", "overhead")
+        for kind in ("uncounted", "communication", "overhead", "counted")
     )
     flops_by_op = {
         op: float(f)
@@ -99,7 +99,7 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
         "uncounted_by_cause": _by_cause(analysis, time_s) if shapes else {},
         # the share of the time that is not communication spent in ops with a model
-        "modelled_share": _clean(total["counted_time_s"]) / (time_s - communication)
+        "modelled_share": counted / (time_s - communication)
         if shapes and time_s > communication
         else None,
         "kernels_by_identity": _by_identity(analysis),
