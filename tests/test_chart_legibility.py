@@ -91,9 +91,14 @@ def _l4() -> Any:
 
 def _modelled(n: int) -> list[dict[str, Any]]:
     return [
-        {"label": f"batch {2**i}", "ai": 0.05 * (i + 1), "attained": 1e9 * (i + 1), "device": EPYC}
+        {"label": f"batch {2**i}", "ai": 0.05 * (i + 1), "attained": 1e9 * (i + 1), "device": EPYC,
+         "precision": "FP32"}
         for i in range(n)
-    ]
+    ]  # fmt: skip
+
+
+def _measured_roof(device: str, peak: float, bandwidth: float, precision: str = "FP32") -> Any:
+    return {"device": device, "precision": precision, "peak": peak, "bandwidth": bandwidth}
 
 
 def _sweep(numeric: bool, unit: str = "samples/s") -> list[dict[str, Any]]:
@@ -128,12 +133,39 @@ def all_specs() -> dict[str, dict[str, Any]]:
         "kernel roofline": roofline_chart(_kernels(30), _step(), _l4(), "L4 kernels " * 9),
         "kernel roofline, few": roofline_chart(_kernels(3), _step(), _l4(), "L4"),
         "modelled roofline": modelled_roofline_chart(
-            _modelled(3), {EPYC: (1.7e11, 2.5e10)}, "A: modelled"
+            _modelled(3), [_measured_roof(EPYC, 1.7e11, 2.5e10)], "A: modelled"
         ),
         "modelled roofline, two devices": modelled_roofline_chart(
-            [*_modelled(2), {"label": "h", "ai": 30.0, "attained": 5e13, "device": H100}],
-            {EPYC: (1.7e11, 2.5e10), H100: (5e13, 3e12)},
+            [
+                *_modelled(2),
+                {"label": "h", "ai": 30.0, "attained": 5e13, "device": H100, "precision": "FP32"},
+            ],
+            [_measured_roof(EPYC, 1.7e11, 2.5e10), _measured_roof(H100, 5e13, 3e12)],
             "F",
+        ),
+        "modelled roofline, two precisions": modelled_roofline_chart(
+            [
+                {
+                    "label": "fp32",
+                    "ai": 30.0,
+                    "attained": 2e13,
+                    "device": H100,
+                    "precision": "FP32",
+                },
+                {
+                    "label": "bf16",
+                    "ai": 30.0,
+                    "attained": 9e13,
+                    "device": H100,
+                    "precision": "BF16 AMP",
+                },
+            ],
+            [
+                _measured_roof(H100, 5.1e13, 3e12),
+                _measured_roof(H100, 7.9e14, 3e12, "BF16 AMP"),
+                _measured_roof(H100, 4.1e14, 3e12, "TF32"),
+            ],  # no point runs TF32: not drawn
+            "E",
         ),
         "catalog fp32": multi_device_roofline(catalog, "fp32", "FP32"),
         "catalog fp16 tensor": multi_device_roofline(catalog, "fp16_tensor", "FP16 tensor"),
@@ -155,13 +187,36 @@ def all_specs() -> dict[str, dict[str, Any]]:
                 },
             ],
             [
-                {"device": EPYC, "label": "EPYC measured", "peak": 1.7e11, "bandwidth": 2.5e10},
-                {"device": "NVIDIA L4", "label": "L4 fp32", "peak": 3.03e13, "bandwidth": 3e11},
+                {
+                    "device": EPYC,
+                    "label": "EPYC measured",
+                    "precision": "FP32",
+                    "source": "measured",
+                    "peak": 1.7e11,
+                    "bandwidth": 2.5e10,
+                },
+                {
+                    "device": "NVIDIA L4",
+                    "label": "L4 fp32",
+                    "precision": "FP32",
+                    "source": "datasheet",
+                    "peak": 3.03e13,
+                    "bandwidth": 3e11,
+                },
             ],
         ),
         "trace roofline": trace_roofline(
             trace_points,
-            [{"label": "fp32 datasheet", "peak": 3.03e13, "bandwidth": 3e11}],
+            [
+                {
+                    "label": "fp32 datasheet",
+                    "device": "NVIDIA L4",
+                    "precision": "FP32",
+                    "source": "datasheet",
+                    "peak": 3.03e13,
+                    "bandwidth": 3e11,
+                }
+            ],
             "phase",
             "ops",
         ),
@@ -482,7 +537,13 @@ def test_names_stay_inside_the_plot() -> None:
         {"label": "aten::left", "phase": "forward", "ai": 0.5, "attained": 1e9, "time_s": 1e-3},
         {"label": "aten::right", "phase": "forward", "ai": 5e3, "attained": 1e9, "time_s": 1e-3},
     ]
-    roof = {"label": "tf32_tensor 156 TFLOP/s (catalog datasheet)", "peak": 1.56e14}
+    roof = {
+        "label": "tf32_tensor 156 TFLOP/s (catalog datasheet)",
+        "peak": 1.56e14,
+        "device": "NVIDIA A100 40GB SXM",
+        "precision": "TF32 tensor",
+        "source": "datasheet",
+    }
     spec = trace_roofline(points, [{**roof, "bandwidth": 1.6e12}], "phase", "ops")
     texts = [u for u in units(spec) if mark_type(u) == "text"]
     side = {

@@ -4,17 +4,19 @@ part), the ridge marked, and names beside the points when there are few."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import altair as alt
 
-from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, inline, log_y
+from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, PLAIN_AXIS, inline, log_y
+from generator.formatting import plain
 
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
 POINT_MARGIN = 3.0
 LABEL_CHARS = 28
 RIGHT_THIRD = 2 / 3  # labels of points past this share of the x axis sit to their left
+NAME_PX = 13  # a 10 px roof name and the air above it: names of close peaks step down by this
 
 
 def roof_domain(ais: Iterable[float | None], ridges: Iterable[float | None]) -> tuple[float, float]:
@@ -36,7 +38,7 @@ def ai_x(domain: tuple[float, float], title: str) -> alt.X:
         "ai:Q",
         title=title,
         scale=alt.Scale(type="log", domain=list(domain), nice=False),
-        axis=alt.Axis(format="~g"),
+        axis=alt.Axis(format=PLAIN_AXIS),
     )
 
 
@@ -47,8 +49,8 @@ def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[s
         **labels,
         "ai": ridge,
         "flops_per_s": peak,
-        "ridge": f"{name} ridge {ridge:.3g}",  # the rule's tooltip names the roof
-        "ridge_at": f"ridge {ridge:.3g}",  # beside the rule: short, inside the plot
+        "ridge": f"{name} ridge {plain(ridge, 3)}",  # the rule's tooltip names the roof
+        "ridge_at": f"ridge {plain(ridge, 3)}",  # beside the rule: short, inside the plot
     }
 
 
@@ -126,3 +128,46 @@ def kind_shape(kind: str) -> str:
     if "ncu" in kind or "counted" in kind:
         return "circle"
     return "triangle-up"
+
+
+def roof_name(device: str, precision: str, source: str) -> str:
+    """What a roof is called on its chart: the device (short), the precision, and where the
+    peak comes from ("datasheet", "measured")."""
+    return f"{short_label(device)} · {precision} ({source})"
+
+
+def roof_name_rows(
+    roofs: Sequence[dict[str, Any]], ai_max: float, ys: Iterable[float | None], height: int
+) -> list[dict[str, Any]]:
+    """Each roof's name (`roofs`: {"roof_name", "peak", ...}) at the right end of its flat
+    part. Names of peaks closer than a line of text step down one under the other: the
+    y scale is estimated from `ys` (every value the chart draws) as Vega draws it, log and
+    rounded out to whole decades, `height` pixels tall."""
+    values = [y for y in ys if y and y > 0]
+    if not roofs or not values:
+        return []
+    decades = max(1, math.ceil(math.log10(max(values))) - math.floor(math.log10(min(values))))
+    step = 10 ** (NAME_PX * decades / height)
+    rows: list[dict[str, Any]] = []
+    below = math.inf
+    for roof in sorted(
+        {r["roof_name"]: r for r in roofs}.values(), key=lambda r: -float(r["peak"])
+    ):
+        below = min(float(roof["peak"]), below / step)
+        rows.append({**roof, "ai": ai_max, "name_at": below})
+    return rows
+
+
+def roof_name_marks(rows: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
+    """The names of `roof_name_rows`, right-aligned above each roof's flat part, in the
+    roof's hue (`colour`) or the guides' grey."""
+    if not rows:
+        return []
+    by_colour: dict[str, Any] = {"color": colour} if colour is not None else {}
+    fixed: dict[str, Any] = {} if colour is not None else {"color": GUIDE_COLOUR}
+    text = (
+        alt.Chart(inline(rows))
+        .mark_text(align="right", baseline="bottom", dx=-3, dy=-2, fontSize=10, **fixed)
+        .encode(x=x, y=log_y("name_at"), text="roof_name:N", **by_colour)
+    )
+    return [text]
