@@ -9,6 +9,7 @@ from typing import Any
 import altair as alt
 
 from generator.catalog import Device
+from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import (
     ai_x,
     kind_shape,
@@ -16,9 +17,6 @@ from generator.charts.roofs import (
     ridge_marks,
     ridge_row,
     roof_domain,
-    roof_name,
-    roof_name_marks,
-    roof_name_rows,
     short_label,
 )
 from generator.charts.scales import (
@@ -92,11 +90,11 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     )
     named = [
         {"roof_name": roof_name(r["device"], precision, "datasheet"), "peak": r["flops_per_s"],
-         "device": r["device"]}
+         "bandwidth": r["bandwidth"], "device": r["device"]}
         for r in ridges
     ]  # fmt: skip
     ys = [r["flops_per_s"] for r in rows]
-    labels = roof_name_marks(roof_name_rows(named, domain[1], ys, CATALOG_PX), x, color)
+    labels = roof_name_marks(roof_name_rows(named, domain, ys, CATALOG_PX), x, color)
     chart = alt.layer(lines, points, *labels).properties(
         title=fit_title(title), width="container", height=CATALOG_PX
     )
@@ -198,12 +196,10 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
         )
     )
     named = [
-        {"roof_name": roof_name(r["device"], r["precision"], r["source"]), "peak": r["peak"],
-         "device": r["device"]}
-        for r in roofs
+        {"roof_name": roof_name(r["device"], r["precision"], r["source"]), **r} for r in roofs
     ]  # fmt: skip
     ys = [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)]
-    names = roof_name_marks(roof_name_rows(named, domain[1], ys, OVERVIEW_PX), x, color)
+    names = roof_name_marks(roof_name_rows(named, domain, ys, OVERVIEW_PX), x, color)
     # a ridge rule per roof while they stay few enough to tell apart
     marks = ridge_marks(ridges, x, color)[:1] if len(ridges) <= DIRECT_LABELS_MAX // 2 else []
     chart = alt.layer(

@@ -14,7 +14,7 @@ import altair as alt
 import polars as pl
 
 from generator.analysis.hierarchy import PREFIX, HierarchyTable, precision_label
-from generator.charts.roofs import roof_name, roof_name_marks
+from generator.charts.roof_names import roof_name, roof_name_marks
 from generator.charts.scales import (
     PLAIN_3,
     PLAIN_4,

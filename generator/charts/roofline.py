@@ -13,15 +13,13 @@ from generator.analysis.kernels import FAMILIES, with_families
 from generator.analysis.roofline import PEAK_FOR_PRECISION, Totals
 from generator.catalog import Device
 from generator.charts.captions import STEP_MARK
+from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import (
     ai_x,
     point_labels,
     ridge_marks,
     ridge_row,
     roof_domain,
-    roof_name,
-    roof_name_marks,
-    roof_name_rows,
 )
 from generator.charts.scales import (
     DASHES,
@@ -100,8 +98,9 @@ def roofline_chart(
               *points["attained_flops_per_s"].to_list(), step.attained_flops_per_s]  # fmt: skip
         names = roof_name_rows(
             [{"roof_name": roof_name(device.name, r["precision"], "datasheet"),
-              "peak": r["flops_per_s"]} for r in ceilings.to_dicts() if r["ai"] == domain[1]],
-            domain[1], ys, ROOFLINE_PX,
+              "peak": r["flops_per_s"], "bandwidth": device.bandwidth_bytes_per_s}
+             for r in ceilings.to_dicts() if r["ai"] == domain[1]],
+            domain, ys, ROOFLINE_PX,
         )  # fmt: skip
         if ceilings.height:
             layers.append(
@@ -225,7 +224,7 @@ def modelled_roofline_chart(
         )
         fields = {"device": roof["device"], "precision": roof["precision"], "ceiling": label}
         rows.extend(roof_polyline(roof["peak"], roof["bandwidth"], *domain, **fields))
-        named.append({"roof_name": name, "peak": roof["peak"], "device": roof["device"]})
+        named.append({"roof_name": name, **roof})
     if rows:
         ceilings = [r["ceiling"] for r in rows if r["order"] == 0]
         dashes = alt.Scale(
@@ -265,7 +264,7 @@ def modelled_roofline_chart(
     )
     layers.extend(ridge_marks(ridges, x, by_device))
     ys = [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)]
-    layers.extend(roof_name_marks(roof_name_rows(named, domain[1], ys, MODELLED_PX), x, by_device))
+    layers.extend(roof_name_marks(roof_name_rows(named, domain, ys, MODELLED_PX), x, by_device))
     layers.extend(point_labels(points, x, log_y("attained"), domain))
     chart = alt.layer(*layers).properties(
         title=fit_title(title), width="container", height=MODELLED_PX

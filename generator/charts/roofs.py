@@ -4,7 +4,7 @@ part), the ridge marked, and names beside the points when there are few."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import altair as alt
@@ -15,8 +15,8 @@ from generator.formatting import plain
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
 POINT_MARGIN = 3.0
 LABEL_CHARS = 28
+RIDGE_TEXT_APART = 1.4  # "ridge 17.2" is ~55 px: this far apart on a 3-4 decade axis
 RIGHT_THIRD = 2 / 3  # labels of points past this share of the x axis sit to their left
-NAME_PX = 13  # a 10 px roof name and the air above it: names of close peaks step down by this
 
 
 def roof_domain(ais: Iterable[float | None], ridges: Iterable[float | None]) -> tuple[float, float]:
@@ -73,11 +73,22 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
         )
     )
     text = (
-        alt.Chart(data)
+        alt.Chart(inline(apart(ridges)))
         .mark_text(align="left", baseline="top", dx=4, dy=6, fontSize=10, **fixed)
         .encode(x=x, y=log_y("flops_per_s"), text="ridge_at:N", **by_colour)
     )
     return [rule, text]
+
+
+def apart(ridges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ridges whose intensity text has room: one of two ridges less than
+    `RIDGE_TEXT_APART` times apart keeps its rule (and tooltip) but not its text, which
+    would sit on the other's ("ridge 264" on "ridge 255")."""
+    kept: list[dict[str, Any]] = []
+    for ridge in sorted(ridges, key=lambda r: float(r["ai"])):
+        if not kept or ridge["ai"] >= kept[-1]["ai"] * RIDGE_TEXT_APART:
+            kept.append(ridge)
+    return kept
 
 
 def point_labels(
@@ -128,46 +139,3 @@ def kind_shape(kind: str) -> str:
     if "ncu" in kind or "counted" in kind:
         return "circle"
     return "triangle-up"
-
-
-def roof_name(device: str, precision: str, source: str) -> str:
-    """What a roof is called on its chart: the device (short), the precision, and where the
-    peak comes from ("datasheet", "measured")."""
-    return f"{short_label(device)} · {precision} ({source})"
-
-
-def roof_name_rows(
-    roofs: Sequence[dict[str, Any]], ai_max: float, ys: Iterable[float | None], height: int
-) -> list[dict[str, Any]]:
-    """Each roof's name (`roofs`: {"roof_name", "peak", ...}) at the right end of its flat
-    part. Names of peaks closer than a line of text step down one under the other: the
-    y scale is estimated from `ys` (every value the chart draws) as Vega draws it, log and
-    rounded out to whole decades, `height` pixels tall."""
-    values = [y for y in ys if y and y > 0]
-    if not roofs or not values:
-        return []
-    decades = max(1, math.ceil(math.log10(max(values))) - math.floor(math.log10(min(values))))
-    step = 10 ** (NAME_PX * decades / height)
-    rows: list[dict[str, Any]] = []
-    below = math.inf
-    for roof in sorted(
-        {r["roof_name"]: r for r in roofs}.values(), key=lambda r: -float(r["peak"])
-    ):
-        below = min(float(roof["peak"]), below / step)
-        rows.append({**roof, "ai": ai_max, "name_at": below})
-    return rows
-
-
-def roof_name_marks(rows: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
-    """The names of `roof_name_rows`, right-aligned above each roof's flat part, in the
-    roof's hue (`colour`) or the guides' grey."""
-    if not rows:
-        return []
-    by_colour: dict[str, Any] = {"color": colour} if colour is not None else {}
-    fixed: dict[str, Any] = {} if colour is not None else {"color": GUIDE_COLOUR}
-    text = (
-        alt.Chart(inline(rows))
-        .mark_text(align="right", baseline="bottom", dx=-3, dy=-2, fontSize=10, **fixed)
-        .encode(x=x, y=log_y("name_at"), text="roof_name:N", **by_colour)
-    )
-    return [text]

@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from generator.charts.roof_names import NAME_PX, roof_name, roof_name_rows
 from generator.charts.roofs import (
     RIGHT_THIRD,
+    apart,
     ridge_row,
     roof_domain,
-    roof_name,
-    roof_name_rows,
     short_label,
 )
 from generator.charts.scales import (
@@ -89,7 +89,7 @@ def _legend(groups: list[str]) -> dict[str, Any]:
     }
 
 
-def _ridges(name: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
+def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
     x, y = _ai_x(domain), _log_y("flops_per_s")
     tooltip = [{"field": "ridge", "title": "ridge (FLOP/byte)", "type": "nominal"}]
     return [
@@ -100,7 +100,7 @@ def _ridges(name: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
                      "type": "rule"},
         },
         {
-            "data": {"name": name},
+            "data": {"name": text},
             "encoding": {"text": {"field": "ridge_at", "type": "nominal"}, "x": x, "y": y},
             "mark": {"align": "left", "baseline": "top", "color": GUIDE_COLOUR, "dx": 4, "dy": 6,
                      "fontSize": 10, "type": "text"},
@@ -202,20 +202,22 @@ def trace_roofline(
         "mark": {"filled": True, "opacity": 0.8, "shape": TRACE_SHAPE, "type": "point"},
     })  # fmt: skip
     if ridges:
-        layers.extend(_ridges(named_data(ridges, datasets), domain))
+        text = named_data(apart(ridges), datasets)  # close ridges: one text (roofs.apart)
+        layers.extend(_ridges(named_data(ridges, datasets), text, domain))
     names = roof_name_rows(
-        [{"roof_name": roof_name(r["device"], r["precision"], r["source"]), "peak": r["peak"]}
-         for r in roofs],
-        domain[1], [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)], TRACE_PX,
+        [{"roof_name": roof_name(r["device"], r["precision"], r["source"]), "peak": r["peak"],
+          "bandwidth": r["bandwidth"]} for r in roofs],
+        domain, [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)], TRACE_PX,
     )  # fmt: skip
-    if names:
-        layers.append({
-            "data": {"name": named_data(names, datasets)},
-            "encoding": {"text": {"field": "roof_name", "type": "nominal"},
-                         "x": _ai_x(domain), "y": _log_y("name_at")},
-            "mark": {"align": "right", "baseline": "bottom", "color": GUIDE_COLOUR, "dx": -3,
-                     "dy": -2, "fontSize": 10, "type": "text"},
-        })  # fmt: skip
+    for align, dx in (("right", -3), ("left", 4)):  # as roof_names.roof_name_marks
+        if side := [n for n in names if n["align"] == align]:
+            layers.append({
+                "data": {"name": named_data(side, datasets)},
+                "encoding": {"text": {"field": "roof_name", "type": "nominal"},
+                             "x": _ai_x(domain), "y": _log_y("name_at")},
+                "mark": {"align": align, "baseline": "bottom", "color": GUIDE_COLOUR, "dx": dx,
+                         "fontSize": NAME_PX, "type": "text"},
+            })  # fmt: skip
     if labels:
         layers.extend(_point_labels(points, domain, datasets))
     spec = {
