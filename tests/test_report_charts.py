@@ -19,6 +19,7 @@ from generator.catalog import load_catalog
 from generator.charts.palette import DEVICE_COLOURS, MIN_DELTA_E, SPARE_COLOURS, device_colour
 from generator.charts.roofs import short_label
 from generator.pages.render import SPEC_HEAD
+from tests.test_chart_legibility import mark_type, rows, units
 
 # "5.147e+04", "1.2e+2": a number in exponent notation (a hash such as "4bed1e9a" has no sign)
 EXPONENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]\d+")
@@ -44,27 +45,6 @@ def specs(repo_site: Path) -> dict[str, dict[str, Any]]:
     found = report_specs(repo_site)
     assert len(found) > 100
     return found
-
-
-def units(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    if "mark" in spec:
-        yield spec
-    for key in ("layer", "hconcat", "vconcat", "concat"):
-        for child in spec.get(key, []):
-            yield from units(child)
-
-
-def rows(unit: dict[str, Any], spec: dict[str, Any]) -> list[dict[str, Any]]:
-    data = unit.get("data") or spec.get("data") or {}
-    values: list[dict[str, Any]] = data.get("values") or spec.get("datasets", {}).get(
-        data.get("name"), []
-    )
-    return values
-
-
-def mark_type(unit: dict[str, Any]) -> str:
-    mark = unit["mark"]
-    return str(mark["type"] if isinstance(mark, dict) else mark)
 
 
 def walk(node: Any, path: str = "") -> Iterator[tuple[str, Any]]:

@@ -17,6 +17,7 @@ from generator.charts.roofs import (
     ridge_marks,
     ridge_row,
     roof_domain,
+    roof_lines,
     short_label,
 )
 from generator.charts.scales import (
@@ -156,23 +157,12 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     legend = bottom_legend(sorted(devices), "device")
     color = alt.Color("device:N", scale=device_scale(devices), legend=legend)
     sources = [s for s in SOURCE_DASHES if any(r["source"] == s for r in roofs)]
-    lines = (
-        alt.Chart(inline(rows))
-        .mark_line()
-        .encode(
-            x=x,
-            y=log_y("flops_per_s"),
-            order="order:Q",
-            color=color,
-            detail="roof:N",
-            strokeDash=alt.StrokeDash(
-                "source:N",
-                scale=alt.Scale(domain=sources, range=[SOURCE_DASHES[s] for s in sources]),
-                legend=bottom_legend(sources, "roof", symbolType="stroke"),
-            ),
-            tooltip=[alt.Tooltip("roof:N", title="roof")],
-        )
+    dash = alt.StrokeDash(
+        "source:N",
+        scale=alt.Scale(domain=sources, range=[SOURCE_DASHES[s] for s in sources]),
+        legend=bottom_legend(sources, "roof", symbolType="stroke"),
     )
+    lines = roof_lines(rows, x, "roof", color=color, strokeDash=dash)
     kinds = sorted({str(p["kind"]) for p in points})
     dots = (
         alt.Chart(inline(points))

@@ -20,6 +20,7 @@ from generator.charts.roofs import (
     ridge_marks,
     ridge_row,
     roof_domain,
+    roof_lines,
 )
 from generator.charts.scales import (
     DASHES,
@@ -230,21 +231,9 @@ def modelled_roofline_chart(
         dashes = alt.Scale(
             domain=ceilings, range=[DASHES[i % len(DASHES)] for i in range(len(ceilings))]
         )
-        layers.append(
-            alt.Chart(inline(rows))
-            .mark_line(strokeWidth=2)
-            .encode(
-                x=x,
-                y=log_y("flops_per_s"),
-                order="order:Q",
-                color=by_device,
-                detail="ceiling:N",
-                strokeDash=alt.StrokeDash(
-                    "ceiling:N", scale=dashes, legend=bottom_legend(ceilings, "roof")
-                ),
-                tooltip=[alt.Tooltip("ceiling:N", title="roof")],
-            )
-        )
+        legend = bottom_legend(ceilings, "roof")
+        dash = alt.StrokeDash("ceiling:N", scale=dashes, legend=legend)
+        layers.append(roof_lines(rows, x, "ceiling", color=by_device, strokeDash=dash))
     several = len(devices) > 1
     tooltip = [
         alt.Tooltip("label:N", title="run"),

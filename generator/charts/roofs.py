@@ -54,6 +54,24 @@ def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[s
     }
 
 
+def roof_lines(rows: list[dict[str, Any]], x: alt.X, name: str, **encoding: Any) -> alt.Chart:
+    """Roof polylines (`roof_polyline` rows), one line per value of the field `name`,
+    which the tooltip shows; `encoding`: their colour and dash."""
+    chart: alt.Chart = (
+        alt.Chart(inline(rows))
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=log_y("flops_per_s"),
+            order="order:Q",
+            detail=f"{name}:N",
+            tooltip=[alt.Tooltip(f"{name}:N", title="roof")],
+            **encoding,
+        )
+    )
+    return chart
+
+
 def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
     """A dotted rule from each ridge down to the axis, and its intensity beside it."""
     if not ridges:
