@@ -5,6 +5,8 @@ that fit, SI tick labels, whole roofs with their ridges, no lines between catego
 from __future__ import annotations
 
 import colorsys
+import itertools
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -30,6 +32,7 @@ from generator.charts import (
 from generator.charts.analyses import parts_chart, saturation_chart
 from generator.charts.captions import STEP_MARK, roofline_caption, step_mark_words
 from generator.charts.comparisons import latency_scatter, speedup_chart
+from generator.charts.roof_names import roof_name_rows
 from generator.charts.scales import (
     COLUMN_PX,
     DASHES,
@@ -601,3 +604,50 @@ def test_roofline_caption_is_written_from_the_marks_it_describes(
         "Log-log roofline: 1 kernel as a point sized by its share of kernel time, one colour "
         "and marker per kernel family; the step as a white diamond with a black edge."
     )
+
+
+def test_a_roof_per_precision_the_points_use(specs: dict[str, dict[str, Any]]) -> None:
+    """E's bf16 run sat under the fp32 roof in its chart (issue 49): each point's precision
+    has its roof, and a precision no point uses has none."""
+    spec = specs["modelled roofline, two precisions"]
+    drawn = {
+        (row["device"], row["precision"])
+        for unit in units(spec)
+        if mark_type(unit) == "line"
+        for row in rows(unit, spec)
+    }
+    assert drawn == {(H100, "FP32"), (H100, "BF16 AMP")}
+    names = {
+        row["roof_name"]
+        for unit in units(spec)
+        if mark_type(unit) == "text"
+        for row in rows(unit, spec)
+        if "roof_name" in row
+    }
+    assert names == {"H100 SXM · FP32 (measured)", "H100 SXM · BF16 AMP (measured)"}
+
+
+def test_roof_names_never_sit_on_each_other() -> None:
+    """Peaks a few percent apart (H100 datasheet and measured FP32, L4, MI250, an A100):
+    each name on its own line of text; roofs sharing a flat part named once."""
+    roofs = [
+        {"roof_name": f"{device} · FP32 (datasheet)", "peak": peak, "bandwidth": bandwidth}
+        for device, peak, bandwidth in (
+            ("H100 SXM", 6.7e13, 3.35e12),
+            ("L4", 3.03e13, 3e11),
+            ("MI250", 2.26e13, 1.6e12),
+            ("A100 PCIe", 1.95e13, 1.935e12),
+            ("A100 SXM", 1.95e13, 2.039e12),
+        )
+    ] + [{"roof_name": "H100 SXM · FP32 (measured)", "peak": 5.15e13, "bandwidth": 3e12}]
+    placed = roof_name_rows(roofs, (0.1, 800.0), [1e9, 1.6e14], 420)
+    assert len(placed) == 5  # the two A100s share one flat part: one name
+    shared = next(r for r in placed if r.get("shared"))
+    assert shared["roof_name"] == "A100 PCIe, A100 SXM · FP32 (datasheet)"
+    px = sorted(
+        (420 * (math.log10(r["name_at"]) - 9) / 6, r["align"])
+        for r in placed
+        if r["align"] == "right"
+    )
+    for (low, _), (high, _) in itertools.pairwise(px):  # one line of text (10 px) apart at least
+        assert high - low >= 10 - 1e-6, px
