@@ -5,6 +5,8 @@ that fit, SI tick labels, whole roofs with their ridges, no lines between catego
 from __future__ import annotations
 
 import colorsys
+import itertools
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -30,6 +32,7 @@ from generator.charts import (
 from generator.charts.analyses import parts_chart, saturation_chart
 from generator.charts.captions import STEP_MARK, roofline_caption, step_mark_words
 from generator.charts.comparisons import latency_scatter, speedup_chart
+from generator.charts.roof_names import roof_name_rows
 from generator.charts.scales import (
     COLUMN_PX,
     DASHES,
@@ -91,9 +94,14 @@ def _l4() -> Any:
 
 def _modelled(n: int) -> list[dict[str, Any]]:
     return [
-        {"label": f"batch {2**i}", "ai": 0.05 * (i + 1), "attained": 1e9 * (i + 1), "device": EPYC}
+        {"label": f"batch {2**i}", "ai": 0.05 * (i + 1), "attained": 1e9 * (i + 1), "device": EPYC,
+         "precision": "FP32"}
         for i in range(n)
-    ]
+    ]  # fmt: skip
+
+
+def _measured_roof(device: str, peak: float, bandwidth: float, precision: str = "FP32") -> Any:
+    return {"device": device, "precision": precision, "peak": peak, "bandwidth": bandwidth}
 
 
 def _sweep(numeric: bool, unit: str = "samples/s") -> list[dict[str, Any]]:
@@ -128,12 +136,39 @@ def all_specs() -> dict[str, dict[str, Any]]:
         "kernel roofline": roofline_chart(_kernels(30), _step(), _l4(), "L4 kernels " * 9),
         "kernel roofline, few": roofline_chart(_kernels(3), _step(), _l4(), "L4"),
         "modelled roofline": modelled_roofline_chart(
-            _modelled(3), {EPYC: (1.7e11, 2.5e10)}, "A: modelled"
+            _modelled(3), [_measured_roof(EPYC, 1.7e11, 2.5e10)], "A: modelled"
         ),
         "modelled roofline, two devices": modelled_roofline_chart(
-            [*_modelled(2), {"label": "h", "ai": 30.0, "attained": 5e13, "device": H100}],
-            {EPYC: (1.7e11, 2.5e10), H100: (5e13, 3e12)},
+            [
+                *_modelled(2),
+                {"label": "h", "ai": 30.0, "attained": 5e13, "device": H100, "precision": "FP32"},
+            ],
+            [_measured_roof(EPYC, 1.7e11, 2.5e10), _measured_roof(H100, 5e13, 3e12)],
             "F",
+        ),
+        "modelled roofline, two precisions": modelled_roofline_chart(
+            [
+                {
+                    "label": "fp32",
+                    "ai": 30.0,
+                    "attained": 2e13,
+                    "device": H100,
+                    "precision": "FP32",
+                },
+                {
+                    "label": "bf16",
+                    "ai": 30.0,
+                    "attained": 9e13,
+                    "device": H100,
+                    "precision": "BF16 AMP",
+                },
+            ],
+            [
+                _measured_roof(H100, 5.1e13, 3e12),
+                _measured_roof(H100, 7.9e14, 3e12, "BF16 AMP"),
+                _measured_roof(H100, 4.1e14, 3e12, "TF32"),
+            ],  # no point runs TF32: not drawn
+            "E",
         ),
         "catalog fp32": multi_device_roofline(catalog, "fp32", "FP32"),
         "catalog fp16 tensor": multi_device_roofline(catalog, "fp16_tensor", "FP16 tensor"),
@@ -155,13 +190,36 @@ def all_specs() -> dict[str, dict[str, Any]]:
                 },
             ],
             [
-                {"device": EPYC, "label": "EPYC measured", "peak": 1.7e11, "bandwidth": 2.5e10},
-                {"device": "NVIDIA L4", "label": "L4 fp32", "peak": 3.03e13, "bandwidth": 3e11},
+                {
+                    "device": EPYC,
+                    "label": "EPYC measured",
+                    "precision": "FP32",
+                    "source": "measured",
+                    "peak": 1.7e11,
+                    "bandwidth": 2.5e10,
+                },
+                {
+                    "device": "NVIDIA L4",
+                    "label": "L4 fp32",
+                    "precision": "FP32",
+                    "source": "datasheet",
+                    "peak": 3.03e13,
+                    "bandwidth": 3e11,
+                },
             ],
         ),
         "trace roofline": trace_roofline(
             trace_points,
-            [{"label": "fp32 datasheet", "peak": 3.03e13, "bandwidth": 3e11}],
+            [
+                {
+                    "label": "fp32 datasheet",
+                    "device": "NVIDIA L4",
+                    "precision": "FP32",
+                    "source": "datasheet",
+                    "peak": 3.03e13,
+                    "bandwidth": 3e11,
+                }
+            ],
             "phase",
             "ops",
         ),
@@ -482,7 +540,13 @@ def test_names_stay_inside_the_plot() -> None:
         {"label": "aten::left", "phase": "forward", "ai": 0.5, "attained": 1e9, "time_s": 1e-3},
         {"label": "aten::right", "phase": "forward", "ai": 5e3, "attained": 1e9, "time_s": 1e-3},
     ]
-    roof = {"label": "tf32_tensor 156 TFLOP/s (catalog datasheet)", "peak": 1.56e14}
+    roof = {
+        "label": "tf32_tensor 156 TFLOP/s (catalog datasheet)",
+        "peak": 1.56e14,
+        "device": "NVIDIA A100 40GB SXM",
+        "precision": "TF32 tensor",
+        "source": "datasheet",
+    }
     spec = trace_roofline(points, [{**roof, "bandwidth": 1.6e12}], "phase", "ops")
     texts = [u for u in units(spec) if mark_type(u) == "text"]
     side = {
@@ -540,3 +604,50 @@ def test_roofline_caption_is_written_from_the_marks_it_describes(
         "Log-log roofline: 1 kernel as a point sized by its share of kernel time, one colour "
         "and marker per kernel family; the step as a white diamond with a black edge."
     )
+
+
+def test_a_roof_per_precision_the_points_use(specs: dict[str, dict[str, Any]]) -> None:
+    """E's bf16 run sat under the fp32 roof in its chart (issue 49): each point's precision
+    has its roof, and a precision no point uses has none."""
+    spec = specs["modelled roofline, two precisions"]
+    drawn = {
+        (row["device"], row["precision"])
+        for unit in units(spec)
+        if mark_type(unit) == "line"
+        for row in rows(unit, spec)
+    }
+    assert drawn == {(H100, "FP32"), (H100, "BF16 AMP")}
+    names = {
+        row["roof_name"]
+        for unit in units(spec)
+        if mark_type(unit) == "text"
+        for row in rows(unit, spec)
+        if "roof_name" in row
+    }
+    assert names == {"H100 SXM · FP32 (measured)", "H100 SXM · BF16 AMP (measured)"}
+
+
+def test_roof_names_never_sit_on_each_other() -> None:
+    """Peaks a few percent apart (H100 datasheet and measured FP32, L4, MI250, an A100):
+    each name on its own line of text; roofs sharing a flat part named once."""
+    roofs = [
+        {"roof_name": f"{device} · FP32 (datasheet)", "peak": peak, "bandwidth": bandwidth}
+        for device, peak, bandwidth in (
+            ("H100 SXM", 6.7e13, 3.35e12),
+            ("L4", 3.03e13, 3e11),
+            ("MI250", 2.26e13, 1.6e12),
+            ("A100 PCIe", 1.95e13, 1.935e12),
+            ("A100 SXM", 1.95e13, 2.039e12),
+        )
+    ] + [{"roof_name": "H100 SXM · FP32 (measured)", "peak": 5.15e13, "bandwidth": 3e12}]
+    placed = roof_name_rows(roofs, (0.1, 800.0), [1e9, 1.6e14], 420)
+    assert len(placed) == 5  # the two A100s share one flat part: one name
+    shared = next(r for r in placed if r.get("shared"))
+    assert shared["roof_name"] == "A100 PCIe, A100 SXM · FP32 (datasheet)"
+    px = sorted(
+        (420 * (math.log10(r["name_at"]) - 9) / 6, r["align"])
+        for r in placed
+        if r["align"] == "right"
+    )
+    for (low, _), (high, _) in itertools.pairwise(px):  # one line of text (10 px) apart at least
+        assert high - low >= 10 - 1e-6, px

@@ -14,7 +14,16 @@ def test_top_level_as_altair_writes_it() -> None:
     bars = time_bars([{"phase": "forward", "time_s": 1.0}], "phase", "Time by phase")
     roofline = trace_roofline(
         [{"label": "aten::mm", "family": "matmul", "ai": 10.0, "attained": 1e12, "time_s": 1.0}],
-        [{"label": "fp32", "peak": 5e13, "bandwidth": 2e12}],
+        [
+            {
+                "label": "fp32",
+                "device": "NVIDIA H100 SXM",
+                "precision": "FP32",
+                "source": "datasheet",
+                "peak": 5e13,
+                "bandwidth": 2e12,
+            }
+        ],
         "family",
         "Per-op roofline",
     )

@@ -22,6 +22,7 @@ from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import Finding
 from generator.records.literature import CAUSES
+from generator.records.peaks import PEAK_LABELS
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ def overview_points(
                 {
                     "device": device.name,
                     "label": f"{device.name} {path} datasheet",
+                    "precision": PEAK_LABELS.get(path, path),
+                    "source": "datasheet",
                     "peak": peak,
                     "bandwidth": device.bandwidth_bytes_per_s,
                 }
@@ -84,6 +87,8 @@ def overview_points(
                 {
                     "device": device.name,
                     "label": f"{device.name} {precision} datasheet",
+                    "precision": PEAK_LABELS[PEAK_FOR_PRECISION[precision]],
+                    "source": "datasheet",
                     "peak": peak,
                     "bandwidth": device.bandwidth_bytes_per_s,
                 }
@@ -106,6 +111,8 @@ def overview_points(
                 {
                     "device": device_label(measured.device_name),
                     "label": f"{device_label(measured.device_name)} measured GEMM and triad",
+                    "precision": PEAK_LABELS["fp32"],
+                    "source": "measured",
                     "peak": gemm,
                     "bandwidth": measured.triad_bytes_per_s,
                 }

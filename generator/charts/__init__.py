@@ -16,12 +16,11 @@ from generator.charts.bars import (  # noqa: E402 (after the line above)
     model_intensity,
     sweep_chart,
 )
-from generator.charts.roofline import (  # noqa: E402
-    modelled_roofline_chart,
+from generator.charts.device_roofs import (  # noqa: E402
     multi_device_roofline,
     overview_roofline,
-    roofline_chart,
 )
+from generator.charts.roofline import modelled_roofline_chart, roofline_chart  # noqa: E402
 from generator.charts.scales import device_scale, model_scale, worth_drawing  # noqa: E402
 
 __all__ = [

@@ -11,6 +11,8 @@ import altair as alt
 from generator.charts.scales import (
     AXIS_LABEL_PX,
     PALETTE,
+    PLAIN_4,
+    PLAIN_AXIS,
     SECONDS_LABEL,
     bottom_legend,
     device_dash_scale,
@@ -198,7 +200,7 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "arithmetic_intensity:Q",
                 title="analytic AI of a training step (FLOP/byte of minimal traffic)",
                 scale=alt.Scale(type="log"),
-                axis=alt.Axis(format="~g"),
+                axis=alt.Axis(format=PLAIN_AXIS),
             ),
             color=alt.Color(
                 "batch:O",
@@ -208,7 +210,7 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
             tooltip=[
                 alt.Tooltip("model:N"),
                 alt.Tooltip("batch:O"),
-                alt.Tooltip("arithmetic_intensity:Q", title="AI (FLOP/byte)", format=".4~g"),
+                alt.Tooltip("arithmetic_intensity:Q", title="AI (FLOP/byte)", format=PLAIN_4),
             ],
         )
         .properties(

@@ -11,6 +11,8 @@ import altair as alt
 from generator.charts.scales import (
     AXIS_LABEL_PX,
     GUIDE_COLOUR,
+    PLAIN_3,
+    PLAIN_AXIS,
     bottom_legend,
     finish,
     fit_title,
@@ -94,7 +96,7 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
         "speedup:Q",
         title=axis_title,
         scale=alt.Scale(type="log", domain=domain, nice=False),
-        axis=alt.Axis(format="~g"),
+        axis=alt.Axis(format=PLAIN_AXIS),
     )
     y = alt.Y(
         "label:N",
@@ -119,9 +121,9 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
             color=colour,
             tooltip=[
                 alt.Tooltip("label:N", title="configuration"),
-                alt.Tooltip("speedup:Q", format=".3~g"),
-                alt.Tooltip("low:Q", title="95 % CI low", format=".3~g"),
-                alt.Tooltip("high:Q", title="95 % CI high", format=".3~g"),
+                alt.Tooltip("speedup:Q", format=PLAIN_3),
+                alt.Tooltip("low:Q", title="95 % CI low", format=PLAIN_3),
+                alt.Tooltip("high:Q", title="95 % CI high", format=PLAIN_3),
             ],
         )
     )

@@ -14,8 +14,18 @@ import altair as alt
 import polars as pl
 
 from generator.analysis.hierarchy import PREFIX, HierarchyTable, precision_label
-from generator.charts.scales import inline, log_y, roof_polyline, short_name, spec_of
-from generator.formatting import si
+from generator.charts.roof_names import roof_name, roof_name_marks
+from generator.charts.scales import (
+    PLAIN_3,
+    PLAIN_4,
+    PLAIN_AXIS,
+    inline,
+    log_y,
+    roof_polyline,
+    short_name,
+    spec_of,
+)
+from generator.formatting import plain, si
 
 # Okabe–Ito blue, bluish green and vermillion: three hues colour-blind readers tell apart,
 # each level also with its own marker. Diamonds and up-triangles stay free: they mark
@@ -103,17 +113,31 @@ def _roofs(
         if bandwidth is None:
             continue
         label = f"{level} {si(bandwidth, 'B/s')}"
-        rows.extend(roof_polyline(peak, bandwidth, *domain, level=level, roof=label))
+        device, precision = _named(table)
+        rows.extend(
+            roof_polyline(
+                peak, bandwidth, *domain, level=level, roof=label, device=device,
+                precision=precision,
+            )
+        )  # fmt: skip
         ridge = peak / bandwidth
         ridges.append(
             {
                 "level": level,
                 "ai": ridge,
                 "flops_per_s": peak,
-                "ridge": f"{level} ridge {ridge:.3g}",
+                "ridge": f"{level} ridge {plain(ridge, 3)}",
             }
         )
     return rows, ridges
+
+
+def _named(table: HierarchyTable) -> tuple[str, str]:
+    """The device and precision every roof of the chart has (one peak, a slope per level)."""
+    return (
+        table.device.name if table.device else "device not in the catalog",
+        precision_label(table.precision) if table.precision else "no precision",
+    )
 
 
 def _subtitle(table: HierarchyTable, drawn: int) -> list[str]:
@@ -162,7 +186,7 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
         "ai:Q",
         title="arithmetic intensity (FLOP/byte of each level)",
         scale=alt.Scale(type="log", domain=domain, nice=False),
-        axis=alt.Axis(format="~g"),
+        axis=alt.Axis(format=PLAIN_AXIS),
     )
     y = log_y("attained_flops_per_s")
     by_level = _level_encoding(table.levels)
@@ -182,6 +206,9 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
             )
         )
         layers.extend(_ridge_marks(ridges, x, by_level["color"]))
+        # the levels share the peak: one name on its flat part, the slopes by their hue
+        name = roof_name(*_named(table), "datasheet peak")
+        layers.extend(roof_name_marks([{"roof_name": name, "ai": domain[1], "name_at": peak}], x))
     elif peak is not None:
         # no level has a ceiling: the compute peak alone still bounds every point
         layers.append(
@@ -252,10 +279,10 @@ def _kernel_layer(
                 alt.Tooltip("kernel_id:Q", title="ncu ID"),
                 alt.Tooltip("level:N", title="level"),
                 alt.Tooltip("bytes:Q", title="bytes", format=".4~s"),
-                alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
+                alt.Tooltip("ai:Q", title="FLOP/byte", format=PLAIN_4),
                 alt.Tooltip("attained_flops_per_s:Q", title="FLOP/s", format=".4~s"),
-                alt.Tooltip("time_us:Q", title="time (µs)", format=".4g"),
-                alt.Tooltip("time_share_pct:Q", title="share of time (%)", format=".3g"),
+                alt.Tooltip("time_us:Q", title="time (µs)", format=PLAIN_4),
+                alt.Tooltip("time_share_pct:Q", title="share of time (%)", format=PLAIN_3),
                 alt.Tooltip("binding:N", title="lowest roof"),
             ],
         )
@@ -277,7 +304,7 @@ def _step_layers(
     tooltip = [
         alt.Tooltip("label:N", title="point"),
         alt.Tooltip("level:N", title="level"),
-        alt.Tooltip("ai:Q", title="FLOP/byte", format=".4g"),
+        alt.Tooltip("ai:Q", title="FLOP/byte", format=PLAIN_4),
         alt.Tooltip("attained_flops_per_s:Q", title="FLOP/s", format=".4~s"),
     ]
     # labelled at its right end (the DRAM point, usually), clear of the join

@@ -9,11 +9,13 @@ from typing import Any, Literal
 
 import altair as alt
 
-from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, inline, log_y
+from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, PLAIN_AXIS, inline, log_y
+from generator.formatting import plain
 
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
 POINT_MARGIN = 3.0
 LABEL_CHARS = 28
+RIDGE_TEXT_APART = 1.4  # "ridge 17.2" is ~55 px: this far apart on a 3-4 decade axis
 RIGHT_THIRD = 2 / 3  # labels of points past this share of the x axis sit to their left
 
 
@@ -36,7 +38,7 @@ def ai_x(domain: tuple[float, float], title: str) -> alt.X:
         "ai:Q",
         title=title,
         scale=alt.Scale(type="log", domain=list(domain), nice=False),
-        axis=alt.Axis(format="~g"),
+        axis=alt.Axis(format=PLAIN_AXIS),
     )
 
 
@@ -47,9 +49,27 @@ def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[s
         **labels,
         "ai": ridge,
         "flops_per_s": peak,
-        "ridge": f"{name} ridge {ridge:.3g}",  # the rule's tooltip names the roof
-        "ridge_at": f"ridge {ridge:.3g}",  # beside the rule: short, inside the plot
+        "ridge": f"{name} ridge {plain(ridge, 3)}",  # the rule's tooltip names the roof
+        "ridge_at": f"ridge {plain(ridge, 3)}",  # beside the rule: short, inside the plot
     }
+
+
+def roof_lines(rows: list[dict[str, Any]], x: alt.X, name: str, **encoding: Any) -> alt.Chart:
+    """Roof polylines (`roof_polyline` rows), one line per value of the field `name`,
+    which the tooltip shows; `encoding`: their colour and dash."""
+    chart: alt.Chart = (
+        alt.Chart(inline(rows))
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=log_y("flops_per_s"),
+            order="order:Q",
+            detail=f"{name}:N",
+            tooltip=[alt.Tooltip(f"{name}:N", title="roof")],
+            **encoding,
+        )
+    )
+    return chart
 
 
 def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
@@ -71,11 +91,22 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
         )
     )
     text = (
-        alt.Chart(data)
+        alt.Chart(inline(apart(ridges)))
         .mark_text(align="left", baseline="top", dx=4, dy=6, fontSize=10, **fixed)
         .encode(x=x, y=log_y("flops_per_s"), text="ridge_at:N", **by_colour)
     )
     return [rule, text]
+
+
+def apart(ridges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ridges whose intensity text has room: one of two ridges less than
+    `RIDGE_TEXT_APART` times apart keeps its rule (and tooltip) but not its text, which
+    would sit on the other's ("ridge 264" on "ridge 255")."""
+    kept: list[dict[str, Any]] = []
+    for ridge in sorted(ridges, key=lambda r: float(r["ai"])):
+        if not kept or ridge["ai"] >= kept[-1]["ai"] * RIDGE_TEXT_APART:
+            kept.append(ridge)
+    return kept
 
 
 def point_labels(

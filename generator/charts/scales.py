@@ -18,6 +18,7 @@ import polars as pl
 from generator import formatting
 from generator.analysis.roofline import PEAK_FOR_PRECISION
 from generator.catalog import Device
+from generator.charts.palette import device_colour
 
 # Altair validates each schema object as it is built ("debug mode") and each spec again in
 # to_dict: two thirds of a trace page's time, in a report that draws thousands of charts at
@@ -110,8 +111,9 @@ def model_order() -> list[str]:
 
 
 def device_scale(names: set[str]) -> alt.Scale:
-    """One colour per device on every page."""
-    return _identity(device_order(names))[0]
+    """One colour per device on every page, from the report's palette (`palette.py`)."""
+    order = device_order(names)
+    return alt.Scale(domain=order, range=[device_colour(name) for name in order])
 
 
 def device_shape_scale(names: set[str]) -> alt.Scale:
@@ -166,6 +168,7 @@ def bottom_legend(labels: Iterable[str], title: str | None = None, **extra: Any)
         values=values,
         columns=legend_columns(values, limit),
         labelLimit=limit,
+        symbolLimit=len(values),  # Vega's default, 30, ends a long legend with "…n entries"
         **extra,
     )
 
@@ -263,6 +266,13 @@ def finish(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
+# Plain numbers as prose writes them (120, 51,470, 0.05), never in exponent notation: d3's
+# "g" gives "1.2e+2" on a linear axis whose ticks are 20 apart, "r" rounds in decimals.
+PLAIN_AXIS = ",~r"
+PLAIN_4 = ",.4~r"  # a tooltip's intensity, share or time: four significant figures
+PLAIN_3 = ",.3~r"
+
+
 def si_axis(**extra: Any) -> alt.Axis:
     """SI tick labels (56G, not 56,000,000,000) for FLOP/s, FLOPs, bytes and samples/s."""
     return alt.Axis(format="~s", **extra)
@@ -318,7 +328,7 @@ def unit_axis(unit: str, **extra: Any) -> alt.Axis:
     if _is_seconds(unit):
         return seconds_axis(**extra)
     if "FLOP/byte" in unit:
-        return alt.Axis(format="~g", **extra)
+        return alt.Axis(format=PLAIN_AXIS, **extra)
     return si_axis(**extra)
 
 
@@ -377,6 +387,11 @@ def ceiling_rows(
         if peak is None:
             continue
         ridge = peak / bandwidth
-        label = f"{PRECISION_LABELS[precision]} peak {peak / 1e12:.4g} TFLOP/s, ridge {ridge:.3g}"
-        rows.extend(roof_polyline(peak, bandwidth, ai_min, ai_max, ceiling=label))
+        name = PRECISION_LABELS[precision]
+        label = f"{name} peak {formatting.si(peak, 'FLOP/s')}, ridge {formatting.plain(ridge, 3)}"
+        rows.extend(
+            roof_polyline(
+                peak, bandwidth, ai_min, ai_max, ceiling=label, device=device.name, precision=name
+            )
+        )
     return rows

@@ -16,13 +16,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from generator.charts.roofs import RIGHT_THIRD, ridge_row, roof_domain, short_label
+from generator.charts.roof_names import NAME_PX, roof_name, roof_name_rows
+from generator.charts.roofs import (
+    RIGHT_THIRD,
+    apart,
+    ridge_row,
+    roof_domain,
+    short_label,
+)
 from generator.charts.scales import (
     AXIS_LABEL_PX,
     DIRECT_LABELS_MAX,
     GUIDE_COLOUR,
     LEGEND_LAYOUT,
     PALETTE,
+    PLAIN_4,
+    PLAIN_AXIS,
     SECONDS_LABEL,
     fit_title_spec,
     label_limit,
@@ -33,6 +42,7 @@ from generator.charts.scales import (
 )
 
 TRACE_SHAPE = "triangle-up"
+TRACE_PX = 360  # a trace roofline's height
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"  # what Altair 6.3 writes
 _VIEW = {"continuousHeight": 300, "continuousWidth": 300}  # Altair's default theme
 _AI_TITLE = "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)"
@@ -50,7 +60,7 @@ def top_level(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -
 
 def _ai_x(domain: tuple[float, float]) -> dict[str, Any]:
     return {
-        "axis": {"format": "~g"},
+        "axis": {"format": PLAIN_AXIS},
         "field": "ai",
         "scale": {"domain": list(domain), "nice": False, "type": "log"},
         "title": _AI_TITLE,
@@ -79,7 +89,7 @@ def _legend(groups: list[str]) -> dict[str, Any]:
     }
 
 
-def _ridges(name: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
+def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
     x, y = _ai_x(domain), _log_y("flops_per_s")
     tooltip = [{"field": "ridge", "title": "ridge (FLOP/byte)", "type": "nominal"}]
     return [
@@ -90,7 +100,7 @@ def _ridges(name: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
                      "type": "rule"},
         },
         {
-            "data": {"name": name},
+            "data": {"name": text},
             "encoding": {"text": {"field": "ridge_at", "type": "nominal"}, "x": x, "y": y},
             "mark": {"align": "left", "baseline": "top", "color": GUIDE_COLOUR, "dx": 4, "dy": 6,
                      "fontSize": 10, "type": "text"},
@@ -131,8 +141,8 @@ def trace_roofline(
     title: str,
     labels: bool = True,
 ) -> dict[str, Any]:
-    """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "peak",
-    "bandwidth"}. Point size is the time spent; each roof's ridge is marked. `labels` False:
+    """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "device",
+    "precision", "source", "peak", "bandwidth"}, each named beside its flat part. Point size is the time spent; each roof's ridge is marked. `labels` False:
     names in the tooltip only (points of one colour that sit together, e.g. a rank's steps)."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
@@ -146,8 +156,11 @@ def trace_roofline(
     rows = [
         row
         for roof in roofs
-        for row in roof_polyline(roof["peak"], roof["bandwidth"], *domain, ceiling=roof["label"])
-    ]
+        for row in roof_polyline(
+            roof["peak"], roof["bandwidth"], *domain, ceiling=roof["label"],
+            device=roof["device"], precision=roof["precision"],
+        )
+    ]  # fmt: skip
     if rows:
         layers.append({
             "data": {"name": named_data(rows, datasets)},
@@ -178,7 +191,7 @@ def trace_roofline(
                 {"field": "name", "title": "name", "type": "nominal"},
                 {"field": colour, "type": "nominal"},
                 {"field": "time_s", "format": ".3~s", "title": "time (s)", "type": "quantitative"},
-                {"field": "ai", "format": ".4~g", "title": "AI (FLOP/byte)",
+                {"field": "ai", "format": PLAIN_4, "title": "AI (FLOP/byte)",
                  "type": "quantitative"},
                 {"field": "attained", "format": ".4~s", "title": "FLOP/s (analytic / measured)",
                  "type": "quantitative"},
@@ -189,10 +202,30 @@ def trace_roofline(
         "mark": {"filled": True, "opacity": 0.8, "shape": TRACE_SHAPE, "type": "point"},
     })  # fmt: skip
     if ridges:
-        layers.extend(_ridges(named_data(ridges, datasets), domain))
+        text = named_data(apart(ridges), datasets)  # close ridges: one text (roofs.apart)
+        layers.extend(_ridges(named_data(ridges, datasets), text, domain))
+    names = roof_name_rows(
+        [{"roof_name": roof_name(r["device"], r["precision"], r["source"]), "peak": r["peak"],
+          "bandwidth": r["bandwidth"]} for r in roofs],
+        domain, [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)], TRACE_PX,
+    )  # fmt: skip
+    for align, dx in (("right", -3), ("left", 4)):  # as roof_names.roof_name_marks
+        if side := [n for n in names if n["align"] == align]:
+            layers.append({
+                "data": {"name": named_data(side, datasets)},
+                "encoding": {"text": {"field": "roof_name", "type": "nominal"},
+                             "x": _ai_x(domain), "y": _log_y("name_at")},
+                "mark": {"align": align, "baseline": "bottom", "color": GUIDE_COLOUR, "dx": dx,
+                         "fontSize": NAME_PX, "type": "text"},
+            })  # fmt: skip
     if labels:
         layers.extend(_point_labels(points, domain, datasets))
-    spec = {"height": 360, "layer": layers, "title": fit_title_spec(title), "width": "container"}
+    spec = {
+        "height": TRACE_PX,
+        "layer": layers,
+        "title": fit_title_spec(title),
+        "width": "container",
+    }
     return top_level(spec, datasets)
 
 

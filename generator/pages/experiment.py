@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup, escape
 
+from generator.analysis.device_choice import RUN_PRECISION_GEMM
 from generator.analysis.observations import observations
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import (
@@ -106,13 +107,24 @@ def _measured(
     }
 
 
-def _roofs(measured: dict[str, MeasuredCeilings]) -> dict[str, tuple[float, float]]:
-    """Device -> (fp32 GEMM rate, triad bandwidth), where both were measured."""
-    return {
-        device: (gemm, m.triad_bytes_per_s)
-        for device, m in measured.items()
-        if (gemm := m.gemm_flops_per_s.get("fp32")) and m.triad_bytes_per_s
-    }
+def _roofs(
+    measured: dict[str, MeasuredCeilings], rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A measured roof per device and precision the group's runs use: the GEMM rate in
+    that precision and triad bandwidth, where both were measured."""
+    used = dict.fromkeys((str(row[DEVICE]), str(row["precision"])) for row in rows)
+    return [
+        {"device": device, "precision": run_precision_label(precision), "peak": gemm,
+         "bandwidth": m.triad_bytes_per_s}
+        for device, precision in used
+        if (m := measured.get(device)) and m.triad_bytes_per_s
+        and (gemm := m.gemm_flops_per_s.get(RUN_PRECISION_GEMM.get(precision, precision)))
+    ]  # fmt: skip
+
+
+def run_precision_label(precision: str) -> str:
+    """How a chart names a run's precision: "fp32" -> "FP32", "bf16-amp" -> "BF16 AMP"."""
+    return precision.replace("-", " ").upper()
 
 
 def _sentences(
@@ -276,10 +288,11 @@ def experiment_page(
                 "ai": r["modelled_ai"],
                 "attained": r["modelled_attained"],
                 "device": r[DEVICE],
+                "precision": run_precision_label(str(r["precision"])),
             }
             for r in ordered
         ],
-        _roofs(measured),
+        _roofs(measured, ordered),
         f"{group.id}: modelled roofline points",
     )
     roofline_chart = book.embed(roofline_spec, f"roofline-{group.id}") if ordered else Markup("")

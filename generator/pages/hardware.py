@@ -3,8 +3,10 @@ measured here beside them."""
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from generator.catalog import Device, device_label, lookup_device
-from generator.formatting import number, percent, si
+from generator.formatting import number, percent, si, slug
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import HARDWARE_PAGE
@@ -19,6 +21,41 @@ from generator.records.peaks import PEAK_KEYS, PEAK_LABELS
 # hides behind a scroll bar at 1400 px.
 MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
 GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
+# The catalog's roofs a few devices at a time, by architecture: thirty roofs on one chart
+# cannot each be named (and Vega cut its legend at thirty); the rest go in the last group.
+ROOF_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("NVIDIA Volta and Turing", ("Volta", "Turing")),
+    ("NVIDIA Ampere", ("Ampere",)),
+    ("NVIDIA Ada Lovelace", ("Ada Lovelace",)),
+    ("NVIDIA Hopper and Blackwell", ("Hopper", "Blackwell")),
+    ("AMD, Google and CPUs", ()),
+)
+ROOF_CHARTS = (("fp32", "FP32 (CUDA cores)"), ("fp16_tensor", "FP16 tensor cores (dense)"))
+
+
+def roof_groups(devices: tuple[Device, ...]) -> list[tuple[str, list[Device]]]:
+    """The catalog split into `ROOF_GROUPS`, each in catalog order; every device in one."""
+    known = {a for _, architectures in ROOF_GROUPS for a in architectures}
+    return [
+        (name, [d for d in devices if d.architecture in architectures
+                or (not architectures and d.architecture not in known)])
+        for name, architectures in ROOF_GROUPS
+    ]  # fmt: skip
+
+
+def roof_charts(charts: ChartBook, devices: tuple[Device, ...]) -> list[Markup]:
+    """Per precision, a datasheet roofline per group of devices that has that peak."""
+    from generator.charts import multi_device_roofline  # altair: import on use
+
+    embedded = []
+    for key, precision in ROOF_CHARTS:
+        for name, group in roof_groups(devices):
+            spec = multi_device_roofline(group, key, f"{precision}, datasheet: {name}")
+            if spec:
+                embedded.append(
+                    charts.embed(spec, f"roofline-{key.replace('_', '-')}-{slug(name)}")
+                )
+    return embedded
 
 
 def _measured_rows(
@@ -59,8 +96,7 @@ def _measured_rows(
 def hardware_page(
     devices: tuple[Device, ...], ceilings: list[MeasuredCeilings] | None = None
 ) -> Page:
-    from generator.charts import multi_device_roofline  # altair: import on use
-    from generator.charts.precision import precision_chart
+    from generator.charts.precision import precision_chart  # altair: import on use
 
     def cell(device: Device, key: str) -> str:
         value = device.peak(key)
@@ -95,13 +131,7 @@ def hardware_page(
         precision_chart=charts.embed(
             precision_chart(catalog, "Dense peak per precision, datasheet"), "peak-per-precision"
         ),
-        fp32_chart=charts.embed(
-            multi_device_roofline(catalog, "fp32", "FP32 (CUDA cores), datasheet"), "roofline-fp32"
-        ),
-        tensor_chart=charts.embed(
-            multi_device_roofline(catalog, "fp16_tensor", "FP16 tensor cores (dense), datasheet"),
-            "roofline-fp16-tensor",
-        ),
+        roof_charts=roof_charts(charts, devices),
         measured=_measured_rows(devices, ceilings or []),
     )
     return Page(

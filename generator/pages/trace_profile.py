@@ -23,6 +23,7 @@ from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, one_line, render
 from generator.pages.run_lists import link, page_count, paged, summarize
+from generator.records.peaks import PEAK_LABELS
 
 TRACE_DIR = f"{GENERATED_DIR}/traces"
 TOP_OPS = 25
@@ -38,6 +39,9 @@ def roof_lines(roof: Roof | None, paths: list[str]) -> list[dict[str, Any]]:
             roofs.append(
                 {
                     "label": f"{path} {si(peak, 'FLOP/s')} ({roof.source})",
+                    "device": roof.name,
+                    "precision": PEAK_LABELS.get(path, path),
+                    "source": "measured" if "measured" in roof.source else "datasheet",
                     "peak": peak,
                     "bandwidth": roof.bandwidth_bytes_per_s,
                 }
@@ -112,7 +116,8 @@ def trace_page(view: TraceView) -> Page:
             for r in layers.to_dicts()
         ]  # fmt: skip
         layer_chart = charts.embed(
-            trace_roofline(layer_points, roof_lines(analysis.roof, ["fp32"]), "phase",
+            # the roofs of the paths the trace's ops run on (a layer's ops share its FLOPs)
+            trace_roofline(layer_points, roofs, "phase",
                            "Per-layer roofline: analytic FLOPs / measured time"),
             f"layers-{view.slug}",
         )  # fmt: skip
