@@ -38,16 +38,21 @@ def workload_samples(
     return {workload: times for workload, times in samples.items() if times}
 
 
-def run_blocks(frame: pl.DataFrame) -> list[list[float]]:
-    """A run's step times per block (its worker processes, steps.csv `block`), in block
+def in_blocks(frame: pl.DataFrame) -> bool:
+    """Whether a run's steps were timed in blocks (steps.csv `block` filled)."""
+    return "block" in frame.columns and frame["block"].null_count() < frame.height
+
+
+def run_blocks(frame: pl.DataFrame, column: str = "step_s") -> list[list[float]]:
+    """A run's step times (or `column`'s, a part of the step) per block (its worker processes, steps.csv `block`), in block
     order; a run timed in one process (no `block` column, or empty) is one block. Grouped
     in Python: a run has tens to hundreds of steps, and a Polars query per run was 0.4 s
     of a py-spy profile of a rebuild at 1,000 runs (taken while the test suite ran beside
     it)."""
-    if "step_s" not in frame.columns:
+    if column not in frame.columns:
         return []
-    times = frame["step_s"].cast(pl.Float64).to_list()
-    if "block" not in frame.columns or frame["block"].null_count() == frame.height:
+    times = frame[column].cast(pl.Float64).to_list()
+    if not in_blocks(frame):
         kept = [t for t in times if t is not None]
         return [kept] if kept else []
     found: dict[int, list[float]] = {}

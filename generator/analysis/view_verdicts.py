@@ -3,14 +3,9 @@ trace page (a profiled step's analytic FLOPs over its time), by the same rule as
 
 from __future__ import annotations
 
-from generator.analysis.step_verdict import (
-    KERNEL,
-    PROFILED,
-    Estimate,
-    Roof,
-    StepVerdict,
-    step_verdict,
-)
+from generator.analysis.interval import Interval
+from generator.analysis.roofs import Roof
+from generator.analysis.step_verdict import KERNEL, PROFILED, StepVerdict, step_verdict
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import MeasurementView
 
@@ -24,7 +19,7 @@ def export_verdict(view: MeasurementView) -> StepVerdict | None:
         bound.peak_flops_per_s,
         bound.bandwidth_bytes_per_s,
     )
-    return step_verdict(step.flops, step.dram_bytes, Estimate(step.time_s), roof, KERNEL, "counted")
+    return step_verdict(step.flops, step.dram_bytes, Interval(step.time_s), roof, KERNEL, "counted")
 
 
 def trace_verdict(analysis: TraceAnalysis) -> StepVerdict | None:
@@ -38,7 +33,7 @@ def trace_verdict(analysis: TraceAnalysis) -> StepVerdict | None:
         _number(total.get("flops")),
         _number(total.get("bytes")),
         # the counted ops' time: the totals' attained rate and fraction of the roof use it
-        Estimate(float(total.get("counted_time_s") or total["time_s"])),  # type: ignore[arg-type]
+        Interval(float(total.get("counted_time_s") or total["time_s"])),  # type: ignore[arg-type]
         Roof(label, peak, roof.bandwidth_bytes_per_s),
         PROFILED,
         "analytic",

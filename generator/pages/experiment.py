@@ -9,9 +9,12 @@ import polars as pl
 from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
+from generator.analysis.results import Result
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdicts import (
     DEVICE,
+    NOT_TESTABLE,
+    RESULT,
     Verdict,
     by_device,
     group_rows,
@@ -22,7 +25,7 @@ from generator.analysis.verdicts import (
 )
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group, Settings
-from generator.formatting import number, percent
+from generator.formatting import number, percent, seconds
 from generator.ingest.runs import in_group
 from generator.memo import remembered
 from generator.pages import run_lists
@@ -30,7 +33,6 @@ from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
-from generator.pages.run_text import interval as median_interval
 from generator.pages.run_text import run_label
 from generator.records.ceilings import MeasuredCeilings
 
@@ -45,6 +47,7 @@ _KIND = {
     "not supported": "failure",
     "inconclusive": "warning",
     "mixed": "question",
+    NOT_TESTABLE: "warning",
 }
 
 
@@ -195,10 +198,11 @@ def experiment_page(
     verdict: Verdict,
     step_verdicts: Mapping[str, StepVerdict] | None = None,
     summary: bool | None = None,
+    results: Mapping[str, Result] | None = None,
 ) -> Page:
     """`summary`: one row per configuration (None: when `runs` are too many for one row
     each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
-    ordered, keys, key = group_rows(group, runs)
+    ordered, keys, key = group_rows(group, runs, results or {})
     rows = ordered
     counts = _runs_per_workload(ordered)
     if summary is None:
@@ -218,21 +222,20 @@ def experiment_page(
             if interval:
                 metric_rows[metric].append(
                     {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
-                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit,
-                     "series": row[DEVICE]}
+                     "value": interval.value, "low": interval.low, "high": interval.high,
+                     "unit": unit, "series": row[DEVICE]}
                 )  # fmt: skip
         throughput = metric_interval(row, "throughput")
+        result: Result | None = row.get(RESULT)
         table.append(
             [
                 label(row),
                 _run_link(
                     row, group.id, len(counts[row["workload"]]) if rows is not ordered else 1
                 ),
-                median_interval(row),
+                result.step.text(seconds) if result else "n/a",
                 percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
-                f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
-                if throughput
-                else "n/a",
+                throughput.text(number) if throughput else "n/a",
                 _bound_cell((step_verdicts or {}).get(row["run_id"])),
                 number(row["modelled_ai"]),
             ]
@@ -240,7 +243,7 @@ def experiment_page(
         if throughput:
             sweep_rows.append(
                 {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
-                 "value": throughput[0], "low": throughput[1], "high": throughput[2],
+                 "value": throughput.value, "low": throughput.low, "high": throughput.high,
                  "unit": "samples/s", "series": row[DEVICE]}
             )  # fmt: skip
     measured = _measured(rows, ceilings)
@@ -323,8 +326,15 @@ def _render(report: Report) -> list[Page]:
             for run_id in runs["run_id"]
             if (verdict := report.step_verdicts.get(run_id)) is not None
         }
+        results = {
+            workload: found
+            for workload in runs["workload"]
+            if (found := report.results.get(workload)) is not None
+        }
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
-        pages.append(remembered("experiment_page", experiment_page, *args, verdicts, summary))
+        pages.append(
+            remembered("experiment_page", experiment_page, *args, verdicts, summary, results)
+        )
     return pages
 
 

@@ -70,12 +70,9 @@ def _backward_sentence(device: str, items: list[StepParts]) -> str:
     assert low is not None and high is not None  # filtered by backward_sentences
     flops = sorted(item.flop_ratio for item in items if item.flop_ratio is not None)
     span = (
-        f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
-        f"({items[0].label}) to {number(high.value, 3)}× [{number(high.low, 3)}, "
-        f"{number(high.high, 3)}] ({items[-1].label})"
+        f"{low.times_text()} ({items[0].label}) to {high.times_text()} ({items[-1].label})"
         if len(items) > 1
-        else f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
-        f"({items[0].label})"
+        else f"{low.times_text()} ({items[0].label})"
     )
     ratio = (
         f"{number(flops[0], 3)} to {number(flops[-1], 3)}"
@@ -93,10 +90,10 @@ def headlines(report: Report) -> list[str]:
     """Three to five results, each with the device it holds on and its interval."""
     found = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
     found.append(verdict_summary(report.experiments, report.verdicts))
-    tables = device_speedups(report.runs, report.steps)
+    tables = device_speedups(report.results)
     if tables:
         found.append(summary(max(tables, key=lambda t: len(t.rows))))
-    found += backward_sentences(training_parts(report.runs, report.steps))
+    found += backward_sentences(training_parts(report.runs, report.steps, report.results))
     return found[:5]
 
 

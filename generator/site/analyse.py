@@ -20,6 +20,7 @@ from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
+from generator.analysis.results import Result, results
 from generator.analysis.run_verdicts import run_verdicts
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
@@ -48,7 +49,7 @@ from generator.summaries.export import CheckedExport
 @dataclass(frozen=True)
 class Analysed:
     loaded: Loaded
-    runs: pl.DataFrame  # loaded.runs, each ok run's timing pooled with its workload's (pooling)
+    runs: pl.DataFrame  # loaded.runs, each ok run's timing its workload's result's (pooling)
     views: list[MeasurementView]  # one per ncu export, imported ones first; no chart yet
     replications: list[Replication]
     workloads: list[Workload]
@@ -57,12 +58,14 @@ class Analysed:
     traces: list[TraceView]  # imported traces first, then each run's profiled step
     trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
     step_verdicts: dict[str, StepVerdict]  # ok run -> its bound, % of roof and intervals
+    results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
     captures: list[CaptureView] = field(default_factory=list)  # multi-rank captures
     nsys: list[NsysView] = field(default_factory=list)  # Nsight Systems captures
 
 
 def analyse(loaded: Loaded) -> Analysed:
-    runs = pool_runs(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
+    found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
+    runs = pool_runs(loaded.runs, found)
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     cache = (loaded.cache_dir, code_digest())  # kernel checks are kept (export_cache.py)
     views = [
@@ -92,11 +95,12 @@ def analyse(loaded: Loaded) -> Analysed:
         replications=replications,
         workloads=workloads(views, runs, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
-        verdicts=group_verdicts(loaded.experiments, runs, _gemm_ceilings(loaded)),
+        verdicts=group_verdicts(loaded.experiments, runs, found, _gemm_ceilings(loaded)),
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
-        step_verdicts=run_verdicts(runs, loaded.ceilings),
+        step_verdicts=run_verdicts(found, loaded.ceilings, loaded.catalog),
+        results=found,
         captures=capture_views(loaded.captures, loaded.catalog, loaded.ceilings),
         nsys=nsys_views(loaded.nsys, loaded.catalog),
     )
