@@ -38,13 +38,14 @@ MAX_SPAN = 5.0
 @dataclass(frozen=True)
 class Interval:
     """A value with its 95 % interval (`low`, `high`; None when it has none) and its kind.
-    `processes`: how many independent processes the value rests on."""
+    `processes`: how many independent processes the value rests on (0: a lone figure, such
+    as one profiled step's kernel time, that states no interval and needs no kind)."""
 
     value: float
     low: float | None = None
     high: float | None = None
     kind: str = NONE
-    processes: int = 1
+    processes: int = 0
 
     @property
     def bounded(self) -> bool:
@@ -101,7 +102,7 @@ class Interval:
             core = f"{shown(self.value)} [{ends(self.low)}, {ends(self.high)}]"
         # A lone number (a kernel time) has no kind to state; a result without an interval
         # says it is not calibrated.
-        say = kind and (self.bounded or self.processes > 1)
+        say = kind and (self.bounded or self.processes > 0)
         return f"{core} ({self.short_kind()})" if say else core
 
     def percent_text(self, kind: bool = True) -> str:
