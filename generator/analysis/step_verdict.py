@@ -49,6 +49,11 @@ class StepVerdict:
     flops_kind: str  # "modelled", "counted" or "analytic"
 
     @property
+    def point(self) -> str:
+        """The kind of point it rests on: modelled, counted or trace (analytics.points)."""
+        return {"analytic": "trace"}.get(self.flops_kind, self.flops_kind)
+
+    @property
     def above_roof(self) -> bool:
         """Faster than its roof allows: the roof (a measured ceiling) is no ceiling."""
         return self.of_roof.value > 1

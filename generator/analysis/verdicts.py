@@ -70,21 +70,23 @@ def metric_interval(row: dict[str, Any], metric: str) -> Interval | None:
 def untestable(rows: list[dict[str, Any]]) -> Verdict | None:
     """NOT_TESTABLE, in one line with the commands, when a row's result lacks a calibrated
     interval; None when all have one."""
-    missing = [
-        r[RESULT] for r in rows if r.get(RESULT) is not None and not r[RESULT].step.calibrated
-    ]
+    missing = {
+        id(r[RESULT]): r[RESULT]
+        for r in rows
+        if r.get(RESULT) is not None and not r[RESULT].step.calibrated
+    }
     if not missing:
         return None
-    commands = sorted({f"`{result.remeasure}`" for result in missing})
-    names = ", ".join(
-        sorted(
-            {f"{r.model} b{r.batch} {r.phase} {r.precision} on {r.device_label}" for r in missing}
-        )
-    )
+    by_device: dict[str, list[str]] = {}
+    for result in missing.values():
+        name = f"{result.model} b{result.batch} {result.phase} {result.precision}"
+        by_device.setdefault(result.device_label, []).append(name)
+    names = "; ".join(f"{', '.join(sorted(n))} on {d}" for d, n in sorted(by_device.items()))
+    commands = " and ".join(sorted({f"`{result.remeasure}`" for result in missing.values()}))
     return Verdict(
         NOT_TESTABLE,
-        f"it needs calibrated intervals (across processes), and {len(missing)} result(s) it "
-        f"rests on have none ({names}): re-measure with {' and '.join(commands)}",
+        f"it needs calibrated intervals (across processes), and {len(missing)} of the results "
+        f"it rests on were timed in one process ({names}): re-measure with {commands}",
     )
 
 
@@ -180,10 +182,6 @@ def ratio_verdict(
         bottom = metric_interval(by_value[denominator], metric)
         if top is None or bottom is None:
             continue
-        if (missing := untestable([by_value[numerator], by_value[denominator]])) is not None:
-            outcomes.append(NOT_TESTABLE)
-            parts.append(missing.reason)
-            continue
         ratio = top.ratio(bottom)
         where = ", ".join(
             f"{key_name(k)} {v}"
@@ -191,15 +189,16 @@ def ratio_verdict(
             if len({r[k] for r in rows}) > 1
         )
         parts.append(ratio.times_text() + (f" at {where}" if where else ""))
-        assert ratio.low is not None and ratio.high is not None  # calibrated
+        if ratio.low is None or ratio.high is None or not ratio.calibrated:
+            outcomes.append(NOT_TESTABLE)  # only a calibrated interval decides
+            continue
         outcomes.append(within(ratio.low, ratio.high, between))
     if not outcomes:
         return Verdict(
             "inconclusive", f"no pair of runs with {key_name(key)} {numerator} and {denominator}"
         )
     outcome = outcomes[0] if len(set(outcomes)) == 1 else "inconclusive"
-    if NOT_TESTABLE in outcomes:
-        outcome = NOT_TESTABLE
+    outcome = NOT_TESTABLE if NOT_TESTABLE in outcomes else outcome
     expected = (
         f"at least {number(between[0], 3)}"
         if between[1] >= NO_UPPER_BOUND
@@ -328,6 +327,8 @@ def _group_verdict(
         return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
     if not rows:
         return Verdict("inconclusive", "no run of this group has been measured on this machine")
+    if expect.of_ceiling is None and (missing := untestable(rows)) is not None:
+        return missing  # a trend or a ratio needs every result it compares calibrated
     if expect.trend == "saturates":
         return saturation_verdict(rows)
     if expect.of_ceiling is not None:

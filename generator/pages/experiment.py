@@ -187,7 +187,7 @@ def _bound_cell(verdict: StepVerdict | None) -> str:
     """The step's verdict in a cell: "compute, 27.6 % [26.3, 28.7] of the roof"."""
     if verdict is None:
         return "n/a"
-    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof"
+    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof ({verdict.point} point)"
 
 
 def experiment_page(

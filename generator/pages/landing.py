@@ -8,8 +8,9 @@ from collections import Counter
 from typing import Any
 
 from generator.analysis.phases import StepParts, training_parts
+from generator.analysis.points import HEADLINE_RULE
 from generator.analysis.speedups import device_speedups, summary
-from generator.analysis.verdicts import Verdict
+from generator.analysis.verdicts import NOT_TESTABLE, Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
 from generator.pages.bound_sentences import bound_sentences
@@ -19,7 +20,7 @@ from generator.pages.render import ChartBook, render
 from generator.records.versions import DEVELOPMENT, LATEST
 
 PATH = LANDING_PAGE
-VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive")
+VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive", NOT_TESTABLE)
 
 
 def verdict_summary(experiments: ExperimentsFile | None, verdicts: dict[str, Verdict]) -> str:
@@ -37,7 +38,24 @@ def verdict_summary(experiments: ExperimentsFile | None, verdicts: dict[str, Ver
         if unjudged
         else ""
     )
-    return f"Of {judged} hypotheses the data could test, {parts}{rest}."
+    untestable = [
+        g.id for g in groups if g.id in verdicts and verdicts[g.id].outcome == NOT_TESTABLE
+    ]
+    which = (
+        f" Not testable until re-measured in blocks (their results have no calibrated "
+        f"interval): {', '.join(untestable)}; each verdict gives the command."
+        if untestable
+        else ""
+    )
+    inconclusive = [
+        g.id for g in groups if g.id in verdicts and verdicts[g.id].outcome == "inconclusive"
+    ]
+    undecided = (
+        f" Inconclusive on calibrated data (their intervals overlap): {', '.join(inconclusive)}."
+        if inconclusive
+        else ""
+    )
+    return f"Of {judged} hypotheses stated, {parts}{rest}.{undecided}{which}"
 
 
 def verdict_rows(
@@ -127,6 +145,7 @@ def landing_page(report: Report) -> Page:
         "landing.md.j2",
         edition=edition(report.citation),
         headlines=headlines(report),
+        headline_rule=HEADLINE_RULE,
         verdicts=verdict_rows(report.experiments, report.verdicts),
         chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
         point_count=len(points),

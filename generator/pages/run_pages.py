@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.points import HEADLINE_RULE, WHY, Points
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
@@ -41,6 +42,7 @@ class RunContext:
     findings: tuple[Finding, ...] = ()
     verdict: StepVerdict | None = None
     result: Result | None = None  # its configuration's one result (ok runs)
+    points: Points | None = None  # its configuration's modelled, counted and trace points
     record: RunRecord | None = None
     folder: Path | None = None
     steps: pl.DataFrame | None = None
@@ -151,7 +153,10 @@ def quote(result: Result | None, verdict: StepVerdict | None) -> str:
         return "no result"
     text = f"median step time {citable(result)}, over {number(result.iterations)} timed, unprofiled steps"
     if verdict is not None:
-        text += f"; {verdict.words()}, {verdict.attained.text(lambda v: si(v, 'FLOP/s'))} attained"
+        text += (
+            f"; headline bound ({verdict.point} point, over the {verdict.time_basis}): "
+            f"{verdict.words()}, {verdict.attained.text(lambda v: si(v, 'FLOP/s'))} attained"
+        )
     return text
 
 
@@ -179,6 +184,10 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         run_id=row["run_id"],
         label=run_label(row),
         verdict=verdict.facts() if verdict else None,
+        headline_kind=context.points.headline_kind if context.points else None,
+        points=context.points.rows() if context.points else [],
+        headline_rule=HEADLINE_RULE,
+        why=WHY,
         basis=verdict.basis() if verdict else None,
         basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
         quote=quote(context.result, verdict) if ok else None,

@@ -156,11 +156,13 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
     contexts = {}
     for run_id, workload, status in report.runs.select("run_id", "workload", "status").rows():
         result = report.results.get(workload) if status == "ok" else None
+        points = report.points.get(workload) if status == "ok" else None
         slug = f"run-{run_id}"
         contexts[run_id] = RunContext(
             findings=report.run_findings.get(run_id, ()),
             verdict=report.step_verdicts.get(run_id),
             result=result,
+            points=points,
             record=report.records.get(run_id),
             folder=report.run_folders.get(run_id),
             steps=report.steps.get(run_id),

@@ -18,10 +18,10 @@ import polars as pl
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results
-from generator.analysis.run_verdicts import run_verdicts
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -57,8 +57,9 @@ class Analysed:
     overview: OverviewPoints
     traces: list[TraceView]  # imported traces first, then each run's profiled step
     trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
-    step_verdicts: dict[str, StepVerdict]  # ok run -> its bound, % of roof and intervals
+    step_verdicts: dict[str, StepVerdict]  # ok run -> its configuration's headline bound
     results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
+    points: dict[str, Points] = field(default_factory=dict)  # workload -> its three points
     captures: list[CaptureView] = field(default_factory=list)  # multi-rank captures
     nsys: list[NsysView] = field(default_factory=list)  # Nsight Systems captures
 
@@ -88,6 +89,7 @@ def analyse(loaded: Loaded) -> Analysed:
     analysed_traces = _trace_views(loaded, counted)
     traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
+    points = all_points(found, views, traces, loaded.ceilings, loaded.catalog)
     return Analysed(
         loaded=loaded,
         runs=runs,
@@ -99,8 +101,9 @@ def analyse(loaded: Loaded) -> Analysed:
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
-        step_verdicts=run_verdicts(found, loaded.ceilings, loaded.catalog),
+        step_verdicts=headline_verdicts(found, points),
         results=found,
+        points=points,
         captures=capture_views(loaded.captures, loaded.catalog, loaded.ceilings),
         nsys=nsys_views(loaded.nsys, loaded.catalog),
     )

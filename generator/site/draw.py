@@ -39,6 +39,7 @@ def draw(checked: Checked) -> Report:
         measurement_pages=measurement_pages,
         step_verdicts=analysed.step_verdicts,
         results=analysed.results,
+        points=analysed.points,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,
