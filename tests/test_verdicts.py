@@ -9,13 +9,8 @@ from typing import Any
 import pytest
 
 from generator.analysis.observations import observations
-from generator.analysis.verdicts import (
-    NOT_TESTABLE,
-    metric_interval,
-    ratio_verdict,
-    swept,
-    trend_verdict,
-)
+from generator.analysis.verdict_needs import NOT_TESTABLE, metric_interval
+from generator.analysis.verdicts import ratio_verdict, swept, trend_verdict
 from generator.config import load_experiments
 from generator.errors import UserError
 from tests.helpers import REPO, result_row

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analysis.thresholds import NOISY_CI
-from generator.analysis.verdicts import fmt_metric, metric_interval, ordered_along, with_metric
+from generator.analysis.verdict_needs import metric_interval
+from generator.analysis.verdicts import fmt_metric, ordered_along, with_metric
 from generator.formatting import percent, si
 
 

@@ -11,18 +11,8 @@ from markupsafe import Markup, escape
 from generator.analysis.observations import observations
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdicts import (
-    DEVICE,
-    NOT_TESTABLE,
-    RESULT,
-    Verdict,
-    by_device,
-    group_rows,
-    key_name,
-    metric_interval,
-    sweep_key,
-    swept,
-)
+from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
+from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group, Settings
 from generator.formatting import number, percent, seconds

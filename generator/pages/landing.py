@@ -10,7 +10,7 @@ from typing import Any
 from generator.analysis.phases import StepParts, training_parts
 from generator.analysis.points import HEADLINE_RULE
 from generator.analysis.speedups import device_speedups, summary
-from generator.analysis.verdicts import NOT_TESTABLE, Verdict
+from generator.analysis.verdict_needs import NOT_TESTABLE, Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
 from generator.pages.bound_sentences import bound_sentences

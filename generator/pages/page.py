@@ -22,7 +22,7 @@ from generator.analysis.points import Points
 from generator.analysis.replication import Replication
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdicts import Verdict
+from generator.analysis.verdict_needs import Verdict
 from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile

@@ -26,7 +26,8 @@ from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
 from generator.analysis.trace_work import work as trace_work
-from generator.analysis.verdicts import Verdict, group_verdicts
+from generator.analysis.verdict_needs import Verdict
+from generator.analysis.verdicts import group_verdicts
 from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
 from generator.catalog import device_label, lookup_device
 from generator.findings import trace_findings
