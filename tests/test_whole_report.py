@@ -51,14 +51,23 @@ def _share(text: str) -> str:
 
 
 def _run_pages(site: Path) -> dict[str, dict[str, str]]:
-    """Run id -> its page's median (with interval and kind) and its bound's share."""
+    """Run id -> its page's median (with interval and kind), its bound's share and the share
+    of each of its points ("counted", "trace", "modelled")."""
     found = {}
     for path in sorted((site / "measurements" / "runs").glob("*/index.html")):
-        facts = _facts(_soup(path))
+        page = _soup(path)
+        facts = _facts(page)
         if MEDIAN_ROW in facts:
+            points = {
+                cells[0].split(" ")[0]: _share(cells[-1])
+                for row in page.find_all("tr")
+                if len(cells := [_text(c) for c in row.find_all("td")]) == 6
+                and "of the roof" in cells[-1]
+            }
             found[path.parent.name] = {
                 "median": facts[MEDIAN_ROW],
                 "share": _share(facts["bound"]) if "bound" in facts else "",
+                **points,
             }
     return found
 
@@ -108,6 +117,22 @@ def test_one_configuration_one_median_interval_and_bound_on_every_page(repo_site
                 assert _share(bound) == expected["share"], (path, run_id, bound, expected)
             compared += 1
     assert compared >= 2 * len(ok)
+    # the kernel page and trace page of the run whose profiles give a configuration's counted
+    # and trace points (its first) name those points' bounds
+    kinds = {"counted": "measurements/run-{}/index.html",
+             "trace": "measurements/traces/run-{}/index.html"}  # fmt: skip
+    first = ok.group_by("workload").agg(pl.col("run_id").min())["run_id"]
+    checked = 0
+    for run_id in first:
+        shown = pages[run_id]
+        for kind, where in kinds.items():
+            path = repo_site / where.format(run_id)
+            if kind in shown and path.is_file():
+                text = _text(_soup(path))
+                match = re.search(r"(?:bound|side) at (\d[\d.,]*) % ", text)
+                assert match and match.group(1) == shown[kind], (path, shown, match)
+                checked += 1
+    assert checked >= 10
     # the citations: each run's BibTeX states its page's median, interval and kind
     cite = _text(_soup(repo_site / "measurements" / "cite" / "index.html"))
     for run_id in ok["run_id"]:

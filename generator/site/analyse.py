@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -22,6 +22,7 @@ from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results
+from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -29,7 +30,7 @@ from generator.analysis.trace_work import work as trace_work
 from generator.analysis.verdict_needs import Verdict
 from generator.analysis.verdicts import group_verdicts
 from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
-from generator.catalog import device_label, lookup_device
+from generator.catalog import Device, device_label, lookup_device
 from generator.findings import trace_findings
 from generator.ingest import NcuExport
 from generator.pages.page import Page
@@ -135,7 +136,7 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
             ceilings = repr(item.ceilings)  # a frozen dataclass of numbers and text
             inputs = f"{item.slug}\0{item.record.model_dump_json()}\0{ceilings}"
             job = partial(_run_view_of_trace, item.slug, item.path, item.record, item.layers,
-                          item.ceilings)  # fmt: skip
+                          item.ceilings, loaded.catalog)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, code), job))
     to_read = [
@@ -188,6 +189,7 @@ def _run_view_of_trace(
     record: RunRecord,
     layers: Path | None,
     ceilings: MeasuredCeilings | None,
+    catalog: tuple[Device, ...] | None = None,
 ) -> TraceView:
     """A run's profiled step against its own ceilings, with its per-layer join."""
     work = trace_work(path, path.parent)
@@ -210,7 +212,17 @@ def _run_view_of_trace(
             *trace_findings(analysis, phase),
             *stored_findings(record.findings, "profiler-overhead"),
         ),
+        roof=_run_roof(record, [ceilings] if ceilings else [], catalog),
     )
+
+
+def _run_roof(
+    record: RunRecord, ceilings: Sequence[MeasuredCeilings], catalog: tuple[Device, ...] | None
+) -> Roof | None:
+    """A measured run's roof by the one rule (analysis/roofs.py): its points sit under it on
+    its run page, its kernel page and its trace page alike."""
+    precision = PEAK_OF_RUN.get(record.config.precision, "fp32")
+    return roof(device_label(record.device_name), precision, ceilings, catalog)
 
 
 def _rows_by(
@@ -288,6 +300,7 @@ def _run_view(run: ProfiledRun, loaded: Loaded, cache: tuple[Path, str]) -> Meas
         notes="Kernel replay under ncu: clocks locked to base and caches flushed "
         "between replays, so kernel times are longer than unprofiled ones.",
         license="",
+        roof=_run_roof(record, loaded.ceilings, loaded.catalog),
         **_analysed(
             checked,
             csv_path,
