@@ -10,6 +10,7 @@ from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
 from generator.analysis.results import Result
+from generator.analysis.roofs import MEASURED, roof_for
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
 from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
@@ -100,12 +101,14 @@ def _measured(
 
 
 def _roofs(measured: dict[str, MeasuredCeilings]) -> dict[str, tuple[float, float]]:
-    """Device -> (fp32 GEMM rate, triad bandwidth), where both were measured."""
-    return {
-        device: (gemm, m.triad_bytes_per_s)
-        for device, m in measured.items()
-        if (gemm := m.gemm_flops_per_s.get("fp32")) and m.triad_bytes_per_s
-    }
+    """Device -> (fp32 compute roof, memory roof) where measured, by the one roof rule
+    (analysis/roofs.py): the same numbers as the run pages'."""
+    found = {}
+    for device, ceilings in measured.items():
+        under = roof_for(device, "fp32", MEASURED, [ceilings])
+        if under is not None:
+            found[device] = (under.peak_flops_per_s, under.bandwidth_bytes_per_s)
+    return found
 
 
 def _sentences(
