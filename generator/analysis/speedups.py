@@ -183,17 +183,24 @@ def summary(table: SpeedupTable) -> str:
             f"{span} over {n} configurations; smallest for {configuration(low, with_precision)},"
             f" largest for {configuration(high, with_precision)}"
         )
-    slower_rows = [r for r in rows if r.ratio.high is not None and r.ratio.high < 1]
+    below = [r for r in rows if r.ratio.high is not None and r.ratio.high < 1]
+    slower_rows = [r for r in below if r.ratio.calibrated]
     unsure = [r for r in rows if r.ratio.bounded and not r.ratio.excludes(1.0)]
+    within = [r for r in rows if r.ratio.bounded and not r.ratio.calibrated]
     bare = [r for r in rows if not r.ratio.bounded]
     if slower_rows and n > 1:
         named = ", ".join(configuration(r, with_precision) for r in slower_rows[:3])
         more = f" and {len(slower_rows) - 3} more" if len(slower_rows) > 3 else ""
-        text += f". {faster} is the slower one (interval below 1) for {named}{more}"
+        text += f". {faster} is the slower one (calibrated interval below 1) for {named}{more}"
     if unsure:
         text += (
             f". In {len(unsure)} of {n} configurations the 95 % interval includes 1: there "
             "neither side is shown faster"
+        )
+    if within:
+        text += (
+            f". {len(within)} of {n} intervals are within one process (a side was timed in "
+            "one process): not calibrated, they decide nothing until re-measured"
         )
     if bare:
         text += (
