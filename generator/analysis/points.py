@@ -34,14 +34,15 @@ HEADLINE_RULE = (
     "else its trace point, else its modelled point; every page that names the step's bound "
     "names this one, with the kind of point it rests on."
 )
-WHY = (
-    "The three points share one roof and differ only in what they divide: the modelled "
-    "point, the analytic FLOPs and minimal bytes over the timed step (host time and gaps "
-    "included); the counted point, the FLOPs and the DRAM bytes the hardware counted (what "
+WHY = {  # what each kind of point divides
+    MODELLED: "the modelled point, the analytic FLOPs and minimal bytes over the timed step "
+    "(host time and gaps included)",
+    COUNTED: "the counted point, the FLOPs and the DRAM bytes the hardware counted (what "
     "reached memory: cache hits absent, re-reads present) over the kernel time under Nsight "
-    "Compute (clocks locked, no host time); the trace point, the analytic FLOPs and minimal "
-    "bytes of the ops the profiler recorded over their own kernel time in one profiled step."
-)
+    "Compute (clocks locked, no host time)",
+    TRACE: "the trace point, the analytic FLOPs and minimal bytes of the ops the profiler "
+    "recorded over their own kernel (or CPU) time in one profiled step",
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,17 @@ class Points:
     def headline(self) -> StepVerdict | None:
         kind = self.headline_kind
         return None if kind is None else self.by_kind()[kind]
+
+    def why(self) -> str:
+        """One sentence on why its points differ."""
+        kinds = [kind for kind, found in self.by_kind().items() if found is not None]
+        if len(kinds) < 2:
+            return ""
+        return (
+            "The points share one roof and differ only in what they divide: "
+            + "; ".join(WHY[kind] for kind in kinds)
+            + "."
+        )
 
     def rows(self) -> list[list[str]]:
         """The points side by side: one row per kind of point that exists."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.points import HEADLINE_RULE, WHY, Points
+from generator.analysis.points import HEADLINE_RULE, Points
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
@@ -187,7 +187,7 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         headline_kind=context.points.headline_kind if context.points else None,
         points=context.points.rows() if context.points else [],
         headline_rule=HEADLINE_RULE,
-        why=WHY,
+        why=context.points.why() if context.points else "",
         basis=verdict.basis() if verdict else None,
         basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
         quote=quote(context.result, verdict) if ok else None,
