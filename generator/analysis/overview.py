@@ -14,7 +14,7 @@ import polars as pl
 from generator.analysis.bound_words import bound_words
 from generator.analysis.replication import IMPOSSIBLE, Replication
 from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
+from generator.analysis.roofs import GEMM_OF_PEAK, MEASURED, PEAK_OF_RUN, roof_for
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label
@@ -100,14 +100,16 @@ def overview_points(
             }
         )
     for measured in ceilings:
-        gemm = measured.gemm_flops_per_s.get("fp32")
-        if gemm and measured.triad_bytes_per_s:
+        label = device_label(measured.device_name)
+        # the one roof rule (roofs.py): the same fp32 and memory roofs as the run pages'
+        under = roof_for(label, "fp32", MEASURED, [measured])
+        if under is not None:
             roofs.append(
                 {
-                    "device": device_label(measured.device_name),
-                    "label": f"{device_label(measured.device_name)} measured GEMM and triad",
-                    "peak": gemm,
-                    "bandwidth": measured.triad_bytes_per_s,
+                    "device": label,
+                    "label": under.label,
+                    "peak": under.peak_flops_per_s,
+                    "bandwidth": under.bandwidth_bytes_per_s,
                 }
             )
     return OverviewPoints(points, roofs)
