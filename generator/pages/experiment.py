@@ -48,8 +48,14 @@ def verdict_html(verdict: Verdict) -> Markup:
         "verdict",
         verdict.outcome,
         f"Verdict: {verdict.outcome}",
-        [escape(verdict.reason)],
+        [_code(verdict.reason)],
     )
+
+
+def _code(text: str) -> Markup:
+    """The reason, escaped, its `commands` as code (the box is HTML, not Markdown)."""
+    parts = str(escape(text)).split("`")
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
 def _timing(group: Group, d: Settings) -> str:
