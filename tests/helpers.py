@@ -112,3 +112,26 @@ def repository_files() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     return [name for name in listed.decode().split("\0") if name]
+
+
+def result_row(
+    row: dict[str, Any], kind: str = "calibrated", processes: int = 10
+) -> dict[str, Any]:
+    """A runs row with its configuration's result under "result" (as `verdicts.group_rows`
+    puts it), built from the row's median and interval; `kind` one of analysis.interval's."""
+    from generator.analysis.interval import Interval
+    from generator.analysis.results import Result, RunTime
+
+    low, high = row.get("ci_low_s"), row.get("ci_high_s")
+    step = Interval(row["median_s"], low, high, kind, processes)
+    run = RunTime(str(row.get("run_id", "r")), str(row.get("group", "A")), step, True)
+    result = Result(
+        workload=str(row.get("workload", row.get("run_id", "w"))), model=row["model"],
+        dataset=row["dataset"], batch=row["batch"], phase=row["phase"],
+        precision=row["precision"], device=row["device"],
+        device_name=str(row.get("device_name", row["device_label"])),
+        device_label=row["device_label"], runs=(run,), groups=(str(row.get("group", "A")),),
+        step=step, iterations=processes * 20, modelled_flops=row.get("modelled_flops"),
+        modelled_bytes=row.get("modelled_bytes"),
+    )  # fmt: skip
+    return row | {"result": result}

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from generator.analysis.per_workload import run_blocks
 from generator.analysis.pooling import pool_runs
+from generator.analysis.results import results
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.measure import runner
@@ -244,17 +245,31 @@ def test_pooling_reads_blocks_and_falls_back_to_one_process() -> None:
         {"block": [None, None], "step_s": [1.0, None]}, schema_overrides={"block": pl.Int64}
     )
     assert run_blocks(empty) == [[1.0]]
+    five = pl.DataFrame(
+        {"block": [b for b in range(5) for _ in (0, 1)],
+         "step_s": [1.0, 1.1, 1.2, 1.3, 0.9, 1.0, 1.1, 1.0, 1.2, 1.1]}
+    )  # fmt: skip
+    ids = ["a", "b", "c"]
     runs = pl.DataFrame({
-        "run_id": ["a", "b"], "workload": ["w1", "w2"], "group": ["A", "B"], "batch": [1, 1],
-        "status": ["ok", "ok"], "median_s": [1.0, 1.0], "ci_low_s": [0.9, 0.9],
-        "ci_high_s": [1.1, 1.1], "iterations": [6, 6], "throughput": [1.0, 1.0],
-        "modelled_flops": [None, None], "modelled_attained": [None, None],
+        "run_id": ids, "workload": ["w1", "w2", "w3"], "group": ["A", "B", "C"],
+        "groups": [["A"], ["B"], ["C"]], "model": ["m"] * 3, "dataset": ["d"] * 3,
+        "batch": [1] * 3, "phase": ["inference"] * 3, "precision": ["fp32"] * 3,
+        "device": ["cpu"] * 3, "device_name": ["x"] * 3, "device_label": ["x"] * 3,
+        "status": ["ok"] * 3, "median_s": [1.0] * 3, "ci_low_s": [0.9] * 3,
+        "ci_high_s": [1.1] * 3, "iterations": [6] * 3, "throughput": [1.0] * 3,
+        "modelled_flops": [None] * 3, "modelled_bytes": [None] * 3,
+        "modelled_attained": [None] * 3,
     })  # fmt: skip
-    pooled = pool_runs(runs, {"a": frame, "b": frame.drop("block")})
+    found = results(runs, {"a": five, "b": frame.drop("block"), "c": frame})
+    pooled = pool_runs(runs, found)
     by_run = {row["run_id"]: row for row in pooled.to_dicts()}
-    assert (by_run["a"]["interval"], by_run["a"]["blocks"]) == ("blocks", 3)
-    assert (by_run["b"]["interval"], by_run["b"]["blocks"]) == ("one process", 1)
-    assert by_run["a"]["ci_high_s"] - by_run["a"]["ci_low_s"] > 0.2  # across processes: wide
+    # five blocks: calibrated, across processes; one process: within it; issue 49: three
+    # blocks (fewer than MIN_BLOCKS) are no calibrated interval, and get none
+    assert (by_run["a"]["interval"], by_run["a"]["blocks"]) == ("calibrated", 5)
+    assert (by_run["b"]["interval"], by_run["b"]["blocks"]) == ("within one process", 1)
+    assert (by_run["c"]["interval"], by_run["c"]["blocks"]) == ("not calibrated", 3)
+    assert by_run["c"]["ci_low_s"] is None and by_run["c"]["median_s"] == 1.05
+    assert by_run["a"]["ci_high_s"] - by_run["a"]["ci_low_s"] > 0.1  # across processes
 
 
 def test_remeasure_counts_coverage_and_writes_it(tmp_path: Path) -> None:

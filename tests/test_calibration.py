@@ -23,6 +23,7 @@ from generator.records.calibration import (
     write_calibration,
 )
 from generator.records.run import RunRecord
+from tests.helpers import result_row
 
 
 def item(run_id: str, median: float, inside: bool, committed: float = 1.0) -> dict[str, Any]:
@@ -125,9 +126,17 @@ def test_calibration_page_and_methodology_include() -> None:
     calls = [
         calibration("2026-11-25T08:00:00+00:00", [item("b", 1.2, False), item("x", 1.0, True)])
     ]
-    # the page reads these three of the Report
-    report = SimpleNamespace(runs=runs, records={}, calibrations=calls)
+    # the page reads these four of the Report: b's result is not calibrated (one process)
+    result = result_row(
+        {"run_id": "b", "model": "m", "dataset": "d", "batch": 1, "phase": "train_step",
+         "precision": "fp32", "device": "cpu", "device_label": "AMD EPYC (2 threads)",
+         "median_s": 1.0, "ci_low_s": 0.9, "ci_high_s": 1.1, "group": "G"},
+        "within one process", 1,
+    )["result"]  # fmt: skip
+    report = SimpleNamespace(runs=runs, records={}, calibrations=calls, results={"w": result})
     page = calibration_page(report)  # type: ignore[arg-type]
+    assert "## What was not calibrated" in page.markdown
+    assert "`nox -s measure -- --group G --device cpu --force`" in page.markdown
     assert "Our 95 % intervals covered 1 of 2 re-measurements" in page.markdown
     assert "[m b1 train_step fp32 AMD EPYC](runs/b.md)" in page.markdown
     assert "| **no** |" in page.markdown

@@ -11,7 +11,7 @@ from generator.errors import UserError
 from generator.ingest.runs import load_runs
 from generator.pages.cite import bibtex, run_bibtex, run_key
 from generator.records.citation import load_citation, report_commit
-from tests.helpers import REPO
+from tests.helpers import REPO, result_row
 
 
 def test_bibtex_from_the_citation_file() -> None:
@@ -42,7 +42,7 @@ def test_a_published_version_is_cited_at_its_own_url_with_its_commit() -> None:
     assert "commit 0123abcd" in entry
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
-    run = run_bibtex(data, row)
+    run = run_bibtex(data, row, result_row(row)["result"])
     page = f"https://roofline-atlas.github.io/roofline-atlas/2026.11/measurements/runs/{row['run_id']}/"
     assert f"url = {{{page}}}" in run
     assert f"at commit {row['commit']}; report 2026.11 built from commit 0123abcd" in run
@@ -62,7 +62,10 @@ def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:
 def test_every_run_has_a_bibtex_entry_with_its_own_commit_and_date() -> None:
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
-    entry = run_bibtex({"title": "Roofline Atlas: x", "version": "0.1.0"}, row)
+    entry = run_bibtex(
+        {"title": "Roofline Atlas: x", "version": "0.1.0"}, row, result_row(row)["result"]
+    )
+    assert "(calibrated: 95 % re-measurement interval across 10 processes)" in entry
     assert entry.startswith("@misc{" + run_key(row["run_id"]) + ",\n")
     assert f"at commit {row['commit']}" in entry
     assert f"date = {{{row['finished_at'][:10]}}}" in entry
@@ -93,3 +96,15 @@ def test_cite_page_lists_every_run(repo_site: Path) -> None:
     for row in runs.filter(pl.col("status") == "ok").to_dicts():
         assert run_key(row["run_id"]) in html
         assert f"at commit {row['commit']}" in html
+
+
+def test_a_bibtex_entry_never_cites_an_uncalibrated_interval_as_calibrated() -> None:
+    """Issue 49: an interval within one process says so; a result without one says why."""
+    row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row |= {"device_label": "a device", "pooled_runs": 1}
+    data = {"title": "Roofline Atlas: x", "version": "0.1.0"}
+    within = run_bibtex(data, row, result_row(row, "within one process", 1)["result"])
+    assert "(within one process: not calibrated)" in within and "re-measurement" not in within
+    unbounded = row | {"ci_low_s": None, "ci_high_s": None}
+    bare = run_bibtex(data, unbounded, result_row(unbounded, "not calibrated", 2)["result"])
+    assert "(no interval: not calibrated)" in bare and "[" not in bare.split("median step")[1]

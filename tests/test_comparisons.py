@@ -1,4 +1,4 @@
-"""The seeds' comparisons: bootstrap helpers, latency against FLOPs and parameters, speedups
+"""The seeds' comparisons: the Spearman bootstrap, latency against FLOPs and parameters, speedups
 between devices and precisions, and their pages on small frames with known answers."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 import polars as pl
 import pytest
 
-from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, ratio_of_medians, spearman
+from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, spearman
 from generator.analysis.latency_correlation import latency_sets, rho_frame, sentence
-from generator.analysis.per_workload import one_per_workload, workload_samples
+from generator.analysis.per_workload import one_per_workload
 from generator.analysis.pooling import POOLED_COLUMNS
+from generator.analysis.results import results
 from generator.analysis.speedups import device_speedups, precision_speedups, summary
 from generator.ingest.runs import RUN_SCHEMA
 from generator.pages.latency_correlation import latency_page
@@ -72,16 +73,6 @@ def test_spearman_undefined_or_too_few_points() -> None:
     assert MIN_INTERVAL_POINTS == 5
 
 
-def test_ratio_of_medians_known_ratio() -> None:
-    slow, fast = [2.0, 2.0, 2.0, 2.0, 2.0], [0.5, 0.5, 0.5, 0.5]
-    found = ratio_of_medians(slow, fast)
-    assert (found.value, found.low, found.high) == (4.0, 4.0, 4.0)
-    noisy = ratio_of_medians([9.0, 10.0, 11.0] * 5, [1.0, 1.0, 1.1] * 5, seed=1)
-    assert noisy.value == pytest.approx(10.0)
-    assert noisy.low <= noisy.value <= noisy.high and noisy.excludes(1.0)
-    assert noisy == ratio_of_medians([9.0, 10.0, 11.0] * 5, [1.0, 1.0, 1.1] * 5, seed=1)
-
-
 # one point per workload
 
 
@@ -91,8 +82,6 @@ def test_one_per_workload_keeps_the_first_run_of_each() -> None:
         run("d", workload="w3", status="failed", median_s=None),
     )  # fmt: skip
     assert one_per_workload(runs)["run_id"].to_list() == ["a", "c"]
-    samples = workload_samples(runs, steps(a=[1.0, 2.0], b=[3.0], c=[4.0]))
-    assert samples == {"w1": [1.0, 2.0, 3.0], "w2": [4.0]}
 
 
 # latency against FLOPs and parameters
@@ -162,11 +151,14 @@ def test_device_speedups_pair_same_configuration_and_put_the_cpu_first() -> None
         run("g3", model="a", batch=64, device="cuda", device_label=GPU),  # no CPU side
     )  # fmt: skip
     times = steps(c1=[2.0] * 5, g1=[0.5] * 5, c2=[3.0] * 5, g2=[3.0] * 5, c3=[1.0], g3=[1.0])
-    (table,) = device_speedups(runs, times)
+    (table,) = device_speedups(results(runs, times))
     assert (table.kind, table.faster, table.slower) == ("device", GPU, CPU)
     assert [(r.model, r.ratio.value) for r in table.rows] == [("b", 1.0), ("a", 4.0)]
     text = summary(table)
-    assert text.startswith(f"{GPU} is 1× [1, 1] to 4× [4, 4] faster than {CPU} over 2")
+    assert text.startswith(
+        f"{GPU} is 1× [1, 1] (within one process) to 4× [4, 4] (within one process) faster "
+        f"than {CPU} over 2"
+    )
     assert "In 1 of 2 configurations the 95 % interval includes 1" in text
 
 
@@ -177,10 +169,12 @@ def test_device_speedups_between_two_gpus_orient_by_the_slower_side() -> None:
         *(run(f"l{i}", model=f"m{i}", device="cuda", device_label=other) for i in range(3)),
     )  # fmt: skip
     times = steps(h0=[1.0], h1=[1.0], h2=[1.0], l0=[3.0], l1=[2.0], l2=[0.5])
-    (table,) = device_speedups(runs, times)
+    (table,) = device_speedups(results(runs, times))
     assert (table.faster, table.slower) == (GPU, other)  # the L4 is slower on most
     assert [r.ratio.value for r in table.rows] == [0.5, 2.0, 3.0]
-    assert f"{GPU} is the slower one (interval below 1) for m2" in summary(table)
+    # issue 49: one process each, so no side is called the slower one; the summary says why
+    assert "is the slower one" not in summary(table)
+    assert "3 of 3 intervals are within one process" in summary(table)
 
 
 def test_precision_speedups_against_fp32_on_one_device() -> None:
@@ -191,7 +185,7 @@ def test_precision_speedups_against_fp32_on_one_device() -> None:
         run("c", precision="bf16-amp"),  # no fp32 on the CPU: no pair
     )  # fmt: skip
     times = steps(f=[3.0, 3.0, 3.0], b=[1.0, 1.0, 1.0], t=[6.0, 6.0], c=[1.0])
-    tables = precision_speedups(runs, times)
+    tables = precision_speedups(results(runs, times))
     assert [(t.faster, t.slower, t.device, t.rows[0].ratio.value) for t in tables] == [
         ("bf16-amp", "fp32", GPU, 3.0),
         ("tf32", "fp32", GPU, 0.5),
@@ -203,7 +197,7 @@ def test_precision_speedups_against_fp32_on_one_device() -> None:
 
 
 def test_pages_say_what_would_fill_them_when_empty() -> None:
-    latency = latency_page([])
+    latency = latency_page([], {})
     assert "`nox -s measure -- --group H-cpu`" in latency.markdown and not latency.charts
     assert latency.tables["spearman"].height == 0
     speed = speedups_page([], [])
@@ -214,9 +208,30 @@ def test_pages_say_what_would_fill_them_when_empty() -> None:
 def test_pages_with_content_have_a_chart_per_set_and_table() -> None:
     runs = frame(*models(5), *models(5, GPU, device="cuda"))
     times = steps(**{r: [0.1] for r in runs["run_id"]})
-    latency = latency_page(latency_sets(runs))
+    found = results(runs, times)
+    latency = latency_page(latency_sets(runs), found)
     assert len(latency.charts) == 2 and latency.tables["latency-points"].height == 10
-    tables = device_speedups(runs, times)
+    tables = device_speedups(found)
     speed = speedups_page(tables, [])
     assert len(speed.charts) == 1 and speed.tables["speedups"].height == 5
     assert f"{GPU} against {CPU}" in speed.markdown
+
+
+def test_a_speedup_over_runs_that_disagree_has_no_interval() -> None:
+    """Issue 49: two runs of one configuration, each timed in one process, are never pooled
+    into an interval; a ratio with such a side has none either."""
+    runs = frame(
+        run("c1", model="a"), run("g1", model="a", device="cuda", device_label=GPU),
+        run("g2", model="a", device="cuda", device_label=GPU, group="U",
+            workload=run("g1", model="a", device="cuda", device_label=GPU)["workload"]),
+    )  # fmt: skip
+    times = steps(c1=[2.0] * 5, g1=[0.5] * 5, g2=[0.8] * 5)
+    found = results(runs, times)
+    gpu = found[runs.filter(pl.col("run_id") == "g1")["workload"].item()]
+    assert gpu.step.low is None and gpu.step.kind == "not calibrated" and len(gpu.runs) == 2
+    assert gpu.disagreement == pytest.approx(0.6)
+    assert "disagree by 60 %" in gpu.why_uncalibrated()
+    (table,) = device_speedups(found)
+    (row,) = table.rows
+    assert row.ratio.low is None and "not calibrated" in row.ratio.times_text()
+    assert "1 of 1 ratios have no interval" in summary(table)

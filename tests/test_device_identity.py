@@ -16,6 +16,7 @@ import pytest
 
 from generator.analysis.overview import overview_points
 from generator.analysis.pooling import pool_runs
+from generator.analysis.results import Result
 from generator.analysis.verdicts import DEVICE, group_rows, group_verdict
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs
@@ -23,7 +24,7 @@ from generator.pages.experiment import experiment_page
 from generator.pages.run_text import short_device
 from generator.pages.runs import runs_page
 from generator.records.ceilings import load_ceilings
-from tests.helpers import REPO
+from tests.helpers import REPO, result_row
 
 RUNS = REPO / "measurements" / "runs"
 B_CPU = "A-resnet18-cifar10-b128-train_step-fp32-cpu-d6ced0a3"  # one result: groups A, B, D
@@ -99,6 +100,16 @@ def measured(
     return load_experiments(measurements / "experiments.toml"), load_runs(measurements)
 
 
+def stated(runs: pl.DataFrame) -> dict[str, Result]:
+    """Each run's result from the interval its run.json states, taken as calibrated: these
+    copies carry no steps.csv, and what is tested here is that each GPU is judged apart, not
+    how an interval is made (tests/test_committed_results.py, test_blocks.py)."""
+    return {
+        row["workload"]: result_row(row)["result"]
+        for row in runs.filter(pl.col("status") == "ok").to_dicts()
+    }
+
+
 def group(experiments: ExperimentsFile, group_id: str) -> Group:
     return next(g for g in experiments.groups if g.id == group_id)
 
@@ -114,7 +125,7 @@ def test_the_runs_table_names_each_concrete_device(tmp_path: Path) -> None:
 
 def test_two_gpus_are_two_series_of_the_sweep(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
-    rows, keys, key = group_rows(group(experiments, "F"), runs)
+    rows, keys, key = group_rows(group(experiments, "F"), runs, stated(runs))
     assert keys == ["batch", DEVICE] and key == "batch"  # the batch, along each device
     assert [(r[DEVICE], r["batch"]) for r in rows] == [
         (A100_LABEL, 32), (A100_LABEL, 256), (A100_LABEL, 1024),
@@ -133,7 +144,7 @@ def test_a_device_kind_ratio_is_judged_on_every_gpu(
     tmp_path: Path, b_slower: float, outcome: str, a100: str
 ) -> None:
     experiments, runs = measured(tmp_path, b_slower, (2.0, 2.0, 2.0))
-    verdict = group_verdict(group(experiments, "B"), runs)
+    verdict = group_verdict(group(experiments, "B"), runs, stated(runs))
     assert verdict.outcome == outcome
     assert f"throughput of {A100_LABEL} over {CPU_LABEL} is" in verdict.reason
     assert f"throughput of {H100_LABEL} over {CPU_LABEL} is" in verdict.reason
@@ -146,13 +157,13 @@ def test_a_device_kind_ratio_is_judged_on_every_gpu(
 
 def test_a_trend_is_judged_along_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
-    rising = group_verdict(group(experiments, "F"), runs)
+    rising = group_verdict(group(experiments, "F"), runs, stated(runs))
     assert rising.outcome == "supported"
     assert f"on {A100_LABEL}, throughput increases from batch 32" in rising.reason
     assert f"on {H100_LABEL}, throughput increases from batch 32" in rising.reason
     # the A100 copy's b1024 step 400x slower: its throughput falls, the H100's rises
     experiments, runs = measured(tmp_path / "falling", 2.0, (1.0, 1.0, 400.0))
-    falling = group_verdict(group(experiments, "F"), runs)
+    falling = group_verdict(group(experiments, "F"), runs, stated(runs))
     assert falling.outcome == "mixed"
     assert f"not supported on {A100_LABEL}, supported on {H100_LABEL}" in falling.reason
     assert f"on {A100_LABEL}, throughput decreases from batch 32" in falling.reason
@@ -170,7 +181,9 @@ def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None
     experiments, runs = measured(tmp_path, 2.0, (1.0, 1.0, 400.0))
     f = group(experiments, "F")
     ceilings = load_ceilings(REPO / "measurements")  # the H100's, none for the A100 copy
-    page = experiment_page(f, experiments, runs, ceilings, group_verdict(f, runs))
+    found = stated(runs)
+    verdict = group_verdict(f, runs, found)
+    page = experiment_page(f, experiments, runs, ceilings, verdict, results=found)
     for batch in (32, 256, 1024):
         assert f"<td>{batch} / {A100_LABEL}</td>" in page.markdown
         assert f"<td>{batch} / {H100_LABEL}</td>" in page.markdown
@@ -188,8 +201,8 @@ def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None
 
 def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
-    # pooled as the site does (these copies carry no steps.csv: each run stands alone)
-    markdown = runs_page(pool_runs(runs, {}), experiments, []).markdown
+    # as the site does (these copies carry no steps.csv: each run stands alone)
+    markdown = runs_page(pool_runs(runs, stated(runs)), experiments, []).markdown
     b = markdown[markdown.index("## B: ") : markdown.index("## F: ")]
     assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b
     for label in (CPU_LABEL, A100_LABEL, H100_LABEL):  # each run's label names its device

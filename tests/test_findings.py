@@ -208,9 +208,9 @@ def test_timing_findings() -> None:
     # 10 samples: the interval runs from the 2nd to the 9th smallest (97.9 %), 90 to 130 ms
     evidence = timing_findings(noisy, "time")[0].evidence
     assert evidence == (
-        "the median step time's 95 % interval is ±30 % (90 ms to 130 ms; above ±3 %) over 10 "
-        f"iterations with a CV of {100 * cv:.3g} %; it stopped there because it reached "
-        "`max_seconds` first"
+        "the median step time's 95 % interval (within one process: not calibrated) is ±30 % "
+        "(90 ms to 130 ms; above ±3 %); this run's 10 iterations have a CV of "
+        f"{100 * cv:.3g} %; it stopped there because it reached `max_seconds` first"
     )
     # the same spread over many samples pins the median: precise, so no finding
     assert timing_findings(noisy * 40) == []

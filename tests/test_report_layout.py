@@ -9,7 +9,8 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from generator.analysis.phases import Interval, StepParts
+from generator.analysis.interval import CALIBRATED, Interval
+from generator.analysis.phases import StepParts
 from generator.analysis.verdicts import Verdict
 from generator.catalog import load_catalog
 from generator.charts.precision import precision_chart, precision_rows
@@ -49,7 +50,7 @@ def test_verdict_summary_counts_every_group() -> None:
         EXPERIMENTS, _verdicts({"A": "supported", "B": "supported", "D": "not supported"})
     )
     unjudged = len(EXPERIMENTS.groups) - 3
-    assert text.startswith("Of 3 hypotheses the data could test, 2 supported, 1 not supported")
+    assert text.startswith("Of 3 hypotheses stated, 2 supported, 1 not supported")
     assert f"; {unjudged} more are reported without a verdict" in text
     assert verdict_summary(None, {}) == (
         "No experiment group states an expectation the data could test yet."
@@ -60,7 +61,7 @@ def _parts(model: str, device: str, ratio: float, flops: float) -> StepParts:
     return StepParts(
         model=model, dataset="cifar10", batch=64, precision="fp32", device=device,
         workload=model, run_ids=(model,), samples=100, parts=(),
-        time_ratio=Interval(ratio, ratio * 0.95, ratio * 1.05), flop_ratio=flops,
+        time_ratio=Interval(ratio, ratio * 0.95, ratio * 1.05, CALIBRATED, 10), flop_ratio=flops,
         rate_ratio=None,
     )  # fmt: skip
 
@@ -77,12 +78,13 @@ def test_backward_sentences_span_each_device_fp32_only() -> None:
     )
     assert len(found) == 2
     epyc, h100 = found
-    assert epyc.startswith("On EPYC, the backward pass takes 2.4× [2.28, 2.52]")
-    assert "to 3.3× [3.13, 3.46] (resnet18 b64 (cifar10, fp32))" in epyc
+    assert epyc.startswith("On EPYC, the backward pass takes 2.4× [2.28, 2.52] (calibrated")
+    assert "to 3.3× [3.13, 3.46] (calibrated, 10 processes) (resnet18 b64 (cifar10, fp32))" in epyc
     assert "over 2 fp32 training steps" in epyc and "FLOP ratio is 1.93 to 1.98." in epyc
     assert h100 == (
-        "On H100, the backward pass takes 1.9× [1.8, 1.99] (resnet18 b64 (cifar10, fp32)) the "
-        "forward time over 1 fp32 training step, where the analytic FLOP ratio is 1.93."
+        "On H100, the backward pass takes 1.9× [1.8, 1.99] (calibrated, 10 processes) "
+        "(resnet18 b64 (cifar10, fp32)) the forward time over 1 fp32 training step, where the "
+        "analytic FLOP ratio is 1.93."
     )
     assert backward_sentences([]) == []
 
@@ -113,16 +115,15 @@ def test_runs_page_links_short_labels_to_per_run_pages_out_of_the_nav(report: Re
         page = by_path[f"measurements/runs/{row['run_id']}.md"]
         assert not page.in_nav
         assert f"Run `{row['run_id']}`" in page.markdown
-    assert "| run | median step [95 % CI] | ± |" in runs
+    assert "| run | median step [95 % interval] (its kind) | ± |" in runs
     nav = str(site_nav(REGISTRY, made, set()))
     assert "measurements/runs.md" in nav
     assert "measurements/runs/" not in nav.replace("measurements/runs.md", "")
 
 
 def test_half_width_is_the_larger_side_of_the_interval() -> None:
-    row = {"median_s": 1.0, "ci_low_s": 0.99, "ci_high_s": 1.03}
-    assert half_width(row) == "±3 %"
-    assert half_width({"median_s": 1.0, "ci_low_s": None, "ci_high_s": None}) == "n/a"
+    assert half_width(Interval(1.0, 0.99, 1.03, CALIBRATED, 10)) == "±3 %"
+    assert half_width(Interval(1.0)) == "n/a" and half_width(None) == "n/a"
 
 
 def test_tool_pages_sit_under_project(report: Report) -> None:
@@ -165,7 +166,7 @@ def test_single_point_groups_get_no_lone_dot_charts_and_empty_groups_say_what_fi
     def page(group_id: str, runs: pl.DataFrame) -> Page:
         return experiment_page(
             groups[group_id], report.experiments, runs, report.ceilings,  # type: ignore[arg-type]
-            report.verdicts[group_id],
+            report.verdicts[group_id], results=report.results,
         )  # fmt: skip
 
     b = page("B", report.runs)

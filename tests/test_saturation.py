@@ -8,10 +8,12 @@ from typing import Any
 import polars as pl
 import pytest
 
+from generator.analysis.interval import CALIBRATED, ONE_PROCESS, Interval
 from generator.analysis.phases import describe as describe_parts
 from generator.analysis.phases import training_parts
 from generator.analysis.saturation import Point, describe, judge_step, series_of
 from generator.analysis.verdicts import ceiling_verdict, saturation_verdict
+from generator.hierarchical import block_estimate
 from tests.test_verdicts import run
 
 
@@ -27,15 +29,22 @@ def sweep(*points: tuple[int, float, float]) -> list[dict[str, Any]]:
     return rows
 
 
+def point(batch: int, value: float, low: float, high: float, kind: str = CALIBRATED) -> Point:
+    return Point(batch, Interval(value, low, high, kind, 10 if kind == CALIBRATED else 1), "w")
+
+
 def test_a_step_is_judged_per_doubling_on_the_intervals() -> None:
-    a = Point(32, 100.0, 99.0, 101.0, "a")
-    rises = judge_step(a, Point(64, 120.0, 118.0, 122.0, "b"))
+    a = point(32, 100.0, 99.0, 101.0)
+    rises = judge_step(a, point(64, 120.0, 118.0, 122.0))
     assert rises.call == "rises" and rises.gain == pytest.approx(0.2)
     assert rises.gain_low == pytest.approx(118 / 101 - 1)
-    assert judge_step(a, Point(64, 103.0, 102.0, 104.0, "b")).call == "flat"
-    assert judge_step(a, Point(64, 110.0, 105.0, 115.0, "b")).call == "undecided"
+    assert judge_step(a, point(64, 103.0, 102.0, 104.0)).call == "flat"
+    assert judge_step(a, point(64, 110.0, 105.0, 115.0)).call == "undecided"
+    # issue 49: an interval within one process decides nothing, however narrow
+    within = judge_step(a, point(64, 120.0, 118.0, 122.0, ONE_PROCESS))
+    assert within.call == "undecided" and within.ratio.kind == ONE_PROCESS
     # four doublings at +8 % each: flat, though the whole step gains 36 %
-    quadruple = judge_step(a, Point(512, 136.0, 135.5, 136.5, "b"))
+    quadruple = judge_step(a, point(512, 136.0, 135.5, 136.5))
     assert quadruple.doublings == 4 and quadruple.call == "flat"
     assert quadruple.gain == pytest.approx(1.36**0.25 - 1)
 
@@ -48,7 +57,8 @@ def test_a_sweep_that_saturates() -> None:
     assert (series.status, series.point, series.earliest) == ("saturates", 128, 128)
     assert describe(series) == (
         "resnet18 training (cifar10, fp32) on AMD EPYC saturates at batch 128: "
-        "200 samples/s [198, 202]; doubling to 256 gains +2.5 % [+0.47 %, +4.6 %]."
+        "200 samples/s [198, 202] (calibrated, 10 processes); doubling to 256 gains +2.5 % "
+        "[+0.47 %, +4.6 %] (calibrated, 10 processes)."
     )
     assert saturation_verdict(
         sweep((32, 100, 0.01), (64, 150, 0.01), (128, 152, 0.01))
@@ -59,8 +69,9 @@ def test_a_sweep_that_keeps_rising() -> None:
     rows = sweep((32, 100, 0.01), (128, 200, 0.01), (1024, 800, 0.01))
     series = series_of(rows)
     assert series is not None and series.status == "rising" and series.point is None
-    assert "keeps rising to batch 1024: going to 1024 gains +58.7 % per doubling" in describe(
-        series
+    assert (
+        "keeps rising to batch 1024: going to 1024 gains +58.7 % [+57.7 %, +59.8 %] "
+        "(calibrated, 10 processes) per doubling" in describe(series)
     )
     verdict = saturation_verdict(rows)
     assert verdict.outcome == "not supported"
@@ -105,7 +116,7 @@ def test_ceiling_verdict() -> None:
     assert ceiling_verdict(rows, {"AMD EPYC": 1e13}, (0.0, 0.2)).outcome == "supported"
     refuted = ceiling_verdict(rows, {"AMD EPYC": 1e12}, (0.0, 0.01))
     assert refuted.outcome == "not supported"
-    assert "resnet18 train_step b1024 on AMD EPYC: 102 % [101 %, 103 %]" in refuted.reason
+    assert "resnet18 train_step b1024 on AMD EPYC: 102 % [101, 103] (calibrated" in refuted.reason
     assert ceiling_verdict(rows, {"AMD EPYC": 5.12e12}, (0.0, 0.2)).outcome == "inconclusive"
     assert ceiling_verdict(rows, {}, (0.0, 0.01)).outcome == "inconclusive"
 
@@ -121,29 +132,42 @@ def test_phase_times_and_the_backward_forward_ratio() -> None:
         ]
     )  # fmt: skip
 
-    def steps(forward: list[float]) -> pl.DataFrame:
+    def steps(forward: list[float], first_block: int) -> pl.DataFrame:
+        """Two steps per block, five blocks: timed in blocks (calibrated)."""
         n = len(forward)
         return pl.DataFrame(
             {"forward_s": forward, "loss_s": [0.001] * n,
              "backward_s": [3 * f for f in forward], "optimizer_step_s": [0.01] * n,
-             "step_s": [4 * f + 0.011 for f in forward]}
+             "step_s": [4 * f + 0.011 for f in forward],
+             "block": [first_block + i // 2 for i in range(n)]}
         )  # fmt: skip
 
-    frames = {"a": steps([0.10 + 0.001 * i for i in range(10)]),
-              "b": steps([0.10 + 0.001 * i for i in range(10, 20)]),
-              "c": steps([0.1] * 5)}  # fmt: skip
+    frames = {"a": steps([0.10 + 0.001 * i for i in range(10)], 0),
+              "b": steps([0.10 + 0.001 * i for i in range(10, 20)], 5),
+              "c": steps([0.1] * 5, 0)}  # fmt: skip
     (item,) = training_parts(runs, frames)  # the inference run has no parts to compare
     assert item.run_ids == ("a", "b") and item.samples == 20
-    forward = item.part("forward")
-    assert forward is not None and forward.median_s == pytest.approx(0.1095)
-    assert (forward.low_s, forward.high_s) == pytest.approx((0.105, 0.114))  # ranks 5 and 14
-    assert item.time_ratio is not None
-    assert item.time_ratio.value == pytest.approx(3.0)
-    assert item.time_ratio.low == pytest.approx(3 * 0.105 / 0.114)
-    assert item.time_ratio.high == pytest.approx(3 * 0.114 / 0.105)
+    forward, backward = item.part("forward"), item.part("backward")
+    assert forward is not None and backward is not None
+    # by the results stage's one rule: ten blocks, the estimate across them, calibrated
+    blocks = [[0.10 + 0.001 * i, 0.10 + 0.001 * (i + 1)] for i in range(0, 20, 2)]
+    expected = block_estimate(blocks)
+    assert forward.median_s == pytest.approx(expected.estimate_s)
+    assert (forward.low_s, forward.high_s) == pytest.approx(expected.remeasure95_s)
+    assert forward.time.kind == CALIBRATED and forward.time.processes == 10
+    ratio = item.time_ratio
+    assert ratio is not None and ratio.kind == CALIBRATED
+    assert ratio.value == pytest.approx(3.0)
+    assert ratio.low == pytest.approx(backward.time.low / forward.time.high)
+    assert ratio.high == pytest.approx(backward.time.high / forward.time.low)
     assert item.flop_ratio == 2.0
     assert describe_parts(item) == (
-        "On AMD EPYC, backward takes 3× [2.76, 3.26] the forward time for resnet18 at batch 64 "
-        "(cifar10, fp32), against an analytic FLOP ratio of 2: the backward pass runs at "
-        "66.7 % [61.4 %, 72.4 %] of the forward's FLOP rate."
+        f"On AMD EPYC, backward takes {ratio.times_text()} the forward time for resnet18 at "
+        "batch 64 (cifar10, fp32), against an analytic FLOP ratio of 2: the backward pass "
+        f"runs at {ratio.inverse(2.0).percent_text()} of the forward's FLOP rate."
     )
+    # two runs each timed in one process: no interval, never one pooled across them
+    one = {k: v.drop("block") for k, v in frames.items()}
+    (alone,) = training_parts(runs, one)
+    part = alone.part("forward")
+    assert part is not None and part.low_s is None and part.time.kind == "not calibrated"

@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from generator.analysis.verdict_needs import NOT_TESTABLE
 from generator.errors import UserError
 from generator.pages import chart_render
 from generator.pages.chart_render import ChartRenderer
@@ -97,7 +98,11 @@ def test_analyse_is_pure_and_computes_each_result_once(analysed: Analysed) -> No
     assert view.slug == "l4-resnet18-train-step-b64" and view.chart == {}
     assert view.step.kernels == 98 and view.match.device is not None
     assert set(analysed.verdicts) == {"A", "B", "C", "D", "F", "H", "H-cpu"}
-    assert analysed.verdicts["A"].outcome in {"supported", "not supported", "inconclusive"}
+    # the golden runs were each timed in one process: no calibrated interval to judge on
+    assert analysed.verdicts["A"].outcome == NOT_TESTABLE
+    assert "nox -s measure -- --group A --device cpu --force" in analysed.verdicts["A"].reason
+    # one result per workload, each run's row carrying its numbers
+    assert set(analysed.results) == set(analysed.runs.filter(pl.col("status") == "ok")["workload"])
     assert len(analysed.replications) == 6
     kinds = {p["kind"] for p in analysed.overview.points}
     assert kinds == {"measured (ncu)", "modelled (analytic FLOPs and bytes, measured time)"}

@@ -9,15 +9,11 @@ from typing import Any
 import pytest
 
 from generator.analysis.observations import observations
-from generator.analysis.verdicts import (
-    metric_interval,
-    ratio_verdict,
-    swept,
-    trend_verdict,
-)
+from generator.analysis.verdict_needs import NOT_TESTABLE, metric_interval
+from generator.analysis.verdicts import ratio_verdict, swept, trend_verdict
 from generator.config import load_experiments
 from generator.errors import UserError
-from tests.helpers import REPO
+from tests.helpers import REPO, result_row
 
 
 def run(batch: int, median: float, low: float, high: float, **extra: Any) -> dict[str, Any]:
@@ -28,7 +24,7 @@ def run(batch: int, median: float, low: float, high: float, **extra: Any) -> dic
         "modelled_ai": 10.0, "run_id": f"r{batch}",
     }  # fmt: skip
     row.update(extra)
-    return row
+    return result_row(row)
 
 
 def test_trend_verdicts() -> None:
@@ -54,7 +50,8 @@ def test_ratio_verdicts() -> None:
     verdict = ratio_verdict(rows, "phase", "throughput", "inference", "train_step", (2.5, 3.5))
     assert verdict.outcome == "not supported"
     assert verdict.reason == (
-        "throughput of inference over train_step is 5 [4.75, 5.25] (expected between 2.5 and 3.5)"
+        "throughput of inference over train_step is 5× [4.75, 5.25] (calibrated, 10 processes) "
+        "(expected between 2.5 and 3.5)"
     )
     assert (
         ratio_verdict(rows, "phase", "throughput", "inference", "train_step", (4.0, 6.0)).outcome
@@ -68,9 +65,24 @@ def test_ratio_verdicts() -> None:
 
 def test_intervals_follow_the_step_time_ci() -> None:
     row = run(100, 0.5, 0.4, 0.6)
-    assert metric_interval(row, "step_time") == (0.5, 0.4, 0.6)
-    assert metric_interval(row, "throughput") == pytest.approx((200, 100 / 0.6, 250))
-    assert metric_interval({**row, "ci_low_s": None}, "throughput") is None
+    step = metric_interval(row, "step_time")
+    assert step is not None and (step.value, step.low, step.high) == (0.5, 0.4, 0.6)
+    rate = metric_interval(row, "throughput")
+    assert rate is not None
+    assert (rate.value, rate.low, rate.high) == pytest.approx((200, 100 / 0.6, 250))
+    assert rate.kind == "calibrated"
+    assert metric_interval({**row, "result": None}, "throughput") is None
+
+
+def test_a_verdict_without_calibrated_intervals_is_not_testable() -> None:
+    """Issue 49: a verdict that needs a calibrated interval it lacks says so, with the
+    command that re-measures it, instead of judging on intervals within one process."""
+    rising = [run(32, 0.20, 0.19, 0.21), run(256, 1.0, 0.99, 1.01)]
+    rising[1] = result_row({k: v for k, v in rising[1].items() if k != "result"},
+                           "within one process", 1)  # fmt: skip
+    verdict = trend_verdict(rising, "batch", "throughput", "increases")
+    assert verdict.outcome == NOT_TESTABLE
+    assert "nox -s measure -- --group A --device cpu --force" in verdict.reason
 
 
 def test_observations_say_what_moved() -> None:

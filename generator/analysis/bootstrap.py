@@ -1,7 +1,8 @@
-"""Seeded percentile bootstraps for the seeds' analyses: a ratio of two medians (how many times
-faster one side is) and Spearman's ρ over a handful of points (does latency follow FLOPs).
+"""A seeded percentile bootstrap of Spearman's ρ over a handful of points (does latency follow
+FLOPs). (A ratio of two step times is no bootstrap: it is the results' one ratio interval,
+`analysis.interval.Interval.ratio`.)
 
-Both run in Polars, every resample at once (one sample of indices, one grouped aggregation),
+It runs in Polars, every resample at once (one sample of indices, one grouped aggregation),
 so thousands of resamples cost milliseconds and the site needs no numpy. The seed is fixed:
 the same data give the same interval, so the page is deterministic."""
 
@@ -46,51 +47,6 @@ def _percentiles(values: pl.Series) -> tuple[float, float]:
     high = values.quantile(0.975, interpolation="linear")
     assert low is not None and high is not None
     return float(low), float(high)
-
-
-def resampled_medians(values: Sequence[float], seed: int, resamples: int) -> pl.Series:
-    """The median of each of `resamples` resamples (with replacement, same size) of
-    `values`: one sample of n × resamples draws, folded into rows of n."""
-    n = len(values)
-    if n == 0:
-        raise ValueError("no samples to resample")
-    drawn = pl.Series("t", values, dtype=pl.Float64).sample(
-        n * resamples, with_replacement=True, seed=seed
-    )
-    return drawn.reshape((resamples, n)).arr.median()
-
-
-def ratio_of_medians(
-    numerator: Sequence[float],
-    denominator: Sequence[float],
-    seed: int = SEED,
-    resamples: int = RESAMPLES,
-) -> Interval:
-    """median(numerator) / median(denominator), each side resampled independently (two
-    devices' step times are independent measurements). With times, slower / faster is how
-    many times faster the denominator's side is. Kept between builds (generator/memo): a pair's
-    samples rarely change when a run is added, and each costs ~5 ms at 200 samples."""
-    return remembered(
-        "ratio_of_medians", _ratio_of_medians, list(numerator), list(denominator), seed, resamples
-    )
-
-
-def _ratio_of_medians(
-    numerator: list[float], denominator: list[float], seed: int, resamples: int
-) -> Interval:
-    value = _median(numerator) / _median(denominator)
-    ratios = resampled_medians(numerator, seed, resamples) / resampled_medians(
-        denominator, seed + 1, resamples
-    )
-    low, high = _percentiles(ratios)
-    return Interval(value, low, high, resamples, resamples)
-
-
-def _median(values: Sequence[float]) -> float:
-    median = pl.Series(values, dtype=pl.Float64).median()
-    if median is None:
-        raise ValueError("no samples")
-    return float(median)  # type: ignore[arg-type]
 
 
 def spearman(

@@ -16,6 +16,7 @@ import polars as pl
 
 from generator.analysis.per_workload import one_per_workload
 from generator.analysis.roofline import PEAK_FOR_PRECISION
+from generator.analysis.roofs import PEAK_OF_RUN, roof
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.records.ceilings import MeasuredCeilings
@@ -37,10 +38,6 @@ EPOCH_NAMES = {
     "mnist": "MNIST's 60,000 training images",
     "imagenet": "ImageNet-1k's 1,281,167 training images",
 }
-RUN_PRECISION_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16-amp": "bf16_tensor",
-                      "fp16-amp": "fp16_tensor"}  # fmt: skip
-# A run's precision -> the measured GEMM ceiling that is its roof (records.ceilings keys)
-RUN_PRECISION_GEMM = {"fp32": "fp32", "tf32": "tf32", "bf16-amp": "bf16", "fp16-amp": "fp16"}
 COMPUTE, MEMORY, LAUNCH = "compute", "memory", "launch overhead"
 
 
@@ -124,24 +121,24 @@ def workloads(
                 "counted: the kernels in the export", True,
             )
         )  # fmt: skip
-    roofs = {c.device_name: c for c in ceilings}
     ok = runs.filter(
         (pl.col("status") == "ok") & pl.col("modelled_flops").is_not_null()
         & pl.col("modelled_bytes").is_not_null()
     )  # fmt: skip
     for row in one_per_workload(ok).to_dicts():
-        measured = roofs.get(row["device_name"])
-        ceiling = RUN_PRECISION_GEMM.get(row["precision"], "")
-        gemm = measured.gemm_flops_per_s.get(ceiling) if measured else None
+        key = PEAK_OF_RUN.get(row["precision"], "fp32")
+        # The run's roof by the one rule (roofs.roof): measured, else datasheet.
+        under = roof(row["device_label"], key, ceilings)
         bound = None
-        if measured and gemm and measured.triad_bytes_per_s:
+        if under is not None:
             bound = bound_seconds(
-                row["modelled_flops"], row["modelled_bytes"], gemm, measured.triad_bytes_per_s
-            )
+                row["modelled_flops"], row["modelled_bytes"], under.peak_flops_per_s,
+                under.bandwidth_bytes_per_s,
+            )  # fmt: skip
         found.append(
             Workload(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
-                RUN_PRECISION_PEAK.get(row["precision"], "fp32"), row["dataset"], row["batch"],
+                key, row["dataset"], row["batch"],
                 row["phase"] == "train_step", row["device_label"], row["median_s"], bound,
                 measured_on_gpu=row["device"] == "cuda", runs=row.get("pooled_runs") or 1,
             )

@@ -117,7 +117,7 @@ def sentence(found: LatencySet, quantity: str) -> str:
     have = found.points.filter(pl.col(quantity).is_not_null())
     models, points = have["model"].n_unique(), have.height
     counted = f"{models} models" if models == points else f"{points} workloads of {models} models"
-    over = f"over {counted} ({value.used} of {value.resamples} resamples usable)"
+    over = f"over {counted} (bootstrap: {value.used} of {value.resamples} resamples usable)"
     if value.resamples == 0:
         return (
             f"{where}: Spearman ρ = {value.value:.2f} against {name} over {counted}, too few for "

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analysis.thresholds import NOISY_CI
-from generator.analysis.verdicts import fmt_metric, metric_interval, ordered_along, with_metric
+from generator.analysis.verdict_needs import metric_interval
+from generator.analysis.verdicts import fmt_metric, ordered_along, with_metric
 from generator.formatting import percent, si
 
 
@@ -24,31 +25,31 @@ def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | Non
             a, b = metric_interval(first, metric), metric_interval(last, metric)
             if a is None or b is None:
                 continue
-            move = "rises" if b[0] > a[0] else "falls"
-            change = percent(100 * (b[0] / a[0] - 1)) if a[0] else "n/a"
+            move = "rises" if b.value > a.value else "falls"
+            change = percent(100 * (b.value / a.value - 1)) if a.value else "n/a"
             sentences.append(
-                f"{verb} {move} from {fmt_metric(metric, a[0])} to {fmt_metric(metric, b[0])} ({change}) as "
+                f"{verb} {move} from {fmt_metric(metric, a.value)} to {fmt_metric(metric, b.value)} ({change}) as "
                 f"the batch goes from {first['batch']} to {last['batch']}."
             )
     else:
         timed = with_metric(ordered, "step_time")
         if timed:
-            fastest = min(timed, key=lambda item: item[1][0])
-            slowest = max(timed, key=lambda item: item[1][0])
+            fastest = min(timed, key=lambda item: item[1].value)
+            slowest = max(timed, key=lambda item: item[1].value)
             sentences.append(
-                f"Fastest step: {fastest[0][key]} ({si(fastest[1][0], 's')}); slowest: "
-                f"{slowest[0][key]} ({si(slowest[1][0], 's')})."
+                f"Fastest step: {fastest[0][key]} ({si(fastest[1].value, 's')}); slowest: "
+                f"{slowest[0][key]} ({si(slowest[1].value, 's')})."
             )
         rated = with_metric(ordered, "modelled_flops_per_s")
         if rated:
-            best = max(rated, key=lambda item: item[1][0])
+            best = max(rated, key=lambda item: item[1].value)
             share = (
-                f", {percent(100 * best[1][0] / gemm_ceiling)} of the measured GEMM ceiling"
+                f", {percent(100 * best[1].value / gemm_ceiling)} of the measured GEMM ceiling"
                 if gemm_ceiling
                 else ""
             )
             sentences.append(
-                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1][0], 'FLOP/s')}{share})."
+                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1].value, 'FLOP/s')}{share})."
             )
     noisy = [(row, w) for row in rows if (w := _half_width(row)) is not None and w > NOISY_CI]
     if noisy:

@@ -12,9 +12,9 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.bound_words import bound_words
-from generator.analysis.device_choice import RUN_PRECISION_GEMM
 from generator.analysis.replication import IMPOSSIBLE, Replication
 from generator.analysis.roofline import PEAK_FOR_PRECISION
+from generator.analysis.roofs import GEMM_OF_PEAK, MEASURED, PEAK_OF_RUN, roof_for
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label
@@ -105,16 +105,18 @@ def overview_points(
             }
         )
     for measured in ceilings:
-        gemm = measured.gemm_flops_per_s.get("fp32")
-        if gemm and measured.triad_bytes_per_s:
+        label = device_label(measured.device_name)
+        # the one roof rule (roofs.py): the same fp32 and memory roofs as the run pages'
+        under = roof_for(label, "fp32", MEASURED, [measured])
+        if under is not None:
             roofs.append(
                 {
-                    "device": device_label(measured.device_name),
-                    "label": f"{device_label(measured.device_name)} measured GEMM and triad",
+                    "device": label,
+                    "label": under.label,
                     "precision": PEAK_LABELS["fp32"],
-                    "source": "measured",
-                    "peak": gemm,
-                    "bandwidth": measured.triad_bytes_per_s,
+                    "source": under.source,
+                    "peak": under.peak_flops_per_s,
+                    "bandwidth": under.bandwidth_bytes_per_s,
                 }
             )
     return OverviewPoints(points, roofs)
@@ -185,7 +187,7 @@ def best_run_sentences(
     for measured in ceilings:
         rows: list[_Ranked] = []
         for row in ok.filter(pl.col("device_name") == measured.device_name).to_dicts():
-            key = RUN_PRECISION_GEMM.get(row["precision"], "")
+            key = GEMM_OF_PEAK.get(PEAK_OF_RUN.get(row["precision"], ""), "")
             gemm = measured.gemm_flops_per_s.get(key)
             if gemm and not _errors(run_findings.get(row["run_id"], ())):
                 rows.append((row["modelled_attained"], row["run_id"], row, key, gemm))

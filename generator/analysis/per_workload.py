@@ -1,9 +1,9 @@
 """One point per workload for the analyses across runs.
 
 Runs of the same workload (same configuration and device, filed in several groups) carry the
-same pooled median and interval (analysis.pooling), so counting each run would count one
-measurement several times: a Spearman ρ over ten models must see ten points, and a speedup's
-bootstrap must draw from the workload's pooled samples."""
+same result (analysis/results.py), so counting each run would count one measurement several
+times: a Spearman ρ over ten models must see ten points. The blocks of a run's steps, which
+the results stage reads, are here too."""
 
 from __future__ import annotations
 
@@ -22,32 +22,21 @@ def one_per_workload(runs: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def workload_samples(
-    runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]
-) -> dict[str, list[float]]:
-    """Workload -> every timed iteration of all its ok runs (their steps.csv `step_s`, run ids
-    in order), the samples its pooled median was computed from."""
-    samples: dict[str, list[float]] = {}
-    ok = runs.filter(pl.col("status") == "ok").sort("run_id")
-    for workload, run_id in zip(ok["workload"], ok["run_id"], strict=True):
-        frame = steps.get(run_id)
-        if frame is None or "step_s" not in frame.columns:
-            continue
-        times = frame["step_s"].cast(pl.Float64).to_list()
-        samples.setdefault(workload, []).extend(t for t in times if t is not None)
-    return {workload: times for workload, times in samples.items() if times}
+def in_blocks(frame: pl.DataFrame) -> bool:
+    """Whether a run's steps were timed in blocks (steps.csv `block` filled)."""
+    return "block" in frame.columns and frame["block"].null_count() < frame.height
 
 
-def run_blocks(frame: pl.DataFrame) -> list[list[float]]:
-    """A run's step times per block (its worker processes, steps.csv `block`), in block
+def run_blocks(frame: pl.DataFrame, column: str = "step_s") -> list[list[float]]:
+    """A run's step times (or `column`'s, a part of the step) per block (its worker processes, steps.csv `block`), in block
     order; a run timed in one process (no `block` column, or empty) is one block. Grouped
     in Python: a run has tens to hundreds of steps, and a Polars query per run was 0.4 s
     of a py-spy profile of a rebuild at 1,000 runs (taken while the test suite ran beside
     it)."""
-    if "step_s" not in frame.columns:
+    if column not in frame.columns:
         return []
-    times = frame["step_s"].cast(pl.Float64).to_list()
-    if "block" not in frame.columns or frame["block"].null_count() == frame.height:
+    times = frame[column].cast(pl.Float64).to_list()
+    if not in_blocks(frame):
         kept = [t for t in times if t is not None]
         return [kept] if kept else []
     found: dict[int, list[float]] = {}

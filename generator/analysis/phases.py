@@ -1,30 +1,28 @@
 """Where a training step's time goes: forward, loss, backward and optimizer step.
 
-For each train_step workload, the median time of each part of the step with its 95 %
-distribution-free interval (`stats.median_ci`), from every timed iteration of the
-workload's ok runs (a workload measured in several groups is one set of samples: their
-steps.csv rows concatenated, as pooling does for the whole step).
-
-The backward/forward latency ratio is the ratio of the two medians. Its interval is the
-conservative ratio of interval ends, `backward_low / forward_high .. backward_high /
-forward_low`: it holds whenever both intervals hold, so it is never narrower than the two
-95 % intervals allow (a bootstrap would be narrower, and random). Beside it, the analytic
-FLOP ratio `backward_flops / forward_flops` (about 2: gradients of activations and of
-weights); their quotient is the backward pass's FLOP rate relative to the forward's.
+For each train_step workload, the time of each part of the step by the results stage's one
+rule (`results.estimate`): across the blocks (independent processes) with the calibrated
+re-measurement interval where its runs were timed in blocks, within one process for a run
+timed in one, and no interval for several runs each timed in one process. The
+backward/forward latency ratio and the backward pass's relative FLOP rate use the report's
+one ratio interval (`Interval.ratio`, of the weaker kind). Beside them, the analytic FLOP
+ratio `backward_flops / forward_flops` (about 2: gradients of activations and of weights);
+their quotient is the backward pass's FLOP rate relative to the forward's.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from generator.formatting import number, percent
+from generator.analysis.interval import Interval
+from generator.analysis.per_workload import in_blocks, run_blocks
+from generator.analysis.results import Result, estimate
+from generator.formatting import number
 from generator.memo import remembered
-from generator.stats import median_ci
 
 DEVICE = "device_label"
 PARTS = {  # steps.csv column -> the part's name
@@ -37,19 +35,22 @@ PARTS = {  # steps.csv column -> the part's name
 
 @dataclass(frozen=True)
 class PartTime:
-    """One part of the step: its median time and 95 % interval over the samples."""
+    """One part of the step: its time with its interval and kind."""
 
     part: str
-    median_s: float
-    low_s: float
-    high_s: float
+    time: Interval
 
+    @property
+    def median_s(self) -> float:
+        return self.time.value
 
-@dataclass(frozen=True)
-class Interval:
-    value: float
-    low: float
-    high: float
+    @property
+    def low_s(self) -> float | None:
+        return self.time.low
+
+    @property
+    def high_s(self) -> float | None:
+        return self.time.high
 
 
 @dataclass(frozen=True)
@@ -78,42 +79,26 @@ class StepParts:
         return next((p for p in self.parts if p.part == name), None)
 
 
-def part_time(name: str, samples: list[float]) -> PartTime | None:
-    """A part's median and interval; None without samples (an older steps.csv)."""
-    if not samples:
+def part_time(name: str, frames: list[pl.DataFrame], session_cv: float) -> PartTime | None:
+    """A part's time from its runs' steps; None without samples (an older steps.csv)."""
+    blocks = [b for f in frames if name in f.columns for b in run_blocks(f, name)]
+    if not blocks:
         return None
-    low, high = median_ci(samples)
-    return PartTime(name, statistics.median(samples), low, high)
+    timed_in_blocks = all(in_blocks(f) for f in frames)
+    return PartTime(PARTS[name], estimate(blocks, timed_in_blocks, session_cv))
 
 
-def ratio(top: PartTime | None, bottom: PartTime | None) -> Interval | None:
-    """top / bottom with the conservative interval (ratio of interval ends)."""
-    if top is None or bottom is None or bottom.low_s <= 0:
-        return None
-    return Interval(
-        top.median_s / bottom.median_s, top.low_s / bottom.high_s, top.high_s / bottom.low_s
-    )
-
-
-def step_parts(row: dict[str, Any], frames: list[pl.DataFrame], run_ids: list[str]) -> StepParts:
-    """One workload's parts from its runs' steps frames (concatenated)."""
-    parts = []
-    for column, name in PARTS.items():
-        samples = [float(v) for f in frames if column in f.columns for v in f[column].drop_nulls()]
-        found = part_time(name, samples)
-        if found is not None:
-            parts.append(found)
+def step_parts(
+    row: dict[str, Any], frames: list[pl.DataFrame], run_ids: list[str], session_cv: float = 0.0
+) -> StepParts:
+    """One workload's parts from its runs' steps frames."""
+    parts = [found for column in PARTS if (found := part_time(column, frames, session_cv))]
     by_name = {p.part: p for p in parts}
-    time_ratio = ratio(by_name.get("backward"), by_name.get("forward"))
-    forward, backward = row.get("forward_flops"), row.get("backward_flops")
-    flop_ratio = backward / forward if forward and backward else None
-    rate_ratio = (
-        Interval(
-            flop_ratio / time_ratio.value, flop_ratio / time_ratio.high, flop_ratio / time_ratio.low
-        )
-        if flop_ratio and time_ratio
-        else None
-    )
+    backward, forward = by_name.get("backward"), by_name.get("forward")
+    time_ratio = backward.time.ratio(forward.time) if backward and forward else None
+    forward_flops, backward_flops = row.get("forward_flops"), row.get("backward_flops")
+    flop_ratio = backward_flops / forward_flops if forward_flops and backward_flops else None
+    rate_ratio = time_ratio.inverse(flop_ratio) if flop_ratio and time_ratio else None
     return StepParts(
         str(row["model"]), str(row["dataset"]), int(row["batch"]), str(row["precision"]),
         str(row[DEVICE]), str(row["workload"]), tuple(run_ids),
@@ -121,8 +106,13 @@ def step_parts(row: dict[str, Any], frames: list[pl.DataFrame], run_ids: list[st
     )  # fmt: skip
 
 
-def training_parts(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> list[StepParts]:
-    """Every train_step workload with steps, by device, model, dataset, precision, batch."""
+def training_parts(
+    runs: pl.DataFrame,
+    steps: Mapping[str, pl.DataFrame],
+    results: Mapping[str, Result] | None = None,
+) -> list[StepParts]:
+    """Every train_step workload with steps, by device, model, dataset, precision, batch;
+    `results` give each workload's between-session variation (as its step time's)."""
     ok = runs.filter((pl.col("status") == "ok") & (pl.col("phase") == "train_step"))
     found = []
     for _, part in ok.group_by("workload", maintain_order=True):
@@ -131,7 +121,10 @@ def training_parts(runs: pl.DataFrame, steps: Mapping[str, pl.DataFrame]) -> lis
             continue
         frames = [steps[r] for r in run_ids]
         # a workload the new run is not in keeps its parts (generator/memo)
-        found.append(remembered("step_parts", step_parts, part.row(0, named=True), frames, run_ids))
+        first = part.row(0, named=True)
+        result = (results or {}).get(str(first["workload"]))
+        session = result.session_cv if result else 0.0
+        found.append(remembered("step_parts", step_parts, first, frames, run_ids, session))
     return sorted(found, key=lambda s: (s.device, s.model, s.dataset, s.precision, s.batch))
 
 
@@ -141,15 +134,13 @@ def describe(item: StepParts) -> str | None:
     if t is None:
         return None
     text = (
-        f"On {item.device}, backward takes {number(t.value, 3)}× [{number(t.low, 3)}, "
-        f"{number(t.high, 3)}] the forward time for {item.model} at batch {item.batch} "
-        f"({item.dataset}, {item.precision})"
+        f"On {item.device}, backward takes {t.times_text()} the forward time for {item.model} "
+        f"at batch {item.batch} ({item.dataset}, {item.precision})"
     )
     r = item.rate_ratio
     if item.flop_ratio is None or r is None:
         return text + "."
     return (
         f"{text}, against an analytic FLOP ratio of {number(item.flop_ratio, 3)}: the backward "
-        f"pass runs at {percent(100 * r.value)} [{percent(100 * r.low)}, "
-        f"{percent(100 * r.high)}] of the forward's FLOP rate."
+        f"pass runs at {r.percent_text()} of the forward's FLOP rate."
     )

@@ -1,9 +1,10 @@
 """Throughput against batch size, and where it stops paying to grow the batch.
 
 A series is one model, dataset, phase and precision on one concrete device, measured at
-three or more batch sizes (one point per workload: the pooled result of every group that
-measured it). Each point's throughput interval comes from its step-time interval:
-`batch / ci_high .. batch / ci_low`.
+three or more batch sizes (one point per workload: its one result, analysis/results.py).
+Each point's throughput interval is its step-time interval inverted, of the same kind
+(calibrated, within one process, or none); a step whose points lack an interval is
+undecided.
 
 **The rule.** Each step from a batch `a` to the next larger batch `b` is judged on the
 intervals, per doubling (sweeps are not always doublings): with `d = log2(b / a)` doublings
@@ -26,20 +27,22 @@ must have at least one step after it. Conservatively:
 - the last step rises: throughput keeps rising to the largest batch ("rising").
 - the last step is undecided: "undetermined". Overlapping intervals never decide anything.
 
-A gain's interval is the ratio of interval ends (`low_b / high_a .. high_b / low_a`, then per
-doubling): it holds whenever both points' intervals hold, so it is at least as wide as the
-two 95 % intervals allow, never narrower.
+A gain's interval is the report's one ratio interval (`Interval.ratio`: the ratio of interval
+ends, `low_b / high_a .. high_b / low_a`, then per doubling), of the weaker kind of the two:
+it holds whenever both points' intervals hold.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.interval import Interval
 from generator.formatting import number
 
 DEVICE = "device_label"
@@ -51,13 +54,23 @@ PHASE_NAMES = {"train_step": "training", "inference": "inference"}
 
 @dataclass(frozen=True)
 class Point:
-    """One batch size of a series: throughput (samples/s) and its 95 % interval."""
+    """One batch size of a series: its result's throughput (samples/s) with its interval."""
 
     batch: int
-    throughput: float
-    low: float
-    high: float
+    rate: Interval
     workload: str
+
+    @property
+    def throughput(self) -> float:
+        return self.rate.value
+
+    @property
+    def low(self) -> float | None:
+        return self.rate.low
+
+    @property
+    def high(self) -> float | None:
+        return self.rate.high
 
 
 @dataclass(frozen=True)
@@ -69,9 +82,10 @@ class Step:
     larger: int
     doublings: float
     gain: float  # per doubling: 0.05 is +5 %
-    gain_low: float
-    gain_high: float
+    gain_low: float | None  # None: a point has no interval
+    gain_high: float | None
     call: str
+    ratio: Interval  # throughput b ÷ a, the whole step, with its kind
 
 
 @dataclass(frozen=True)
@@ -95,37 +109,37 @@ class Series:
 
 
 def point_of(row: dict[str, Any]) -> Point | None:
-    """A run row's throughput interval, from its step-time interval; None without one."""
-    median, low, high = row.get("median_s"), row.get("ci_low_s"), row.get("ci_high_s")
-    if not median or not low or not high:
+    """A run row's point: its result's throughput (`verdicts.group_rows` and
+    `throughput_series` put the result under "result"); None without one."""
+    result = row.get("result")
+    if result is None:
         return None
-    batch = int(row["batch"])
-    return Point(batch, batch / median, batch / high, batch / low, str(row["workload"]))
+    return Point(int(row["batch"]), result.throughput, str(row["workload"]))
 
 
 def judge_step(a: Point, b: Point) -> Step:
     """The step from a to b (b the larger batch), judged on the intervals per doubling."""
     doublings = math.log2(b.batch / a.batch)
     threshold = (1 + GAIN_PER_DOUBLING) ** doublings
-    if b.low >= threshold * a.high:
+    ratio = b.rate.ratio(a.rate)
+    if ratio.low is None or ratio.high is None or not ratio.calibrated:
+        call = "undecided"  # only calibrated intervals decide
+    elif ratio.low >= threshold:
         call = "rises"
-    elif b.high < threshold * a.low:
+    elif ratio.high < threshold:
         call = "flat"
     else:
         call = "undecided"
 
-    def per_doubling(ratio: float) -> float:
-        return float(ratio ** (1 / doublings) - 1)
+    def per_doubling(value: float | None) -> float | None:
+        return None if value is None else float(value ** (1 / doublings) - 1)
 
+    gain = per_doubling(ratio.value)
+    assert gain is not None
     return Step(
-        a.batch,
-        b.batch,
-        doublings,
-        per_doubling(b.throughput / a.throughput),
-        per_doubling(b.low / a.high),
-        per_doubling(b.high / a.low),
-        call,
-    )
+        a.batch, b.batch, doublings, gain, per_doubling(ratio.low), per_doubling(ratio.high),
+        call, ratio,
+    )  # fmt: skip
 
 
 def saturation(points: list[Point], steps: list[Step]) -> tuple[str, int | None, int | None]:
@@ -162,12 +176,12 @@ def series_of(rows: list[dict[str, Any]]) -> Series | None:
     )  # fmt: skip
 
 
-def throughput_series(runs: pl.DataFrame) -> list[Series]:
+def throughput_series(runs: pl.DataFrame, results: Mapping[str, Any]) -> list[Series]:
     """Every series of the ok runs with at least MIN_BATCHES batch sizes, by device, then
-    model and the rest of the series key."""
+    model and the rest of the series key; `results`: workload -> its Result."""
     ok = runs.filter(pl.col("status") == "ok").unique("workload", keep="first", maintain_order=True)
     parts: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for row in ok.to_dicts():
+    for row in (r | {"result": results.get(r["workload"])} for r in ok.to_dicts()):
         parts.setdefault(tuple(str(row[k]) for k in SERIES_KEYS), []).append(row)
     found = [series_of(parts[key]) for key in sorted(parts, key=lambda k: (k[-1], *k[:-1]))]
     return [s for s in found if s is not None]
@@ -196,6 +210,16 @@ def signed_percent(value: float) -> str:
     return f"−{text.lstrip('-')} %" if value < 0 else f"+{text} %"
 
 
+def gain_words(step: Step) -> str:
+    """'−1 % [−5 %, +3 %] (calibrated, 10 processes)' per doubling: a step's gain."""
+    if step.gain_low is None or step.gain_high is None:
+        return f"{signed_percent(step.gain)} (no interval: not calibrated)"
+    return (
+        f"{signed_percent(step.gain)} [{signed_percent(step.gain_low)}, "
+        f"{signed_percent(step.gain_high)}] ({step.ratio.short_kind()})"
+    )
+
+
 def gain_text(step: Step) -> str:
     """'doubling to 256 gains −1 % [−5 %, +3 %]', per doubling when the step is not one."""
     where = (
@@ -204,10 +228,7 @@ def gain_text(step: Step) -> str:
         else f"going to {step.larger} gains"
     )
     per = "" if math.isclose(step.doublings, 1.0) else " per doubling"
-    return (
-        f"{where} {signed_percent(step.gain)}{per} "
-        f"[{signed_percent(step.gain_low)}, {signed_percent(step.gain_high)}]"
-    )
+    return f"{where} {gain_words(step)}{per}"
 
 
 def describe(series: Series) -> str:
@@ -217,7 +238,7 @@ def describe(series: Series) -> str:
         assert series.point is not None
         index = next(i for i, p in enumerate(series.points) if p.batch == series.point)
         p = series.points[index]
-        at = f"{rate(p.throughput)} samples/s [{rate(p.low)}, {rate(p.high)}]"
+        at = p.rate.text(lambda v: f"{rate(v)} samples/s", rate)
         where = f"at batch {series.point}"
         if series.earliest != series.point:
             where = (
@@ -232,6 +253,11 @@ def describe(series: Series) -> str:
         return (
             f"{subject} keeps rising to batch {last.larger}: {gain_text(last)}, "
             f"at least {signed_percent(GAIN_PER_DOUBLING)} per doubling."
+        )
+    if not last.ratio.calibrated:
+        return (
+            f"{subject}: the saturation point is undetermined: {gain_text(last)}; only "
+            "calibrated intervals (across processes) decide a step."
         )
     return (
         f"{subject}: the saturation point is undetermined: {gain_text(last)}, an interval "

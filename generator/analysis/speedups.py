@@ -1,24 +1,25 @@
 """How many times faster: one device than another on the same configuration, and one precision
 than fp32 on the same device (seed 004 tabulated CPU against GPU by hand).
 
-A speedup is a ratio of median step times, slower side over faster side, so "the H100 is
-9.1× faster than the EPYC" reads as the EPYC's median divided by the H100's. Each side's
-samples are the pooled iterations of its workload, resampled independently for a bootstrap
-interval of the ratio. The orientation is fixed per table, never per row: CPU over GPU when
-the kinds differ, else whichever side is slower on most configurations, so a ratio below 1
-means the expected winner lost there."""
+A speedup is a ratio of two results' step times (analysis/results.py), slower side over
+faster side, so "the H100 is 9.1× faster than the EPYC" reads as the EPYC's median divided by
+the H100's, with the report's one ratio interval (`Interval.ratio`: the ratio of the
+interval ends, of the weaker kind of the two; none where either side has none). The
+orientation is fixed per table, never per row: CPU over GPU when the kinds differ, else
+whichever side is slower on most configurations, so a ratio below 1 means the expected
+winner lost there."""
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
-from generator.analysis.bootstrap import RESAMPLES, SEED, Interval, ratio_of_medians
-from generator.analysis.per_workload import one_per_workload, workload_samples
+from generator.analysis.interval import Interval
+from generator.analysis.results import Result
 from generator.formatting import number
 
 CONFIG = ("model", "dataset", "batch", "phase", "precision")
@@ -28,17 +29,36 @@ _KIND_ORDER = {"cpu": 0}  # the slower class: numerator first; every other kind 
 
 @dataclass(frozen=True)
 class Speedup:
-    """One configuration measured on both sides: each side's median and the ratio
+    """One configuration measured on both sides: each side's result and the ratio
     slower / faster with its interval."""
 
-    model: str
-    dataset: str
-    batch: int
-    phase: str
-    precision: str  # shared (device tables) or the faster side's (precision tables)
-    slow_s: float
-    fast_s: float
-    ratio: Interval
+    slow: Result
+    fast: Result
+
+    @property
+    def ratio(self) -> Interval:
+        return self.slow.step.ratio(self.fast.step)
+
+    @property
+    def model(self) -> str:
+        return self.fast.model
+
+    @property
+    def dataset(self) -> str:
+        return self.fast.dataset
+
+    @property
+    def batch(self) -> int:
+        return self.fast.batch
+
+    @property
+    def phase(self) -> str:
+        return self.fast.phase
+
+    @property
+    def precision(self) -> str:
+        """Shared (device tables) or the faster side's (precision tables)."""
+        return self.fast.precision
 
 
 @dataclass(frozen=True)
@@ -54,32 +74,14 @@ class SpeedupTable:
 
 
 def _sides(
-    points: pl.DataFrame, side: str, within: tuple[str, ...]
-) -> dict[tuple[object, ...], dict[str, list[dict[str, object]]]]:
-    """(key) -> side value -> its workloads' rows, for every key the points share."""
-    found: dict[tuple[object, ...], dict[str, list[dict[str, object]]]] = {}
-    for row in points.to_dicts():
-        key = tuple(row[k] for k in within)
-        found.setdefault(key, {}).setdefault(str(row[side]), []).append(row)
-    return found
-
-
-def _speedup(
-    slow: dict[str, object],
-    fast: dict[str, object],
-    samples: Mapping[str, list[float]],
-    seed: int,
-    resamples: int,
-) -> Speedup | None:
-    slow_t, fast_t = samples.get(str(slow["workload"])), samples.get(str(fast["workload"]))
-    if not slow_t or not fast_t:
-        return None
-    ratio = ratio_of_medians(slow_t, fast_t, seed, resamples)
-    return Speedup(
-        model=str(fast["model"]), dataset=str(fast["dataset"]), batch=int(fast["batch"]),  # type: ignore[call-overload]
-        phase=str(fast["phase"]), precision=str(fast["precision"]),
-        slow_s=statistics.median(slow_t), fast_s=statistics.median(fast_t), ratio=ratio,
-    )  # fmt: skip
+    found: Iterable[Result], side: str, within: tuple[str, ...]
+) -> dict[tuple[object, ...], dict[str, list[Result]]]:
+    """(key) -> side value -> its results, for every key the results share."""
+    parts: dict[tuple[object, ...], dict[str, list[Result]]] = {}
+    for result in sorted(found, key=lambda r: r.run_ids):
+        key = tuple(getattr(result, k) for k in within)
+        parts.setdefault(key, {}).setdefault(str(getattr(result, side)), []).append(result)
+    return parts
 
 
 def _oriented(a: str, b: str, kinds: Mapping[str, str], ratios: list[float]) -> bool:
@@ -92,70 +94,40 @@ def _oriented(a: str, b: str, kinds: Mapping[str, str], ratios: list[float]) -> 
     return middle > 0 or (middle == 0 and a < b)
 
 
-def device_speedups(
-    runs: pl.DataFrame,
-    steps: Mapping[str, pl.DataFrame],
-    seed: int = SEED,
-    resamples: int = RESAMPLES,
-) -> list[SpeedupTable]:
+def device_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
     """One table per pair of devices that measured the same configuration (model, dataset,
     batch, phase, precision). A configuration measured as two workloads on one device (e.g.
     two sequence lengths) is ambiguous and left out."""
-    points = one_per_workload(runs)
-    samples = workload_samples(runs, steps)
-    kinds = {str(r["device_label"]): str(r["device"]) for r in points.to_dicts()}
-    pairs: dict[tuple[str, str], list[tuple[dict[str, object], dict[str, object]]]] = {}
-    for by_device in _sides(points, "device_label", CONFIG).values():
+    kinds = {r.device_label: r.device for r in results.values()}
+    pairs: dict[tuple[str, str], list[tuple[Result, Result]]] = {}
+    for by_device in _sides(results.values(), "device_label", CONFIG).values():
         single = sorted((d, rows[0]) for d, rows in by_device.items() if len(rows) == 1)
-        for i, (a, row_a) in enumerate(single):
-            for b, row_b in single[i + 1 :]:
-                pairs.setdefault((a, b), []).append((row_a, row_b))
+        for i, (a, result_a) in enumerate(single):
+            for b, result_b in single[i + 1 :]:
+                pairs.setdefault((a, b), []).append((result_a, result_b))
     tables = []
     for (a, b), matched in sorted(pairs.items()):
-        matched = [
-            (ra, rb)
-            for ra, rb in matched
-            if samples.get(str(ra["workload"])) and samples.get(str(rb["workload"]))
-        ]
-        ratios = [
-            statistics.median(samples[str(ra["workload"])])
-            / statistics.median(samples[str(rb["workload"])])
-            for ra, rb in matched
-        ]
+        ratios = [ra.step.value / rb.step.value for ra, rb in matched]
         a_slower = _oriented(a, b, kinds, ratios)
         slower, faster = (a, b) if a_slower else (b, a)
-        rows = [
-            found
-            for ra, rb in matched
-            if (found := _speedup(*((ra, rb) if a_slower else (rb, ra)), samples, seed, resamples))
-        ]
-        if rows:
-            tables.append(SpeedupTable("device", faster, slower, None, _by_ratio(rows)))
+        rows = [Speedup(ra, rb) if a_slower else Speedup(rb, ra) for ra, rb in matched]
+        tables.append(SpeedupTable("device", faster, slower, None, _by_ratio(rows)))
     return tables
 
 
-def precision_speedups(
-    runs: pl.DataFrame,
-    steps: Mapping[str, pl.DataFrame],
-    seed: int = SEED,
-    resamples: int = RESAMPLES,
-) -> list[SpeedupTable]:
+def precision_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
     """On each device, every other precision against fp32 on the same model, dataset, batch
     and phase: fp32 time over the other precision's (how many times faster it is)."""
-    points = one_per_workload(runs)
-    samples = workload_samples(runs, steps)
     within = ("device_label", "model", "dataset", "batch", "phase")
     found: dict[tuple[str, str], list[Speedup]] = {}
-    for key, by_precision in _sides(points, "precision", within).items():
+    for key, by_precision in _sides(results.values(), "precision", within).items():
         base = by_precision.get(BASELINE_PRECISION, [])
         if len(base) != 1:
             continue
         for precision, rows in sorted(by_precision.items()):
             if precision == BASELINE_PRECISION or len(rows) != 1:
                 continue
-            speedup = _speedup(base[0], rows[0], samples, seed, resamples)
-            if speedup is not None:
-                found.setdefault((str(key[0]), precision), []).append(speedup)
+            found.setdefault((str(key[0]), precision), []).append(Speedup(base[0], rows[0]))
     return [
         SpeedupTable("precision", precision, BASELINE_PRECISION, device, _by_ratio(rows))
         for (device, precision), rows in sorted(found.items())
@@ -173,8 +145,8 @@ def configuration(row: Speedup, with_precision: bool = True) -> str:
 
 
 def times(value: Interval) -> str:
-    """'9.12× [8.71, 9.6]'."""
-    return f"{number(value.value, 3)}× [{number(value.low, 3)}, {number(value.high, 3)}]"
+    """'9.12× [8.71, 9.6] (calibrated, 10 processes)'."""
+    return value.times_text()
 
 
 def summary(table: SpeedupTable) -> str:
@@ -211,36 +183,51 @@ def summary(table: SpeedupTable) -> str:
             f"{span} over {n} configurations; smallest for {configuration(low, with_precision)},"
             f" largest for {configuration(high, with_precision)}"
         )
-    slower_rows = [r for r in rows if r.ratio.high < 1]
-    unsure = [r for r in rows if not r.ratio.excludes(1.0)]
+    below = [r for r in rows if r.ratio.high is not None and r.ratio.high < 1]
+    slower_rows = [r for r in below if r.ratio.calibrated]
+    unsure = [r for r in rows if r.ratio.bounded and not r.ratio.excludes(1.0)]
+    within = [r for r in rows if r.ratio.bounded and not r.ratio.calibrated]
+    bare = [r for r in rows if not r.ratio.bounded]
     if slower_rows and n > 1:
         named = ", ".join(configuration(r, with_precision) for r in slower_rows[:3])
         more = f" and {len(slower_rows) - 3} more" if len(slower_rows) > 3 else ""
-        text += f". {faster} is the slower one (interval below 1) for {named}{more}"
+        text += f". {faster} is the slower one (calibrated interval below 1) for {named}{more}"
     if unsure:
         text += (
             f". In {len(unsure)} of {n} configurations the 95 % interval includes 1: there "
             "neither side is shown faster"
         )
+    if within:
+        text += (
+            f". {len(within)} of {n} intervals are within one process (a side was timed in "
+            "one process): not calibrated, they decide nothing until re-measured"
+        )
+    if bare:
+        text += (
+            f". {len(bare)} of {n} ratios have no interval: a side was measured in several "
+            "runs, each in one process, that disagree (their run pages give the command that "
+            "re-measures them)"
+        )
     return text + "."
 
 
 def speedups_frame(tables: list[SpeedupTable]) -> pl.DataFrame:
-    """Every table's rows, for the page's download."""
+    """Every table's rows, for the page's download, each interval with its kind."""
     rows = [
         {"kind": t.kind, "faster": t.faster, "slower": t.slower, "device": t.device,
          "model": r.model, "dataset": r.dataset, "batch": r.batch, "phase": r.phase,
-         "precision": r.precision, "slower_median_s": r.slow_s, "faster_median_s": r.fast_s,
-         "speedup": r.ratio.value, "ci_low": r.ratio.low, "ci_high": r.ratio.high,
-         "resamples": r.ratio.resamples}
+         "precision": r.precision, "slower_median_s": r.slow.step.value,
+         "slower_interval": r.slow.step.kind, "faster_median_s": r.fast.step.value,
+         "faster_interval": r.fast.step.kind, "speedup": r.ratio.value,
+         "ci_low": r.ratio.low, "ci_high": r.ratio.high, "interval": r.ratio.kind}
         for t in tables
         for r in t.rows
     ]  # fmt: skip
     schema = {
         "kind": pl.String, "faster": pl.String, "slower": pl.String, "device": pl.String,
         "model": pl.String, "dataset": pl.String, "batch": pl.Int64, "phase": pl.String,
-        "precision": pl.String, "slower_median_s": pl.Float64, "faster_median_s": pl.Float64,
-        "speedup": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-        "resamples": pl.Int64,
+        "precision": pl.String, "slower_median_s": pl.Float64, "slower_interval": pl.String,
+        "faster_median_s": pl.Float64, "faster_interval": pl.String, "speedup": pl.Float64,
+        "ci_low": pl.Float64, "ci_high": pl.Float64, "interval": pl.String,
     }  # fmt: skip
     return pl.DataFrame(rows, schema=schema)

@@ -13,20 +13,22 @@ Three times measure different things, and the verdict always says which one it r
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from generator.analysis.bound_words import LATENCY, bound_regime
-from generator.formatting import number, percent, seconds, si
+from generator.analysis.interval import Interval
+from generator.analysis.roofs import Roof
+from generator.formatting import number, seconds, si
 
 TIMED = "timed median"
 KERNEL = "kernel time"
 PROFILED = "counted ops of the profiled step"
 TIME_BASES = {
-    TIMED: "The timed median is the step time of the timed, unprofiled steps across the "
-    "configuration's blocks (independent processes), with its 95 % re-measurement interval: "
-    "the number to quote. A result of one process (measured before blocks) has the median's "
-    "interval within that process instead.",
+    TIMED: "The timed median is the configuration's one result (the results stage): across "
+    "its blocks (independent processes) with the 95 % re-measurement interval where it was "
+    "timed in blocks (calibrated); within its one process where it was timed in one, an "
+    "interval that says nothing of the next process; and no interval where several runs "
+    "were each timed in one process.",
     KERNEL: "Kernel time is the summed kernel time of one step profiled under Nsight Compute "
     "(clocks locked to base, caches flushed): no host time, and no interval.",
     PROFILED: "The profiled step is one step under torch.profiler, with the profiler's "
@@ -35,53 +37,21 @@ TIME_BASES = {
 
 
 @dataclass(frozen=True)
-class Roof:
-    label: str  # e.g. "NVIDIA H100 SXM fp32 datasheet", "AMD EPYC measured fp32 GEMM and triad"
-    peak_flops_per_s: float
-    bandwidth_bytes_per_s: float
-
-    @property
-    def ridge_ai(self) -> float:
-        return self.peak_flops_per_s / self.bandwidth_bytes_per_s
-
-    def at(self, ai: float) -> float:
-        return min(self.peak_flops_per_s, ai * self.bandwidth_bytes_per_s)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A value with its 95 % interval (None where the time it rests on has none)."""
-
-    value: float
-    low: float | None = None
-    high: float | None = None
-
-    def text(
-        self, shown: Callable[[float], str], bare: Callable[[float], str] | None = None
-    ) -> str:
-        """`shown` formats one number with its unit, e.g. seconds; `bare` the interval's ends
-        where they share the value's unit ("41.2 % [40.1, 42]")."""
-        if self.low is None or self.high is None:
-            return shown(self.value)
-        ends = bare or shown
-        return f"{shown(self.value)} [{ends(self.low)}, {ends(self.high)}]"
-
-    def percent_text(self) -> str:
-        """A fraction as a percentage with its interval: "41.2 % [40.1, 42]"."""
-        return self.text(lambda f: percent(100 * f), lambda f: number(100 * f, 3))
-
-
-@dataclass(frozen=True)
 class StepVerdict:
     side: str  # "compute" or "memory": the side of the ridge the point's AI is on
     bound: str  # side, or latency/overhead under 10 % of the roof
     ai: float  # FLOP/byte
-    attained: Estimate  # FLOP/s
-    of_roof: Estimate  # attained / roof at this AI
-    time: Estimate  # seconds
+    attained: Interval  # FLOP/s
+    of_roof: Interval  # attained / roof at this AI
+    time: Interval  # seconds
     roof: Roof
     time_basis: str  # TIMED, KERNEL or PROFILED
     flops_kind: str  # "modelled", "counted" or "analytic"
+
+    @property
+    def point(self) -> str:
+        """The kind of point it rests on: modelled, counted or trace (analytics.points)."""
+        return {"analytic": "trace"}.get(self.flops_kind, self.flops_kind)
 
     @property
     def above_roof(self) -> bool:
@@ -123,7 +93,7 @@ class StepVerdict:
 def step_verdict(
     flops: float | None,
     nbytes: float | None,
-    time: Estimate | None,
+    time: Interval | None,
     roof: Roof | None,
     time_basis: str,
     flops_kind: str,
@@ -133,17 +103,8 @@ def step_verdict(
         return None
     ai = flops / nbytes
     at = roof.at(ai)
-    # A longer time is a lower rate: the interval's ends swap.
-    attained = Estimate(
-        flops / time.value,
-        flops / time.high if time.high else None,
-        flops / time.low if time.low else None,
-    )
-    of_roof = Estimate(
-        attained.value / at,
-        attained.low / at if attained.low is not None else None,
-        attained.high / at if attained.high is not None else None,
-    )
+    attained = time.inverse(flops)  # a longer time is a lower rate: the ends swap
+    of_roof = attained.scaled(1 / at)
     side = "compute" if ai >= roof.ridge_ai else "memory"
     regime = bound_regime(side, of_roof.value)
     assert regime is not None  # of_roof is known

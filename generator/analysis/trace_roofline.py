@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from generator.analysis.kernels import COMMUNICATION
+from generator.analysis.roofs import GEMM_OF_PEAK, measured_bandwidth
 from generator.catalog import Device, device_label
 from generator.ingest.trace.attribute import Attribution, tensor_path
 from generator.records.ceilings import MeasuredCeilings
@@ -48,13 +49,18 @@ def catalog_roof(device: Device) -> Roof:
 
 
 def ceilings_roof(ceilings: MeasuredCeilings) -> Roof | None:
-    """A CPU has one GEMM path: every precision key runs against its measured fp32 GEMM."""
+    """The measured roofs by the one rule (`roofs.py`): each precision's measured GEMM, the
+    fp32 one where that precision was not measured (a CPU has one GEMM path), and the one
+    measured memory roof."""
     gemm = ceilings.gemm_flops_per_s.get("fp32")
-    streams = [b for b in (ceilings.copy_bytes_per_s, ceilings.triad_bytes_per_s) if b]
-    if gemm is None or not streams:
+    bandwidth = measured_bandwidth(ceilings)
+    if gemm is None or bandwidth is None:
         return None
-    peaks = dict.fromkeys(("fp32", "tf32_tensor", "fp64", "bf16_tensor", "fp16_tensor"), gemm)
-    return Roof(device_label(ceilings.device_name), "measured ceilings", peaks, max(streams))
+    peaks = {
+        path: ceilings.gemm_flops_per_s.get(GEMM_OF_PEAK.get(path, ""), gemm)
+        for path in ("fp32", "tf32_tensor", "fp64", "bf16_tensor", "fp16_tensor")
+    }
+    return Roof(device_label(ceilings.device_name), "measured ceilings", peaks, bandwidth)
 
 
 def work_points(attribution: Attribution) -> pl.DataFrame:

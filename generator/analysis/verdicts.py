@@ -2,19 +2,31 @@
 numbers, and a verdict on the group's stated expectation.
 
 A verdict needs a checkable claim (`expect` in experiments.toml): a trend of a metric over
-the swept variable, or a ratio between two of its values. It is "inconclusive" whenever the
-95 % confidence intervals that decide it overlap. It is judged on each concrete device apart
-(an H100 and an A100 are both `cuda` in the config), and "mixed" when the devices disagree."""
+the swept variable, or a ratio between two of its values. It rests on each configuration's one
+result (analysis/results.py) and only on calibrated intervals (re-measurement intervals
+across processes, `interval.CALIBRATED`): where a result it needs has none, the verdict is
+"not testable until re-measured", with the command that re-measures it. It is
+"inconclusive" whenever the calibrated intervals that decide it overlap. It is judged on each
+concrete device apart (an H100 and an A100 are both `cuda` in the config), and "mixed" when
+the devices disagree."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.interval import Interval
+from generator.analysis.results import Result
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
+from generator.analysis.verdict_needs import (
+    NOT_TESTABLE,
+    RESULT,
+    Verdict,
+    metric_interval,
+    untestable,
+)
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
 from generator.ingest.runs import in_group
@@ -25,37 +37,13 @@ MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
 NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
-# metric -> (label, unit, value from a run row, its 95 % interval from the step-time CI)
+# metric -> (label, unit)
 _LABELS = {
     "throughput": ("throughput", "samples/s"),
     "step_time": ("step time", "s"),
     "modelled_flops_per_s": ("modelled FLOP/s", "FLOP/s"),
     "modelled_ai": ("modelled AI", "FLOP/byte"),
 }
-
-
-@dataclass(frozen=True)
-class Verdict:
-    outcome: str  # supported, not supported, inconclusive, mixed (devices disagree), not evaluated
-    reason: str
-
-
-def metric_interval(row: dict[str, Any], metric: str) -> tuple[float, float, float] | None:
-    """(value, low, high) of a metric, its interval carried over from the median step time's
-    bootstrap CI (throughput and FLOP/s are inversely proportional to it)."""
-    median, low, high = row.get("median_s"), row.get("ci_low_s"), row.get("ci_high_s")
-    if not median or not low or not high:
-        return None
-    if metric == "step_time":
-        return median, low, high
-    if metric == "throughput":
-        return row["batch"] / median, row["batch"] / high, row["batch"] / low
-    if metric == "modelled_flops_per_s" and row.get("modelled_flops"):
-        flops = row["modelled_flops"]
-        return flops / median, flops / high, flops / low
-    if metric == "modelled_ai" and row.get("modelled_ai"):
-        return row["modelled_ai"], row["modelled_ai"], row["modelled_ai"]  # analytic: exact
-    return None
 
 
 def key_name(key: str) -> str:
@@ -103,13 +91,18 @@ def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str)
     a, b = metric_interval(first, metric), metric_interval(last, metric)
     label = _LABELS[metric][0]
     if a is None or b is None:
-        return Verdict("inconclusive", f"{label} has no confidence interval for every run")
-    overlap = a[1] <= b[2] and b[1] <= a[2]
+        return Verdict("inconclusive", f"{label} is not known for every run")
+    exact = metric == "modelled_ai"  # analytic: no interval needed
+    if not exact and (missing := untestable([first, last])) is not None:
+        return missing
+    overlap = not exact and not a.ratio(b).excludes(1.0)
     name = key_name(key)
-    span = f"{name} {first[key]} ({fmt_metric(metric, a[0])}) to {name} {last[key]} ({fmt_metric(metric, b[0])})"
+    span = f"{name} {first[key]} ({fmt_metric(metric, a.value)}) to {name} {last[key]} ({fmt_metric(metric, b.value)})"
     if overlap:
-        return Verdict("inconclusive", f"the 95 % intervals of {label} overlap from {span}")
-    rises = b[0] > a[0]
+        return Verdict(
+            "inconclusive", f"the calibrated 95 % intervals of {label} overlap from {span}"
+        )
+    rises = b.value > a.value
     observed = "increases" if rises else "decreases"
     outcome = "supported" if observed == trend else "not supported"
     return Verdict(outcome, f"{label} {observed} from {span}, intervals apart")
@@ -145,22 +138,23 @@ def ratio_verdict(
         bottom = metric_interval(by_value[denominator], metric)
         if top is None or bottom is None:
             continue
-        ratio, low, high = top[0] / bottom[0], top[1] / bottom[2], top[2] / bottom[1]
+        ratio = top.ratio(bottom)
         where = ", ".join(
             f"{key_name(k)} {v}"
             for k, v in zip(others, setting, strict=True)
             if len({r[k] for r in rows}) > 1
         )
-        parts.append(
-            f"{number(ratio, 3)} [{number(low, 3)}, {number(high, 3)}]"
-            + (f" at {where}" if where else "")
-        )
-        outcomes.append(within(low, high, between))
+        parts.append(ratio.times_text() + (f" at {where}" if where else ""))
+        if ratio.low is None or ratio.high is None or not ratio.calibrated:
+            outcomes.append(NOT_TESTABLE)  # only a calibrated interval decides
+            continue
+        outcomes.append(within(ratio.low, ratio.high, between))
     if not outcomes:
         return Verdict(
             "inconclusive", f"no pair of runs with {key_name(key)} {numerator} and {denominator}"
         )
     outcome = outcomes[0] if len(set(outcomes)) == 1 else "inconclusive"
+    outcome = NOT_TESTABLE if NOT_TESTABLE in outcomes else outcome
     expected = (
         f"at least {number(between[0], 3)}"
         if between[1] >= NO_UPPER_BOUND
@@ -174,9 +168,7 @@ def ratio_verdict(
     )
 
 
-def with_metric(
-    rows: list[dict[str, Any]], metric: str
-) -> list[tuple[dict[str, Any], tuple[float, float, float]]]:
+def with_metric(rows: list[dict[str, Any]], metric: str) -> list[tuple[dict[str, Any], Interval]]:
     pairs = []
     for row in rows:
         interval = metric_interval(row, metric)
@@ -193,6 +185,8 @@ def combine(parts: list[tuple[str, Verdict]], prefix: bool = True) -> Verdict:
     outcomes = [v.outcome for _, v in parts]
     if len(set(outcomes)) == 1:
         return Verdict(outcomes[0], reasons)
+    if NOT_TESTABLE in outcomes:
+        return Verdict(NOT_TESTABLE, reasons)
     split = ", ".join(f"{v.outcome} on {where}" for where, v in parts)
     return Verdict("mixed", f"the devices disagree ({split}): {reasons}")
 
@@ -234,6 +228,8 @@ def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
     precision on one device) with at least MIN_BATCHES batch sizes: supported where a
     saturation point is found, not supported where throughput still rises by 10 % per
     doubling at the largest batch, inconclusive where the intervals cannot decide."""
+    if (missing := untestable(rows)) is not None:
+        return missing
     found = series_outcomes(rows)
     if not found:
         return Verdict("inconclusive", f"no series of the group has {MIN_BATCHES}+ batch sizes")
@@ -252,18 +248,22 @@ def ceiling_verdict(
         ceiling = gemm.get(str(row[DEVICE]))
         if interval is None or not ceiling:
             continue
-        value, low, high = (v / ceiling for v in interval)
-        parts.append(
-            f"{row['model']} {row['phase']} b{row['batch']} on {row[DEVICE]}: "
-            f"{percent(100 * value)} [{percent(100 * low)}, {percent(100 * high)}]"
-        )
-        outcomes.append(within(low, high, bounds))
+        share = interval.scaled(1 / ceiling)
+        where = f"{row['model']} {row['phase']} b{row['batch']} on {row[DEVICE]}"
+        if (missing := untestable([row])) is not None:
+            parts.append(f"{where}: {percent(100 * share.value)}, {missing.reason}")
+            outcomes.append(NOT_TESTABLE)
+            continue
+        parts.append(f"{where}: {share.percent_text()}")
+        assert share.low is not None and share.high is not None  # calibrated
+        outcomes.append(within(share.low, share.high, bounds))
     if not outcomes:
         return Verdict(
             "inconclusive", "no run with modelled FLOP/s on a device with a measured ceiling"
         )
     outcome = (
         "not supported" if "not supported" in outcomes
+        else NOT_TESTABLE if NOT_TESTABLE in outcomes
         else "inconclusive" if "inconclusive" in outcomes else "supported"
     )  # fmt: skip
     expected = f"between {percent(100 * bounds[0])} and {percent(100 * bounds[1])}"
@@ -283,6 +283,8 @@ def _group_verdict(
         return Verdict("not evaluated", "the group states no checkable expectation (`expect`)")
     if not rows:
         return Verdict("inconclusive", "no run of this group has been measured on this machine")
+    if expect.of_ceiling is None and (missing := untestable(rows)) is not None:
+        return missing  # a trend or a ratio needs every result it compares calibrated
     if expect.trend == "saturates":
         return saturation_verdict(rows)
     if expect.of_ceiling is not None:
@@ -318,11 +320,14 @@ def _group_verdict(
 
 
 def group_rows(
-    group: Group, runs: pl.DataFrame
+    group: Group, runs: pl.DataFrame, results: Mapping[str, Result]
 ) -> tuple[list[dict[str, Any]], list[str], str | None]:
-    """The group's ok runs ordered by device, then along the swept variable; the swept keys;
-    and the one swept key (`sweep_key`)."""
-    rows = runs.filter(in_group(group.id) & (pl.col("status") == "ok")).to_dicts()
+    """The group's ok runs ordered by device, then along the swept variable, each with its
+    workload's result under RESULT; the swept keys; and the one swept key (`sweep_key`)."""
+    rows = [
+        row | {RESULT: results.get(row["workload"])}
+        for row in runs.filter(in_group(group.id) & (pl.col("status") == "ok")).to_dicts()
+    ]
     keys = swept(rows) if rows else []
     key = sweep_key(keys)
     order_key = key or "run_id"
@@ -337,18 +342,22 @@ def group_rows(
 
 
 def group_verdict(
-    group: Group, runs: pl.DataFrame, gemm: Mapping[str, float] | None = None
+    group: Group,
+    runs: pl.DataFrame,
+    results: Mapping[str, Result],
+    gemm: Mapping[str, float] | None = None,
 ) -> Verdict:
     """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`)."""
-    ordered, _, _ = group_rows(group, runs)
+    ordered, _, _ = group_rows(group, runs, results)
     return _group_verdict(group, ordered, gemm)
 
 
 def group_verdicts(
     experiments: ExperimentsFile | None,
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     gemm: Mapping[str, float] | None = None,
 ) -> dict[str, Verdict]:
     """Every group's verdict, computed once for the group pages and the overview."""
     groups = experiments.groups if experiments is not None else []
-    return {group.id: group_verdict(group, runs, gemm) for group in groups}
+    return {group.id: group_verdict(group, runs, results, gemm) for group in groups}

@@ -3,14 +3,9 @@ trace page (a profiled step's analytic FLOPs over its time), by the same rule as
 
 from __future__ import annotations
 
-from generator.analysis.step_verdict import (
-    KERNEL,
-    PROFILED,
-    Estimate,
-    Roof,
-    StepVerdict,
-    step_verdict,
-)
+from generator.analysis.interval import Interval
+from generator.analysis.roofs import Roof
+from generator.analysis.step_verdict import KERNEL, PROFILED, StepVerdict, step_verdict
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.views import MeasurementView
 
@@ -19,27 +14,32 @@ def export_verdict(view: MeasurementView) -> StepVerdict | None:
     step, bound, device = view.step, view.bound, view.match.device
     if bound is None or device is None or step.time_s is None:
         return None
-    roof = Roof(
+    # a measured run's counted point sits under its run's roof, as on its run page
+    roof = view.roof or Roof(
         f"{device.name} {bound.precision} datasheet",
         bound.peak_flops_per_s,
         bound.bandwidth_bytes_per_s,
     )
-    return step_verdict(step.flops, step.dram_bytes, Estimate(step.time_s), roof, KERNEL, "counted")
+    return step_verdict(step.flops, step.dram_bytes, Interval(step.time_s), roof, KERNEL, "counted")
 
 
-def trace_verdict(analysis: TraceAnalysis) -> StepVerdict | None:
+def trace_verdict(analysis: TraceAnalysis, run_roof: Roof | None = None) -> StepVerdict | None:
+    """`run_roof`: a measured run's roof, under which its trace point sits on its run page."""
     total, roof = analysis.total, analysis.roof
     path = str(total.get("path") or "")
     peak = roof.peak(path) if roof is not None and path else None
-    if roof is None or not peak:
+    if run_roof is None and (roof is None or not peak):
         return None
-    label = f"{roof.name} {path} ({roof.source})"
+    under = run_roof
+    if under is None:
+        assert roof is not None and peak
+        under = Roof(f"{roof.name} {path} ({roof.source})", peak, roof.bandwidth_bytes_per_s)
     return step_verdict(
         _number(total.get("flops")),
         _number(total.get("bytes")),
         # the counted ops' time: the totals' attained rate and fraction of the roof use it
-        Estimate(float(total.get("counted_time_s") or total["time_s"])),  # type: ignore[arg-type]
-        Roof(label, peak, roof.bandwidth_bytes_per_s),
+        Interval(float(total.get("counted_time_s") or total["time_s"])),  # type: ignore[arg-type]
+        under,
         PROFILED,
         "analytic",
     )

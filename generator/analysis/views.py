@@ -10,6 +10,7 @@ import polars as pl
 from generator.analysis.multirank import MultiRank
 from generator.analysis.nsys_analysis import NsysAnalysis
 from generator.analysis.roofline import Bound, Totals
+from generator.analysis.roofs import Roof
 from generator.analysis.tensor_work import TensorEvidence
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.catalog.matching import DeviceMatch
@@ -43,6 +44,7 @@ class MeasurementView:
     analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
     tensor: TensorEvidence | None = None  # tensor-core work seen but not counted
     ingest_notes: tuple[str, ...] = ()  # what the ingest did (ncu_csv.NcuExport.notes)
+    roof: Roof | None = None  # a measured run's: its device's and precision's (roofs.roof)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class TraceView:
     counted_flops: float | None = None  # ncu's counted FLOPs of the same work, when imported
     forward_range_s: float | None = None  # the profiled step's forward range (runs)
     findings: tuple[Finding, ...] = ()  # findings.trace_findings of the analysis
+    roof: Roof | None = None  # a measured run's: its device's and precision's (roofs.roof)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
     if not rows:
         return {}
     order = [r["label"] for r in sorted(rows, key=lambda r: r["speedup"])]
-    values = [v for r in rows for v in (r["low"], r["high"], 1.0)]
+    # a ratio without an interval (not calibrated) has no ends
+    values = [v for r in rows for v in (r["low"], r["high"], r["speedup"], 1.0) if v is not None]
     domain = [min(values) / 1.25, max(values) * 1.25]  # 1× always shown
     x = alt.X(
         "speedup:Q",

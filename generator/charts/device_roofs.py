@@ -132,7 +132,7 @@ SOURCE_DASHES = {"datasheet": [1, 0], "measured": [6, 3]}
 def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]]) -> dict[str, Any]:
     """Every step point of every device on one log-log chart, each device's roofs in its
     hue, each named beside it with its precision: catalog datasheet roofs (solid) for
-    ncu-measured and trace points, measured GEMM and triad roofs (dashed) for CPU points
+    ncu-measured and trace points, measured GEMM and memory roofs (dashed) for CPU points
     (modelled).
 
     points: {"device", "label", "kind", "ai", "attained"}; roofs: {"device", "label",

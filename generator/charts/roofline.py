@@ -194,11 +194,11 @@ def modelled_roofline_chart(
 ) -> dict[str, Any]:
     """Modelled step points (analytic FLOPs and bytes over measured time) under the
     ceilings measured on their device, one roof per precision the points use (GEMM rate in
-    that precision, triad bandwidth): each device in its hue, each roof named beside it.
+    that precision, the measured memory roof): each device in its hue, each roof named.
 
     points: {"label", "ai", "attained", "device", "precision"}; roofs: {"device",
-    "precision", "peak" (GEMM FLOP/s), "bandwidth" (triad byte/s)}, only the precisions of
-    the device's points."""
+    "precision", "peak" (GEMM FLOP/s), "bandwidth" (the memory roof, byte/s)}, only the
+    precisions of the device's points."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
@@ -220,7 +220,7 @@ def modelled_roofline_chart(
     for roof in roofs:
         name = roof_name(roof["device"], roof["precision"], "measured")
         label = (
-            f"{name}: GEMM {si(roof['peak'], 'FLOP/s')}, triad {si(roof['bandwidth'], 'B/s')}, "
+            f"{name}: GEMM {si(roof['peak'], 'FLOP/s')}, memory {si(roof['bandwidth'], 'B/s')}, "
             f"ridge {plain(roof['peak'] / roof['bandwidth'], 3)}"
         )
         fields = {"device": roof["device"], "precision": roof["precision"], "ceiling": label}

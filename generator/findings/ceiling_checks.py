@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.device_choice import RUN_PRECISION_GEMM
+from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
 from generator.catalog import device_label
 from generator.formatting import si
 from generator.records.ceilings import MeasuredCeilings
@@ -38,7 +38,7 @@ def _ceiling(
     device_name: str, precision: str, ceilings: Sequence[MeasuredCeilings]
 ) -> tuple[str, float] | None:
     """(GEMM precision key, its measured rate) on the device, or None."""
-    key = RUN_PRECISION_GEMM.get(precision, "")
+    key = GEMM_OF_PEAK.get(PEAK_OF_RUN.get(precision, ""), "")
     for measured in ceilings:
         if measured.device_name == device_name and measured.gemm_flops_per_s.get(key):
             return key, measured.gemm_flops_per_s[key]

@@ -7,6 +7,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from generator.analysis.interval import Interval
+from generator.analysis.results import estimate
 from generator.analysis.thresholds import (
     DRIFT_MIN_SHARE,
     DRIFT_T,
@@ -16,7 +18,7 @@ from generator.analysis.thresholds import (
 )
 from generator.formatting import number, percent, si
 from generator.records.finding import Finding
-from generator.stats import linear_trend, median_ci
+from generator.stats import linear_trend
 
 # NVML throttle reasons (`measure/conditions.THROTTLE_BITS` names, as run.json records
 # them) that mean the GPU ran slower than it could while the step ran.
@@ -35,10 +37,14 @@ _STOPPED = {
 }
 
 
-def timing_findings(step_times: Sequence[float], stopped_by: str | None = None) -> list[Finding]:
+def timing_findings(
+    step_times: Sequence[float], stopped_by: str | None = None, stated: Interval | None = None
+) -> list[Finding]:
     """Precision and drift of a measured run's per-iteration step times. The noise that
     matters for a comparison is the median's uncertainty, not the spread of single steps:
-    a CV of 8 % over 400 steps still pins the median to about ±1 %."""
+    a CV of 8 % over 400 steps still pins the median to about ±1 %. Precision is judged on
+    `stated`, the interval the report states for the run's configuration (its result's);
+    without one, on the run's own steps by the same rule (analysis/results.py)."""
     n = len(step_times)
     if n < MIN_ITERATIONS:
         return [
@@ -52,10 +58,10 @@ def timing_findings(step_times: Sequence[float], stopped_by: str | None = None) 
             )
         ]
     findings = []
-    median = statistics.median(step_times)
-    low, high = median_ci(step_times)
-    half = max(median - low, high - median) / median if median else 0.0
+    stated = stated or estimate([list(step_times)], False, 0.0)  # the run alone
+    half = _half(stated)
     if half > NOISY_CI:
+        assert stated.low is not None and stated.high is not None
         cv = statistics.stdev(step_times) / statistics.fmean(step_times)
         why = f"; it stopped there because {_STOPPED[stopped_by]}" if stopped_by in _STOPPED else ""
         findings.append(
@@ -63,9 +69,10 @@ def timing_findings(step_times: Sequence[float], stopped_by: str | None = None) 
                 "noisy-timing",
                 "warning",
                 "Imprecise median",
-                f"the median step time's 95 % interval is ±{percent(100 * half)} "
-                f"({si(low, 's')} to {si(high, 's')}; above ±{percent(100 * NOISY_CI)}) over "
-                f"{n} iterations with a CV of {percent(100 * cv)}{why}",
+                f"the median step time's 95 % interval ({stated.kind_words()}) is "
+                f"±{percent(100 * half)} ({si(stated.low, 's')} to {si(stated.high, 's')}; above "
+                f"±{percent(100 * NOISY_CI)}); this run's {n} iterations have a CV of "
+                f"{percent(100 * cv)}{why}",
                 "measure again with more iterations (`max_seconds`, `max_iterations`) on a quiet "
                 "machine; compare this run only where intervals do not overlap",
             )
@@ -88,16 +95,24 @@ def timing_findings(step_times: Sequence[float], stopped_by: str | None = None) 
     return findings
 
 
-def blocks_timing_findings(timing: Any) -> list[Finding]:
+def _half(stated: Interval) -> float:
+    """The interval's larger half as a share of its value (0 without an interval)."""
+    if stated.low is None or stated.high is None or not stated.value:
+        return 0.0
+    return max(stated.value - stated.low, stated.high - stated.value) / stated.value
+
+
+def blocks_timing_findings(timing: Any, stated: Interval) -> list[Finding]:
     """The precision of a result timed in blocks (records.run.Timing with levels): judged on
-    the interval of its long-run level across blocks, which holds the noise between
-    processes, not on its pooled iterations. Drift within a call shows up as between-block
-    variation, so there is no trend over the concatenated blocks to judge."""
-    levels, estimate = timing.levels or {}, timing.median_s
-    low, high = timing.median_ci95_s or (estimate, estimate)
-    half = max(estimate - low, high - estimate) / estimate if estimate else 0.0
+    the interval the report states for it (its result's, across blocks), which holds the
+    noise between processes, not on its pooled iterations. Drift within a call shows up as
+    between-block variation, so there is no trend over the concatenated blocks to judge."""
+    levels = timing.levels or {}
+    half = _half(stated)
     if half <= NOISY_CI:
         return []
+    assert stated.low is not None and stated.high is not None
+    low, high = stated.low, stated.high
     why = f"; it stopped there because {_STOPPED[timing.stopped_by]}" if (
         timing.stopped_by in _STOPPED) else ""  # fmt: skip
     return [
@@ -105,7 +120,7 @@ def blocks_timing_findings(timing: Any) -> list[Finding]:
             "noisy-timing",
             "warning",
             "Imprecise step time",
-            f"the long-run level's 95 % interval across {timing.blocks} blocks is "
+            f"the step time's 95 % interval ({stated.kind_words()}) is "
             f"±{percent(100 * half)} ({si(low, 's')} to {si(high, 's')}; above "
             f"±{percent(100 * NOISY_CI)}): its blocks differ by "
             f"{percent(100 * levels.get('between_block_cv', 0.0))} between processes and its "

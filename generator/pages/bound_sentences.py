@@ -30,7 +30,7 @@ def bound_sentences(
     for row in runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts():
         verdict = verdicts.get(row["run_id"])
         if verdict is None or row["workload"] in seen:
-            continue  # one configuration once: its runs share the pooled verdict
+            continue  # one configuration once: its runs share its headline verdict
         seen.add(row["workload"])
         by_device.setdefault(str(row["device_label"]), []).append((row, verdict))
     sentences = []
@@ -45,7 +45,7 @@ def bound_sentences(
         sentence = (
             f"On {device}, of {len(items)} measured configurations {split}; the compute-bound "
             f"one closest to its roof is [{run_label(row)}]({runs_link}/{row['run_id']}.md): "
-            f"{verdict.words()} ({verdict.basis()})."
+            f"{verdict.words()} ({verdict.point} point: {verdict.basis()})."
         )
         if counts[ABOVE]:
             sentence += (

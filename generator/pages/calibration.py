@@ -8,13 +8,15 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.interval import MIN_BLOCKS
+from generator.analysis.results import Result
 from generator.catalog import device_label
 from generator.findings.calibration_checks import coverage
 from generator.formatting import number, percent, seconds
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_text import run_label
+from generator.pages.run_text import half_width, run_label
 from generator.records.calibration import session_cvs
 
 PATH = f"{GENERATED_DIR}/calibration.md"
@@ -45,7 +47,7 @@ def calibration_page(report: Report) -> Page:
     table = pl.DataFrame(
         [{"call_started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
     ) if items else pl.DataFrame()  # fmt: skip
-    stated = {row["run_id"]: row for row in report.runs.to_dicts()}
+    stated = {r: result for result in report.results.values() for r in result.run_ids}
     levels = [_levels(run_id, record.timing, labels, stated.get(run_id))
               for run_id, record in sorted(report.records.items())
               if record.timing is not None and record.timing.levels]  # fmt: skip
@@ -53,8 +55,12 @@ def calibration_page(report: Report) -> Page:
         {"device": device_label(name), "cv": percent(100 * cv, 2)}
         for name, cv in sorted(session_cvs(list(report.calibrations)).items())
     ]
+    calibrated, uncalibrated = _split(report, labels, items)
     markdown = render(
         "calibration.md.j2",
+        calibrated=calibrated,
+        uncalibrated=uncalibrated,
+        min_blocks=MIN_BLOCKS,
         sentence=found.sentence() if found else None,
         misses=misses,
         rows=rows,
@@ -73,17 +79,54 @@ def calibration_page(report: Report) -> Page:
                 includes={"calibration-coverage": include})  # fmt: skip
 
 
+def _split(
+    report: Report, labels: dict[str, str], items: list[tuple[Any, Any]]
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """What was calibrated, per device (its configurations and how many re-measurements fell
+    inside), and each result that was not, with why and the command that re-measures it."""
+    device_of = {row["run_id"]: row["device_label"] for row in report.runs.to_dicts()}
+    checked: dict[str, list[bool]] = {}
+    for _, item in items:
+        checked.setdefault(str(device_of.get(item.run_id, "?")), []).append(item.inside)
+    results = sorted(report.results.values(), key=lambda r: (r.device_label, r.run_ids))
+    calibrated = []
+    for device in sorted({r.device_label for r in results if r.step.calibrated}):
+        mine = [r for r in results if r.device_label == device and r.step.calibrated]
+        inside = checked.get(device, [])
+        calibrated.append({
+            "device": device,
+            "configurations": str(len(mine)),
+            "of": str(sum(r.device_label == device for r in results)),
+            "coverage": f"{sum(inside)} of {len(inside)} inside" if inside else "none yet",
+        })  # fmt: skip
+    uncalibrated = [
+        {
+            "link": _link(result.run_ids[0], labels),
+            "device": result.device_label,
+            "kind": result.step.short_kind(),
+            "why": _why(result),
+            "command": f"`{result.remeasure}`",
+        }
+        for result in results
+        if not result.step.calibrated
+    ]
+    return calibrated, uncalibrated
+
+
+def _why(result: Result) -> str:
+    if len(result.runs) > 1:
+        gap = percent(100 * (result.disagreement or 0.0))
+        return f"{len(result.runs)} runs, each timed in one process, {gap} apart"
+    if result.step.processes > 1:
+        return f"{result.step.processes} blocks, fewer than {MIN_BLOCKS}"
+    return "timed in one process"
+
+
 def _levels(
-    run_id: str, timing: Any, labels: dict[str, str], row: dict[str, Any] | None
+    run_id: str, timing: Any, labels: dict[str, str], result: Result | None
 ) -> dict[str, str]:
-    """`row`: the run's pooled row, whose interval is the one every page states."""
+    """`result`: the run's result, whose interval is the one every page states."""
     levels = timing.levels
-    median, low, high = (row["median_s"], row["ci_low_s"], row["ci_high_s"]) if row else (
-        timing.median_s, *(timing.remeasure_ci95_s or timing.median_ci95_s or (None, None)))  # fmt: skip
-    half = (
-        "±" + percent(100 * max(median - low, high - median) / median, 2)
-        if low is not None and high is not None else "n/a"
-    )  # fmt: skip
     return {
         "link": _link(run_id, labels),
         "blocks": str(levels.get("blocks")),
@@ -91,7 +134,7 @@ def _levels(
         "within": percent(100 * levels.get("within_block_cv", 0.0), 2),
         "between": percent(100 * levels.get("between_block_cv", 0.0), 2),
         "medians": percent(100 * levels.get("block_median_cv", 0.0), 2),
-        "half": half,
+        "half": half_width(result.step) if result else "n/a",
     }
 
 

@@ -7,17 +7,19 @@ lists, whose run pages carry their BibTeX, and offers every entry as `runs.bib`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.results import Result
 from generator.config import ExperimentsFile
 from generator.formatting import slug
 from generator.pages import run_lists
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_text import interval, run_label
+from generator.pages.run_text import citable, run_label
 
 NO_URL = "no URL: add `repository-code` (or `url`) to CITATION.cff"
 UNVERSIONED = "unversioned local build (`nox -s publish -- VERSION` publishes a citable one)"
@@ -92,8 +94,9 @@ def run_key(run_id: str) -> str:
     return f"roofline_atlas_{_key(run_id)}"
 
 
-def run_bibtex(data: dict[str, Any], row: dict[str, Any]) -> str:
-    """One run as a dataset entry: cite the number with the commit that measured it."""
+def run_bibtex(data: dict[str, Any], row: dict[str, Any], result: Result | None) -> str:
+    """One run as a dataset entry: cite its configuration's one result, with the kind of its
+    interval, and the commit that measured it."""
     commit = row.get("commit") or "unknown"
     finished = str(row.get("finished_at") or "")
     page = (
@@ -116,18 +119,23 @@ def run_bibtex(data: dict[str, Any], row: dict[str, Any]) -> str:
             "year": finished[:4] or None,
             "date": finished[:10] or None,
             "url": page,
-            "note": f"{run_label(row)} on {row['device_label']}: median step {interval(row)}; "
+            "note": f"{run_label(row)} on {row['device_label']}: median step "
+            f"{citable(result) if result else 'n/a'}; "
             f"measurements/runs/{row['run_id']}/run.json at commit {commit}{report}",
         },
     )
 
 
 def cite_page(
-    data: dict[str, Any], runs: pl.DataFrame, experiments: ExperimentsFile | None = None
+    data: dict[str, Any],
+    runs: pl.DataFrame,
+    experiments: ExperimentsFile | None = None,
+    results: Mapping[str, Result] | None = None,
 ) -> Page:
     path = f"{GENERATED_DIR}/cite.md"
     ok = runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts()
-    entries = "\n\n".join(run_bibtex(data, row) for row in ok)
+    found = results or {}
+    entries = "\n\n".join(run_bibtex(data, row, found.get(row["workload"])) for row in ok)
     summary = run_lists.summarize(runs.height)
     rows = (
         []
@@ -196,4 +204,7 @@ def _group_lists(
     ]
 
 
-PAGE = Generated(None, lambda report: [cite_page(report.citation, report.runs, report.experiments)])
+PAGE = Generated(
+    None,
+    lambda report: [cite_page(report.citation, report.runs, report.experiments, report.results)],
+)

@@ -129,7 +129,9 @@ def _cost_cell(row: dict[str, Any] | None) -> str:
     if row is None or row["bound_s"] is None or row["usd_per_1000_steps_low"] is None:
         return "n/a (no floor: no datasheet peak for the precision)"
     cost = dollar_range(row["usd_per_1000_steps_low"], row["usd_per_1000_steps_high"])
-    text = f"floor {_floor_words(row['bound_s'], row['limited_by'])}: {cost} per 1,000 steps"
+    text = (
+        f"datasheet floor {_floor_words(row['bound_s'], row['limited_by'])}: {cost} per 1,000 steps"
+    )
     if row["steps_per_epoch"]:
         text += f"; {dollar_range(row['usd_per_epoch_low'], row['usd_per_epoch_high'])} per epoch"
     return text

@@ -8,22 +8,15 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup, escape
 
-from generator.analysis.device_choice import RUN_PRECISION_GEMM
 from generator.analysis.observations import observations
+from generator.analysis.results import Result
+from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, roof_for
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdicts import (
-    DEVICE,
-    Verdict,
-    by_device,
-    group_rows,
-    key_name,
-    metric_interval,
-    sweep_key,
-    swept,
-)
+from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
+from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group, Settings
-from generator.formatting import number, percent
+from generator.formatting import number, percent, seconds
 from generator.ingest.runs import in_group
 from generator.memo import remembered
 from generator.pages import run_lists
@@ -31,7 +24,6 @@ from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
-from generator.pages.run_text import interval as median_interval
 from generator.pages.run_text import run_label
 from generator.records.ceilings import MeasuredCeilings
 
@@ -46,6 +38,7 @@ _KIND = {
     "not supported": "failure",
     "inconclusive": "warning",
     "mixed": "question",
+    NOT_TESTABLE: "warning",
 }
 
 
@@ -55,8 +48,14 @@ def verdict_html(verdict: Verdict) -> Markup:
         "verdict",
         verdict.outcome,
         f"Verdict: {verdict.outcome}",
-        [escape(verdict.reason)],
+        [_code(verdict.reason)],
     )
+
+
+def _code(text: str) -> Markup:
+    """The reason, escaped, its `commands` as code (the box is HTML, not Markdown)."""
+    parts = str(escape(text)).split("`")
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
 def _timing(group: Group, d: Settings) -> str:
@@ -110,16 +109,19 @@ def _measured(
 def _roofs(
     measured: dict[str, MeasuredCeilings], rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """A measured roof per device and precision the group's runs use: the GEMM rate in
-    that precision and triad bandwidth, where both were measured."""
+    """A measured roof per device and precision the group's runs use, by the one roof rule
+    (analysis/roofs.py): the same numbers as the run pages'."""
     used = dict.fromkeys((str(row[DEVICE]), str(row["precision"])) for row in rows)
-    return [
-        {"device": device, "precision": run_precision_label(precision), "peak": gemm,
-         "bandwidth": m.triad_bytes_per_s}
-        for device, precision in used
-        if (m := measured.get(device)) and m.triad_bytes_per_s
-        and (gemm := m.gemm_flops_per_s.get(RUN_PRECISION_GEMM.get(precision, precision)))
-    ]  # fmt: skip
+    roofs = []
+    for device, precision in used:
+        ceilings = measured.get(device)
+        peak_key = PEAK_OF_RUN.get(precision, precision)
+        under = roof_for(device, peak_key, MEASURED, [ceilings]) if ceilings else None
+        if under is not None:
+            roofs.append({"device": device, "precision": run_precision_label(precision),
+                          "peak": under.peak_flops_per_s,
+                          "bandwidth": under.bandwidth_bytes_per_s})  # fmt: skip
+    return roofs
 
 
 def run_precision_label(precision: str) -> str:
@@ -196,7 +198,7 @@ def _bound_cell(verdict: StepVerdict | None) -> str:
     """The step's verdict in a cell: "compute, 27.6 % [26.3, 28.7] of the roof"."""
     if verdict is None:
         return "n/a"
-    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof"
+    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof ({verdict.point} point)"
 
 
 def experiment_page(
@@ -207,10 +209,11 @@ def experiment_page(
     verdict: Verdict,
     step_verdicts: Mapping[str, StepVerdict] | None = None,
     summary: bool | None = None,
+    results: Mapping[str, Result] | None = None,
 ) -> Page:
     """`summary`: one row per configuration (None: when `runs` are too many for one row
     each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
-    ordered, keys, key = group_rows(group, runs)
+    ordered, keys, key = group_rows(group, runs, results or {})
     rows = ordered
     counts = _runs_per_workload(ordered)
     if summary is None:
@@ -230,21 +233,20 @@ def experiment_page(
             if interval:
                 metric_rows[metric].append(
                     {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
-                     "value": interval[0], "low": interval[1], "high": interval[2], "unit": unit,
-                     "series": row[DEVICE]}
+                     "value": interval.value, "low": interval.low, "high": interval.high,
+                     "unit": unit, "series": row[DEVICE]}
                 )  # fmt: skip
         throughput = metric_interval(row, "throughput")
+        result: Result | None = row.get(RESULT)
         table.append(
             [
                 label(row),
                 _run_link(
                     row, group.id, len(counts[row["workload"]]) if rows is not ordered else 1
                 ),
-                median_interval(row),
+                result.step.text(seconds) if result else "n/a",
                 percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
-                f"{number(throughput[0])} [{number(throughput[1])}, {number(throughput[2])}]"
-                if throughput
-                else "n/a",
+                throughput.text(number) if throughput else "n/a",
                 _bound_cell((step_verdicts or {}).get(row["run_id"])),
                 number(row["modelled_ai"]),
             ]
@@ -252,7 +254,7 @@ def experiment_page(
         if throughput:
             sweep_rows.append(
                 {"x": row["batch"] if key == "batch" else label(row), "label": label(row),
-                 "value": throughput[0], "low": throughput[1], "high": throughput[2],
+                 "value": throughput.value, "low": throughput.low, "high": throughput.high,
                  "unit": "samples/s", "series": row[DEVICE]}
             )  # fmt: skip
     measured = _measured(rows, ceilings)
@@ -336,8 +338,15 @@ def _render(report: Report) -> list[Page]:
             for run_id in runs["run_id"]
             if (verdict := report.step_verdicts.get(run_id)) is not None
         }
+        results = {
+            workload: found
+            for workload in runs["workload"]
+            if (found := report.results.get(workload)) is not None
+        }
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
-        pages.append(remembered("experiment_page", experiment_page, *args, verdicts, summary))
+        pages.append(
+            remembered("experiment_page", experiment_page, *args, verdicts, summary, results)
+        )
     return pages
 
 

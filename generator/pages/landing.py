@@ -8,8 +8,9 @@ from collections import Counter
 from typing import Any
 
 from generator.analysis.phases import StepParts, training_parts
+from generator.analysis.points import HEADLINE_RULE
 from generator.analysis.speedups import device_speedups, summary
-from generator.analysis.verdicts import Verdict
+from generator.analysis.verdict_needs import NOT_TESTABLE, Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
 from generator.pages.bound_sentences import bound_sentences
@@ -19,7 +20,7 @@ from generator.pages.render import ChartBook, render
 from generator.records.versions import DEVELOPMENT, LATEST
 
 PATH = LANDING_PAGE
-VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive")
+VERDICT_ORDER = ("supported", "not supported", "mixed", "inconclusive", NOT_TESTABLE)
 
 
 def verdict_summary(experiments: ExperimentsFile | None, verdicts: dict[str, Verdict]) -> str:
@@ -37,7 +38,24 @@ def verdict_summary(experiments: ExperimentsFile | None, verdicts: dict[str, Ver
         if unjudged
         else ""
     )
-    return f"Of {judged} hypotheses the data could test, {parts}{rest}."
+    untestable = [
+        g.id for g in groups if g.id in verdicts and verdicts[g.id].outcome == NOT_TESTABLE
+    ]
+    which = (
+        f" Not testable until re-measured in blocks (their results have no calibrated "
+        f"interval): {', '.join(untestable)}; each verdict gives the command."
+        if untestable
+        else ""
+    )
+    inconclusive = [
+        g.id for g in groups if g.id in verdicts and verdicts[g.id].outcome == "inconclusive"
+    ]
+    undecided = (
+        f" Inconclusive on calibrated data (their intervals overlap): {', '.join(inconclusive)}."
+        if inconclusive
+        else ""
+    )
+    return f"Of {judged} hypotheses stated, {parts}{rest}.{undecided}{which}"
 
 
 def verdict_rows(
@@ -70,12 +88,9 @@ def _backward_sentence(device: str, items: list[StepParts]) -> str:
     assert low is not None and high is not None  # filtered by backward_sentences
     flops = sorted(item.flop_ratio for item in items if item.flop_ratio is not None)
     span = (
-        f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
-        f"({items[0].label}) to {number(high.value, 3)}× [{number(high.low, 3)}, "
-        f"{number(high.high, 3)}] ({items[-1].label})"
+        f"{low.times_text()} ({items[0].label}) to {high.times_text()} ({items[-1].label})"
         if len(items) > 1
-        else f"{number(low.value, 3)}× [{number(low.low, 3)}, {number(low.high, 3)}] "
-        f"({items[0].label})"
+        else f"{low.times_text()} ({items[0].label})"
     )
     ratio = (
         f"{number(flops[0], 3)} to {number(flops[-1], 3)}"
@@ -93,10 +108,10 @@ def headlines(report: Report) -> list[str]:
     """Three to five results, each with the device it holds on and its interval."""
     found = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
     found.append(verdict_summary(report.experiments, report.verdicts))
-    tables = device_speedups(report.runs, report.steps)
+    tables = device_speedups(report.results)
     if tables:
         found.append(summary(max(tables, key=lambda t: len(t.rows))))
-    found += backward_sentences(training_parts(report.runs, report.steps))
+    found += backward_sentences(training_parts(report.runs, report.steps, report.results))
     return found[:5]
 
 
@@ -130,6 +145,7 @@ def landing_page(report: Report) -> Page:
         "landing.md.j2",
         edition=edition(report.citation),
         headlines=headlines(report),
+        headline_rule=HEADLINE_RULE,
         verdicts=verdict_rows(report.experiments, report.verdicts),
         chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
         point_count=len(points),

@@ -5,6 +5,7 @@ log-log chart and a sentence of what the interval supports."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, MIN_POINTS, RESAMPLES, SEED, Interval
@@ -17,11 +18,13 @@ from generator.analysis.latency_correlation import (
     sentence,
     set_title,
 )
-from generator.formatting import seconds, si, slug
+from generator.analysis.results import Result
+from generator.formatting import si, slug
 from generator.memo import remembered
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
+from generator.pages.run_text import step_text
 
 PATH = f"{GENERATED_DIR}/latency-correlation.md"
 TITLE = "Latency against FLOPs and parameters"
@@ -39,7 +42,7 @@ def rho_cell(value: Interval | None) -> str:
         return f"{value.value:.2f} (too few models for an interval)"
     if value.used == 0 or math.isnan(value.low):
         return f"{value.value:.2f} (no usable resample)"
-    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}]"
+    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}] (bootstrap over models)"
 
 
 def _used(found: LatencySet) -> str:
@@ -55,10 +58,14 @@ def _summary(sets: list[LatencySet]) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def _point_rows(found: LatencySet) -> list[list[str]]:
+def _latency(result: Result | None) -> str:
+    return step_text(result.step) if result else "n/a"
+
+
+def _point_rows(found: LatencySet, results: Mapping[str, Result]) -> list[list[str]]:
+    """Each model's latency: its configuration's one result, with its interval's kind."""
     return [
-        [row["label"], row["dataset"],
-         f"{seconds(row['median_s'])} [{seconds(row['ci_low_s'])}, {seconds(row['ci_high_s'])}]",
+        [row["label"], row["dataset"], _latency(results.get(row["workload"])),
          si(row["modelled_flops"], "FLOP"), si(row["params"], "")]
         for row in found.points.to_dicts()
     ]  # fmt: skip
@@ -69,7 +76,7 @@ def _chart_rows(found: LatencySet) -> list[dict[str, Any]]:
     return [{c: row[c] for c in columns} for row in found.points.to_dicts()]
 
 
-def latency_page(sets: list[LatencySet]) -> Page:
+def latency_page(sets: list[LatencySet], results: Mapping[str, Result]) -> Page:
     from generator.charts.comparisons import latency_scatter  # altair: import on use
 
     book = ChartBook(PATH)
@@ -77,7 +84,7 @@ def latency_page(sets: list[LatencySet]) -> Page:
         {
             "title": set_title(s),
             "sentences": [sentence(s, quantity) for quantity in QUANTITIES],
-            "rows": _point_rows(s),
+            "rows": _point_rows(s, results),
             "chart": book.embed(
                 # a set the new run is not in keeps its chart (generator/memo)
                 remembered(
@@ -112,7 +119,7 @@ def latency_page(sets: list[LatencySet]) -> Page:
 
 
 def _render(report: Report) -> list[Page]:
-    return [latency_page(latency_sets(report.runs))]
+    return [latency_page(latency_sets(report.runs), report.results)]
 
 
 PAGE = Generated("Measurements", _render)

@@ -18,9 +18,11 @@ import polars as pl
 
 from generator.analysis.device_choice import Workload
 from generator.analysis.overview import OverviewPoints
+from generator.analysis.points import Points
 from generator.analysis.replication import Replication
+from generator.analysis.results import Result
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdicts import Verdict
+from generator.analysis.verdict_needs import Verdict
 from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile
@@ -59,7 +61,9 @@ class Report:
     trace_pages: Mapping[str, Page] = field(default_factory=dict)  # slug -> page, from cache
     measurement_pages: Mapping[str, Page] = field(default_factory=dict)  # the same, for views
     run_pages: Mapping[str, Page] = field(default_factory=dict)  # run id -> page, from cache
-    step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> verdict
+    step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> headline
+    results: Mapping[str, Result] = field(default_factory=dict)  # workload -> its one result
+    points: Mapping[str, Points] = field(default_factory=dict)  # workload -> its three points
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
     calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first

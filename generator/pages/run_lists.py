@@ -17,7 +17,7 @@ from generator.formatting import number as plain_number
 from generator.pages.page import Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_text import half_width, interval, run_label
+from generator.pages.run_text import half_width, result_of, run_label, step_text
 
 SUMMARY_FROM = 300  # runs in the report; a 300-row table is about the most one page holds
 PAGE_SIZE = 100  # rows on one list page
@@ -87,15 +87,16 @@ def configuration_rows(
     cells = []
     for runs in by_workload.values():
         first, ok = runs[0], runs[0]["status"] == "ok"
+        result = result_of(first) if ok else None
         found = {f.id for run in runs for f in findings.get(run["run_id"], ())}
         target = link(page, f"{GENERATED_DIR}/runs/{first['run_id']}.md")
         cells.append(
             [
                 f"[{run_label(first)}]({target})",
                 f"{len(runs)}" + ("" if ok else f" {first['status']}"),
-                interval(first) if ok else "",
-                half_width(first) if ok else "",
-                plain_number(first["throughput"]) if ok and first.get("throughput") else "n/a",
+                step_text(result.step) if result else "",
+                half_width(result.step) if result else "",
+                plain_number(result.throughput.value) if result else "n/a",
                 ", ".join(sorted(found)),
             ]
         )

@@ -12,6 +12,8 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.points import HEADLINE_RULE, Points
+from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
 from generator.formatting import number, percent, seconds, si
@@ -20,7 +22,7 @@ from generator.pages.finding_html import admonitions
 from generator.pages.page import Page
 from generator.pages.render import one_line, render
 from generator.pages.run_conditions import conditions_text
-from generator.pages.run_text import half_width, interval, run_label, run_path
+from generator.pages.run_text import citable, half_width, run_label, run_path, step_text
 from generator.records.run import RunRecord
 
 PARTS = (
@@ -39,6 +41,8 @@ class RunContext:
 
     findings: tuple[Finding, ...] = ()
     verdict: StepVerdict | None = None
+    result: Result | None = None  # its configuration's one result (ok runs)
+    points: Points | None = None  # its configuration's modelled, counted and trace points
     record: RunRecord | None = None
     folder: Path | None = None
     steps: pl.DataFrame | None = None
@@ -46,26 +50,44 @@ class RunContext:
     trace_page: str | None = None  # relative link
 
 
-def _timed_in(row: dict[str, Any], record: RunRecord | None) -> list[tuple[str, str]]:
+def _timed_in(record: RunRecord | None) -> list[tuple[str, str]]:
     """How the run was timed: blocks (independent processes, with the level variations) or
     one process, whose interval says nothing of the next one."""
     timing = record.timing if record is not None else None
     if timing is None:
         return []
     if timing.method != "blocks" or not timing.levels:
-        return [("timed in", "one process: the interval covers that process's noise only, "
+        return [("timed in", "one process: its interval covers that process's noise only, "
                  "not what changes between processes")]  # fmt: skip
     levels = timing.levels
-    low, high = timing.median_ci95_s or (None, None)
     return [
         ("timed in", f"{timing.blocks} blocks (independent worker processes), "
          f"{number(levels.get('iterations_per_block'), 3)} timed steps each on average; "
          f"stopped by {timing.stopped_by}"),
         ("variation of steps within a block", percent(100 * levels["within_block_cv"], 2)),
         ("variation between blocks", percent(100 * levels["between_block_cv"], 2)),
-        ("95 % confidence interval of the long-run level",
-         f"[{seconds(low)}, {seconds(high)}]" if low is not None else "n/a"),
     ]  # fmt: skip
+
+
+def _result_facts(row: dict[str, Any], result: Result | None) -> list[tuple[str, str]]:
+    """The configuration's one result, and where it is not calibrated, why and the command."""
+    if result is None:
+        return [("median step", "n/a")]
+    facts = [
+        ("median step [95 % interval] (its kind)", step_text(result.step)),
+        ("its half-width", half_width(result.step)),
+        ("timed steps", number(result.iterations)),
+    ]
+    if len(result.runs) > 1:
+        facts.append(
+            (f"the {len(result.runs)} runs it rests on, each alone",
+             "; ".join(f"[{run.group}]({run.run_id}.md): {step_text(run.step)}"
+                       if run.run_id != row["run_id"] else f"{run.group} (this run): "
+                       f"{step_text(run.step)}" for run in result.runs))
+        )  # fmt: skip
+    if not result.step.calibrated:
+        facts.append(("not calibrated", result.why_uncalibrated()))
+    return facts
 
 
 def _history(record: RunRecord | None) -> list[dict[str, str]]:
@@ -85,11 +107,11 @@ def _history(record: RunRecord | None) -> list[dict[str, str]]:
     ]
 
 
-def _facts(row: dict[str, Any], record: RunRecord | None = None) -> list[tuple[str, str]]:
-    pooled = (row.get("pooled_runs") or 0) > 1
-    blocks = record is not None and record.timing is not None and record.timing.method == "blocks"
-    kind = "95 % re-measurement interval" if blocks else "95 % CI"
+def _facts(
+    row: dict[str, Any], result: Result | None, record: RunRecord | None = None
+) -> list[tuple[str, str]]:
     groups = [g for g in (record.groups or []) if g != row["group"]] if record else []
+    throughput = result.throughput if result else None
     facts = [
         ("group", f"[{row['group']}](../experiments/{row['group']}.md)"),
         ("model", row["model"]),
@@ -104,29 +126,10 @@ def _facts(row: dict[str, Any], record: RunRecord | None = None) -> list[tuple[s
             if groups
             else []
         ),
-        (f"median step [{kind}], this run", interval(row, "run_")),
-        ("its half-width, this run", half_width(row, "run_")),
-        ("timed steps, this run", number(row.get("run_iterations"))),
-        *_timed_in(row, record),
+        *_result_facts(row, result),
+        *_timed_in(record),
         ("CV of single steps", percent(100 * row["cv"]) if row.get("cv") is not None else "n/a"),
-    ]
-    if pooled:
-        facts.append(
-            (
-                f"pooled over {row['pooled_runs']} runs ({row['pooled_groups']})",
-                f"{interval(row)} ({half_width(row)}, {number(row.get('iterations'))} steps)",
-            )
-        )
-        # The pooled interval covers sampling noise only; the runs' own medians show what
-        # changed between groups measured at other times.
-        facts.append(
-            (
-                "the pooled runs' own medians",
-                f"{seconds(row.get('spread_low_s'))} to {seconds(row.get('spread_high_s'))}",
-            )
-        )
-    facts += [
-        ("samples/s" + (", pooled" if pooled else ""), number(row.get("throughput"))),
+        ("samples/s", throughput.text(number) if throughput else "n/a"),
         *(
             (f"{label} (median)", seconds(row[key]))
             for key, label in PARTS
@@ -143,22 +146,17 @@ def _facts(row: dict[str, Any], record: RunRecord | None = None) -> list[tuple[s
     return facts
 
 
-def quote(row: dict[str, Any], verdict: StepVerdict | None) -> str:
-    """The one sentence to quote for this step: the timed median with its interval, and the
-    bound with the fraction of the roof and its interval."""
-    runs = row.get("pooled_runs") or 1
-    pooled = f", pooled over {runs} runs" if runs > 1 else ""
-    kind = (
-        f"95 % re-measurement interval across {row['blocks']} independent processes"
-        if row.get("interval") == "blocks"
-        else "95 % interval within one process"
-    )
-    text = (
-        f"median step time {interval(row)} ({kind}; {number(row.get('iterations'))} "
-        f"timed, unprofiled steps{pooled})"
-    )
+def quote(result: Result | None, verdict: StepVerdict | None) -> str:
+    """The one sentence to quote for this step: its result's median with its interval and
+    that interval's kind, and the bound with the fraction of the roof."""
+    if result is None:
+        return "no result"
+    text = f"median step time {citable(result)}, over {number(result.iterations)} timed, unprofiled steps"
     if verdict is not None:
-        text += f"; {verdict.words()}, {verdict.attained.text(lambda v: si(v, 'FLOP/s'))} attained"
+        text += (
+            f"; headline bound ({verdict.point} point, over the {verdict.time_basis}): "
+            f"{verdict.words()}, {verdict.attained.text(lambda v: si(v, 'FLOP/s'))} attained"
+        )
     return text
 
 
@@ -186,18 +184,22 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         run_id=row["run_id"],
         label=run_label(row),
         verdict=verdict.facts() if verdict else None,
+        headline_kind=context.points.headline_kind if context.points else None,
+        points=context.points.rows() if context.points else [],
+        headline_rule=HEADLINE_RULE,
+        why=context.points.why() if context.points else "",
         basis=verdict.basis() if verdict else None,
         basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
-        quote=quote(row, verdict) if ok else None,
+        quote=quote(context.result, verdict) if ok else None,
         conditions=conditions_text(row, context.record),
         url=_citation_url(citation, row["run_id"]),
-        facts=_facts(row, context.record),
+        facts=_facts(row, context.result, context.record),
         history=_history(context.record),
         error=one_line(row["error"]) if row.get("error") else None,
         findings=admonitions(context.findings) if context.findings else None,
         kernel_page=context.kernel_page,
         trace_page=context.trace_page,
-        bibtex=run_bibtex(dict(citation), row) if ok else None,
+        bibtex=run_bibtex(dict(citation), row, context.result) if ok else None,
     )
     return Page(
         run_path(row["run_id"]), run_label(row), markdown, tables=tables, in_nav=False,

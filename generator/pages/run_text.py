@@ -1,11 +1,13 @@
 """How a run is named and its median written, wherever a page mentions one run: a short
-label (the run id carries a hash and wraps over five lines in a table cell) and the median
-with its interval."""
+label (the run id carries a hash and wraps over five lines in a table cell) and its
+result's step time with its interval and kind."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from generator.analysis.interval import Interval
+from generator.analysis.results import Result
 from generator.formatting import percent, seconds
 from generator.pages.paths import GENERATED_DIR
 
@@ -33,20 +35,34 @@ def run_path(run_id: str) -> str:
     return f"{RUNS_DIR}/{run_id}.md"
 
 
-def interval(row: dict[str, Any], prefix: str = "") -> str:
-    """A median with its 95 % interval; `prefix` "run_" for the run's own figures."""
-    median, low, high = (row.get(f"{prefix}{k}") for k in ("median_s", "ci_low_s", "ci_high_s"))
-    if median is None:
-        return "n/a"
-    if low is None or high is None:
-        return seconds(median)
-    return f"{seconds(median)} [{seconds(low)}, {seconds(high)}]"
+def step_text(step: Interval | None) -> str:
+    """A step time with its interval and the interval's kind: "5.48 ms [5.34 ms, 5.66 ms]
+    (within one process)"; "n/a" without one."""
+    return "n/a" if step is None else step.text(seconds)
 
 
-def half_width(row: dict[str, Any], prefix: str = "") -> str:
-    """The interval's larger half as a share of the median: the run's precision in one
-    number ("±2.4 %")."""
-    median, low, high = (row.get(f"{prefix}{k}") for k in ("median_s", "ci_low_s", "ci_high_s"))
-    if not median or low is None or high is None:
+def half_width(step: Interval | None) -> str:
+    """The interval's larger half as a share of the value: the precision in one number
+    ("±2.4 %")."""
+    if step is None or not step.value or step.low is None or step.high is None:
         return "n/a"
-    return "±" + percent(100 * max(median - low, high - median) / median, 2)
+    share = max(step.value - step.low, step.high - step.value) / step.value
+    return "±" + percent(100 * share, 2)
+
+
+def result_of(row: dict[str, Any]) -> Result | None:
+    """The row's result, where a page put it under "result" (an ok run's)."""
+    found = row.get("result")
+    return found if isinstance(found, Result) else None
+
+
+def citable(result: Result) -> str:
+    """The step time as a citation states it: the value, its interval where it has one, and
+    in words what kind of interval it is (never an uncalibrated one as if calibrated)."""
+    step = result.step
+    core = step.text(seconds, kind=False)
+    words = step.kind_words()
+    if len(result.runs) > 1 and not step.calibrated:
+        gap = percent(100 * (result.disagreement or 0.0))
+        words += f"; {len(result.runs)} runs, each timed in one process, disagree by {gap}"
+    return f"{core} ({words})"

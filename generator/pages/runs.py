@@ -3,10 +3,12 @@ each run's own page, then the results), failures, ceilings; and the per-run page
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.results import Result
 from generator.catalog import device_label
 from generator.config import ExperimentsFile
 from generator.findings import Finding
@@ -17,7 +19,7 @@ from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
 from generator.pages.run_pages import RunContext, run_pages
-from generator.pages.run_text import half_width, interval, run_label
+from generator.pages.run_text import half_width, result_of, run_label, step_text
 from generator.records.ceilings import MeasuredCeilings
 
 ORDER = ["model", "dataset", "phase", "precision", "device", "device_label", "batch"]
@@ -31,14 +33,16 @@ def _also_in(row: dict[str, Any]) -> str:
 def _cells(
     row: dict[str, Any], findings: tuple[Finding, ...], page: str = f"{GENERATED_DIR}/runs.md"
 ) -> list[str]:
-    ok = row["status"] == "ok"
+    """A run's row: its configuration's one result (the same numbers on every page)."""
+    result = result_of(row)
     target = run_lists.link(page, f"{GENERATED_DIR}/runs/{row['run_id']}.md")
+    attained = result.attained if result else None
     return [
         f"[{run_label(row)}]({target})",
-        interval(row, "run_") if ok else f"**{row['status']}**",
-        half_width(row, "run_") if ok else "",
-        number(row["batch"] / row["run_median_s"]) if ok and row.get("run_median_s") else "n/a",
-        si(row["modelled_attained"], "FLOP/s") if row["modelled_attained"] is not None else "n/a",
+        step_text(result.step) if result else f"**{row['status']}**",
+        half_width(result.step) if result else "",
+        number(result.throughput.value) if result else "n/a",
+        si(attained.value, "FLOP/s") if attained else "n/a",
         number(row["modelled_ai"]),
         _also_in(row),
         ", ".join(sorted({f.id for f in findings})),
@@ -103,13 +107,20 @@ def runs_page(
 
 
 def _groups(
-    runs: pl.DataFrame, experiments: ExperimentsFile | None
+    runs: pl.DataFrame,
+    experiments: ExperimentsFile | None,
+    results: Mapping[str, Result] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Each group's runs in the table's order: the experiments file's groups first."""
+    """Each group's runs in the table's order: the experiments file's groups first; each ok
+    run's row holds its result under "result"."""
     known = [g.id for g in experiments.groups] if experiments else []
     extra = sorted(set(runs["group"].drop_nulls().to_list()) - set(known))
+    found = results or {}
     return {
-        group_id: runs.filter(in_group(group_id)).sort(ORDER).to_dicts()
+        group_id: [
+            row | {"result": found.get(row["workload"]) if row["status"] == "ok" else None}
+            for row in runs.filter(in_group(group_id)).sort(ORDER).to_dicts()
+        ]
         for group_id in [*known, *extra]
     }
 
@@ -143,11 +154,15 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
     kernels = {view.slug for view in report.views}
     traces = {view.slug for view in report.traces}
     contexts = {}
-    for run_id in report.runs["run_id"]:
+    for run_id, workload, status in report.runs.select("run_id", "workload", "status").rows():
+        result = report.results.get(workload) if status == "ok" else None
+        points = report.points.get(workload) if status == "ok" else None
         slug = f"run-{run_id}"
         contexts[run_id] = RunContext(
             findings=report.run_findings.get(run_id, ()),
             verdict=report.step_verdicts.get(run_id),
+            result=result,
+            points=points,
             record=report.records.get(run_id),
             folder=report.run_folders.get(run_id),
             steps=report.steps.get(run_id),
@@ -159,7 +174,7 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
 
 def _render(report: Report) -> list[Page]:
     # each group's rows, made once for both (0.1 s each at 1,000 runs)
-    by_group = _groups(report.runs, report.experiments)
+    by_group = _groups(report.runs, report.experiments, report.results)
     findings = report.run_findings
     return [
         runs_page(report.runs, report.experiments, report.ceilings, findings, by_group),

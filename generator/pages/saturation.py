@@ -3,16 +3,19 @@ plotted it; seed 002 claims diminishing returns): analysis.saturation's rule, dr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.results import Result
 from generator.analysis.saturation import (
     GAIN_PER_DOUBLING,
     MIN_BATCHES,
     PHASE_NAMES,
     Series,
     describe,
+    gain_words,
     rate,
     signed_percent,
     throughput_series,
@@ -53,6 +56,8 @@ def points_frame(found: list[Series]) -> pl.DataFrame:
                  "gain_per_doubling": step.gain if step else None,
                  "gain_low": step.gain_low if step else None,
                  "gain_high": step.gain_high if step else None,
+                 "gain_interval": step.ratio.kind if step else None,
+                 "throughput_interval": p.rate.kind,
                  "step_call": step.call if step else None,
                  "series_status": s.status, "saturation_batch": s.point,
                  "saturation_earliest": s.earliest}
@@ -65,25 +70,20 @@ def _table(found: list[Series]) -> list[list[str]]:
     for s in found:
         for i, p in enumerate(s.points):
             step = s.steps[i] if i < len(s.steps) else None
-            gain = (
-                f"{signed_percent(step.gain)} [{signed_percent(step.gain_low)}, "
-                f"{signed_percent(step.gain_high)}]: {step.call}"
-                if step
-                else ""
-            )
+            gain = f"{gain_words(step)}: {step.call}" if step else ""
             mark = " ◯" if p.batch == s.point else ""
             rows.append(
                 [s.device, s.name, f"{p.batch}{mark}",
-                 f"{rate(p.throughput)} [{rate(p.low)}, {rate(p.high)}]", gain,
+                 p.rate.text(rate), gain,
                  _STATUS[s.status] if i == 0 else ""]
             )  # fmt: skip
     return rows
 
 
-def saturation_page(runs: pl.DataFrame) -> Page:
+def saturation_page(runs: pl.DataFrame, results: Mapping[str, Result]) -> Page:
     from generator.charts.analyses import saturation_chart  # altair: import on use
 
-    found = throughput_series(runs)
+    found = throughput_series(runs, results)
     book = ChartBook(PATH)
     devices = []
     for device in dict.fromkeys(s.device for s in found):
@@ -114,4 +114,4 @@ def saturation_page(runs: pl.DataFrame) -> Page:
     )
 
 
-PAGE = Generated("Experiments", lambda report: [saturation_page(report.runs)])
+PAGE = Generated("Experiments", lambda report: [saturation_page(report.runs, report.results)])

@@ -1,12 +1,11 @@
 """Speedups: one device against another on the configurations both measured (CPU against GPU
 first of all, seed 004's tables), and each precision against fp32 on one device, each ratio
-of medians with its bootstrap interval, a sentence of the range and a log-axis chart."""
+of two results' medians with the report's one ratio interval (`Interval.ratio`), a sentence of the range and a log-axis chart."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from generator.analysis.bootstrap import RESAMPLES, SEED
 from generator.analysis.speedups import (
     BASELINE_PRECISION,
     Speedup,
@@ -44,7 +43,7 @@ def _rows(table: SpeedupTable) -> list[list[str]]:
     return [
         [f"{row.model} ({row.dataset}), batch {row.batch}, {row.phase}"
          + (f", {row.precision}" if table.kind == "device" else ""),
-         seconds(row.slow_s), seconds(row.fast_s), times(row.ratio)]
+         row.slow.step.text(seconds), row.fast.step.text(seconds), times(row.ratio)]
         for row in table.rows
     ]  # fmt: skip
 
@@ -82,8 +81,6 @@ def speedups_page(devices: list[SpeedupTable], precisions: list[SpeedupTable]) -
         devices=[_section(t, book) for t in devices],
         precisions=[_section(t, book) for t in precisions],
         baseline=BASELINE_PRECISION,
-        resamples=RESAMPLES,
-        seed=SEED,
     )
     return Page(
         PATH, TITLE, markdown, book.specs, {"speedups": speedups_frame(devices + precisions)}
@@ -93,8 +90,8 @@ def speedups_page(devices: list[SpeedupTable], precisions: list[SpeedupTable]) -
 def _render(report: Report) -> list[Page]:
     return [
         speedups_page(
-            device_speedups(report.runs, report.steps),
-            precision_speedups(report.runs, report.steps),
+            device_speedups(report.results),
+            precision_speedups(report.results),
         )
     ]
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.phases import PARTS, Interval, PartTime, StepParts, describe, training_parts
-from generator.formatting import number, percent, seconds
+from generator.analysis.interval import Interval
+from generator.analysis.phases import PARTS, PartTime, StepParts, describe, training_parts
+from generator.formatting import number, seconds
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -19,15 +20,13 @@ PATH = f"{GENERATED_DIR}/step-parts.md"
 def _time(part: PartTime | None) -> str:
     if part is None:
         return "n/a"
-    return f"{seconds(part.median_s)} [{seconds(part.low_s)}, {seconds(part.high_s)}]"
+    return part.time.text(seconds)
 
 
 def _ratio(value: Interval | None, as_percent: bool = False) -> str:
     if value is None:
         return "n/a"
-    if as_percent:
-        return f"{percent(100 * value.value)} [{percent(100 * value.low)}, {percent(100 * value.high)}]"
-    return f"{number(value.value, 3)}× [{number(value.low, 3)}, {number(value.high, 3)}]"
+    return value.percent_text() if as_percent else value.times_text()
 
 
 def _table(found: list[StepParts]) -> list[list[str]]:
@@ -55,6 +54,7 @@ def parts_frame(found: list[StepParts]) -> pl.DataFrame:
                 f"{stem}_median_s": part.median_s if part else None,
                 f"{stem}_ci_low_s": part.low_s if part else None,
                 f"{stem}_ci_high_s": part.high_s if part else None,
+                f"{stem}_interval": part.time.kind if part else None,
             }
         for key, value in (("backward_over_forward_time", s.time_ratio),
                            ("backward_over_forward_flop_rate", s.rate_ratio)):  # fmt: skip
@@ -62,6 +62,7 @@ def parts_frame(found: list[StepParts]) -> pl.DataFrame:
                 key: value.value if value else None,
                 f"{key}_low": value.low if value else None,
                 f"{key}_high": value.high if value else None,
+                f"{key}_interval": value.kind if value else None,
             }
         row["backward_over_forward_flops"] = s.flop_ratio
         rows.append(row)
@@ -71,7 +72,7 @@ def parts_frame(found: list[StepParts]) -> pl.DataFrame:
 def step_parts_page(report: Report) -> Page:
     from generator.charts.analyses import parts_chart  # altair: import on use
 
-    found = training_parts(report.runs, report.steps)
+    found = training_parts(report.runs, report.steps, report.results)
     book = ChartBook(PATH)
     devices = []
     for device in dict.fromkeys(s.device for s in found):

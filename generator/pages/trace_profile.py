@@ -131,7 +131,7 @@ def trace_page(view: TraceView) -> Page:
         )
     phases = analysis.by_phase.to_dicts()
     total = analysis.total
-    verdict = trace_verdict(analysis)
+    verdict = trace_verdict(analysis, view.roof)
     markdown = render(
         "trace.md.j2",
         title=view.title,

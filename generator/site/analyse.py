@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -18,16 +18,19 @@ import polars as pl
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
-from generator.analysis.run_verdicts import run_verdicts
+from generator.analysis.results import Result, results
+from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
 from generator.analysis.trace_work import work as trace_work
-from generator.analysis.verdicts import Verdict, group_verdicts
+from generator.analysis.verdict_needs import Verdict
+from generator.analysis.verdicts import group_verdicts
 from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
-from generator.catalog import device_label, lookup_device
+from generator.catalog import Device, device_label, lookup_device
 from generator.findings import trace_findings
 from generator.ingest import NcuExport
 from generator.pages.page import Page
@@ -48,7 +51,7 @@ from generator.summaries.export import CheckedExport
 @dataclass(frozen=True)
 class Analysed:
     loaded: Loaded
-    runs: pl.DataFrame  # loaded.runs, each ok run's timing pooled with its workload's (pooling)
+    runs: pl.DataFrame  # loaded.runs, each ok run's timing its workload's result's (pooling)
     views: list[MeasurementView]  # one per ncu export, imported ones first; no chart yet
     replications: list[Replication]
     workloads: list[Workload]
@@ -56,13 +59,16 @@ class Analysed:
     overview: OverviewPoints
     traces: list[TraceView]  # imported traces first, then each run's profiled step
     trace_pages: dict[str, Page]  # each trace's page by slug, drawn with its analysis
-    step_verdicts: dict[str, StepVerdict]  # ok run -> its bound, % of roof and intervals
+    step_verdicts: dict[str, StepVerdict]  # ok run -> its configuration's headline bound
+    results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
+    points: dict[str, Points] = field(default_factory=dict)  # workload -> its three points
     captures: list[CaptureView] = field(default_factory=list)  # multi-rank captures
     nsys: list[NsysView] = field(default_factory=list)  # Nsight Systems captures
 
 
 def analyse(loaded: Loaded) -> Analysed:
-    runs = pool_runs(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
+    found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
+    runs = pool_runs(loaded.runs, found)
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     cache = (loaded.cache_dir, code_digest())  # kernel checks are kept (export_cache.py)
     views = [
@@ -85,6 +91,7 @@ def analyse(loaded: Loaded) -> Analysed:
     analysed_traces = _trace_views(loaded, counted)
     traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
+    points = all_points(found, views, traces, loaded.ceilings, loaded.catalog)
     return Analysed(
         loaded=loaded,
         runs=runs,
@@ -92,11 +99,13 @@ def analyse(loaded: Loaded) -> Analysed:
         replications=replications,
         workloads=workloads(views, runs, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
-        verdicts=group_verdicts(loaded.experiments, runs, _gemm_ceilings(loaded)),
+        verdicts=group_verdicts(loaded.experiments, runs, found, _gemm_ceilings(loaded)),
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
-        step_verdicts=run_verdicts(runs, loaded.ceilings),
+        step_verdicts=headline_verdicts(found, points),
+        results=found,
+        points=points,
         captures=capture_views(loaded.captures, loaded.catalog, loaded.ceilings),
         nsys=nsys_views(loaded.nsys, loaded.catalog),
     )
@@ -127,7 +136,7 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
             ceilings = repr(item.ceilings)  # a frozen dataclass of numbers and text
             inputs = f"{item.slug}\0{item.record.model_dump_json()}\0{ceilings}"
             job = partial(_run_view_of_trace, item.slug, item.path, item.record, item.layers,
-                          item.ceilings)  # fmt: skip
+                          item.ceilings, loaded.catalog)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, code), job))
     to_read = [
@@ -180,6 +189,7 @@ def _run_view_of_trace(
     record: RunRecord,
     layers: Path | None,
     ceilings: MeasuredCeilings | None,
+    catalog: tuple[Device, ...] | None = None,
 ) -> TraceView:
     """A run's profiled step against its own ceilings, with its per-layer join."""
     work = trace_work(path, path.parent)
@@ -202,7 +212,17 @@ def _run_view_of_trace(
             *trace_findings(analysis, phase),
             *stored_findings(record.findings, "profiler-overhead"),
         ),
+        roof=_run_roof(record, [ceilings] if ceilings else [], catalog),
     )
+
+
+def _run_roof(
+    record: RunRecord, ceilings: Sequence[MeasuredCeilings], catalog: tuple[Device, ...] | None
+) -> Roof | None:
+    """A measured run's roof by the one rule (analysis/roofs.py): its points sit under it on
+    its run page, its kernel page and its trace page alike."""
+    precision = PEAK_OF_RUN.get(record.config.precision, "fp32")
+    return roof(device_label(record.device_name), precision, ceilings, catalog)
 
 
 def _rows_by(
@@ -280,6 +300,7 @@ def _run_view(run: ProfiledRun, loaded: Loaded, cache: tuple[Path, str]) -> Meas
         notes="Kernel replay under ncu: clocks locked to base and caches flushed "
         "between replays, so kernel times are longer than unprofiled ones.",
         license="",
+        roof=_run_roof(record, loaded.ceilings, loaded.catalog),
         **_analysed(
             checked,
             csv_path,

@@ -28,15 +28,19 @@ class Checked:
 def check(analysed: Analysed) -> Checked:
     loaded = analysed.loaded
     found = {}
+    # each run's precision is judged on the interval the report states: its result's
+    stated = {r: result.step for result in analysed.results.values() for r in result.run_ids}
     for run, times in loaded.step_times.items():
         record = loaded.records.get(run)
         timing = record.timing if record is not None else None
         blocks = timing is not None and timing.method == "blocks" and timing.levels
         found[run] = (
             *(
-                blocks_timing_findings(timing)
-                if blocks
-                else timing_findings(times, timing.stopped_by if timing is not None else None)
+                blocks_timing_findings(timing, stated[run])
+                if blocks and run in stated
+                else timing_findings(
+                    times, timing.stopped_by if timing is not None else None, stated.get(run)
+                )
             ),
             *throttle_findings(record.conditions if record is not None else None),
             *stored_findings(record.findings if record is not None else None),

@@ -38,6 +38,8 @@ def draw(checked: Checked) -> Report:
         trace_pages=analysed.trace_pages,
         measurement_pages=measurement_pages,
         step_verdicts=analysed.step_verdicts,
+        results=analysed.results,
+        points=analysed.points,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,

@@ -1,0 +1,179 @@
+"""The results stage: one typed result per workload (a configuration on one device), computed
+once after loading, which every page, chart, download, citation and verdict reads.
+
+A workload is a run's configuration without what only says how or where it was filed
+(group, warm-up, iteration counts, stopping rule, profiling): ResNet-18 b128 training on the
+H100 in groups B and E is one workload. Its step time is an `Interval` of one kind
+(`analysis/interval.py`), by one rule:
+
+- every pooled run timed in blocks (independent worker processes), `MIN_BLOCKS` blocks or
+  more in all: the estimate across the blocks and its 95 % re-measurement interval
+  (`hierarchical.block_estimate`, widened by the device's between-session variation from the
+  calibration records), CALIBRATED;
+- one run timed in one process: the median of its steps and the distribution-free interval
+  of that median (`stats.median_ci`), ONE_PROCESS;
+- anything else (several runs each timed in one process, too few blocks): the median of all
+  their steps and no interval, NONE. Each run's own value is kept (`runs`), with how far
+  apart they are (`disagreement`), and the command that re-measures the workload in blocks
+  (`remeasure`)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from generator.analysis.interval import CALIBRATED, MIN_BLOCKS, NONE, ONE_PROCESS, Interval
+from generator.analysis.per_workload import in_blocks, run_blocks
+from generator.formatting import seconds
+from generator.hierarchical import block_estimate
+from generator.stats import median_ci
+
+
+@dataclass(frozen=True)
+class RunTime:
+    """One run's own step time (its steps alone), and whether it was timed in blocks."""
+
+    run_id: str
+    group: str
+    step: Interval
+    in_blocks: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    """One configuration on one device: what the report states for it, everywhere."""
+
+    workload: str
+    model: str
+    dataset: str
+    batch: int
+    phase: str
+    precision: str
+    device: str  # the kind in the config: cpu, cuda
+    device_name: str  # as the run recorded it
+    device_label: str  # the concrete device, one name per product (the report's device key)
+    runs: tuple[RunTime, ...]  # every ok run it pools, by run id
+    groups: tuple[str, ...]  # every group it serves, sorted
+    step: Interval  # seconds
+    iterations: int  # timed steps of all its runs
+    modelled_flops: float | None = None  # analytic FLOPs of one step
+    modelled_bytes: float | None = None  # analytic minimal bytes of one step
+    session_cv: float = 0.0  # the device's between-session variation in its interval
+
+    @property
+    def run_ids(self) -> tuple[str, ...]:
+        return tuple(run.run_id for run in self.runs)
+
+    @property
+    def throughput(self) -> Interval:
+        """Samples per second."""
+        return self.step.inverse(self.batch)
+
+    @property
+    def attained(self) -> Interval | None:
+        """Modelled FLOPs over the step time (FLOP/s)."""
+        return self.step.inverse(self.modelled_flops) if self.modelled_flops else None
+
+    @property
+    def disagreement(self) -> float | None:
+        """How far apart the pooled runs' own medians are (highest ÷ lowest − 1), with more
+        than one run."""
+        medians = [run.step.value for run in self.runs]
+        return max(medians) / min(medians) - 1 if len(medians) > 1 else None
+
+    @property
+    def remeasure(self) -> str:
+        """The command that re-measures this workload in blocks (a calibrated interval)."""
+        return f"nox -s measure -- --group {self.runs[0].group} --device {self.device} --force"
+
+    def why_uncalibrated(self) -> str:
+        """One sentence: why this result has no calibrated interval, and the command."""
+        if self.step.calibrated:
+            return ""
+        if len(self.runs) > 1:
+            values = ", ".join(f"{seconds(run.step.value)} (run of group {run.group})"
+                               for run in self.runs)  # fmt: skip
+            gap = 100 * (self.disagreement or 0.0)
+            return (
+                f"{len(self.runs)} runs, each timed in one process: {values}; they disagree "
+                f"by {gap:.3g} % and are not calibrated. Re-measure: `{self.remeasure}`"
+            )
+        return (
+            f"timed in one process: its interval is within that process, not calibrated. "
+            f"Re-measure: `{self.remeasure}`"
+        )
+
+
+def _own(frame: pl.DataFrame, session_cv: float) -> tuple[Interval, bool, list[list[float]]]:
+    """A run's own step time, whether it was timed in blocks, and its blocks."""
+    blocks = run_blocks(frame)
+    timed_in_blocks = in_blocks(frame)
+    return estimate(blocks, timed_in_blocks, session_cv), timed_in_blocks, blocks
+
+
+def estimate(blocks: list[list[float]], timed_in_blocks: bool, session_cv: float) -> Interval:
+    """The one rule (module docstring) for the times of each process."""
+    samples = [t for block in blocks for t in block]
+    if timed_in_blocks and len(blocks) >= MIN_BLOCKS:
+        found = block_estimate(blocks, session_cv=session_cv)
+        low, high = found.remeasure95_s
+        return Interval(found.estimate_s, low, high, CALIBRATED, len(blocks))
+    if len(blocks) == 1:
+        low, high = median_ci(samples)
+        return Interval(statistics.median(samples), low, high, ONE_PROCESS, 1)
+    return Interval(statistics.median(samples), None, None, NONE, len(blocks))
+
+
+def results(
+    runs: pl.DataFrame,
+    steps: Mapping[str, pl.DataFrame],
+    session_cvs: Mapping[str, float] | None = None,
+) -> dict[str, Result]:
+    """Workload -> its result, for every workload with an ok run that has timed steps.
+    `session_cvs`: device name -> the between-invocation variation its re-measurements
+    showed (records.calibration.session_cvs), which widens the re-measurement interval."""
+    ok = runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(list(steps))).sort(
+        "run_id"
+    )
+    parts: dict[str, list[dict[str, object]]] = {}
+    for row in ok.to_dicts():
+        parts.setdefault(str(row["workload"]), []).append(row)
+    found = {}
+    for workload, rows in parts.items():
+        session = (session_cvs or {}).get(str(rows[0]["device_name"]), 0.0)
+        owns, all_blocks, every_in_blocks = [], [], True
+        for row in rows:
+            frame = steps[str(row["run_id"])]
+            if "step_s" not in frame.columns or frame["step_s"].drop_nulls().is_empty():
+                continue
+            step, blocked, blocks = _own(frame, session)
+            owns.append(RunTime(str(row["run_id"]), str(row["group"]), step, blocked))
+            all_blocks.extend(blocks)
+            every_in_blocks = every_in_blocks and blocked
+        if not owns:
+            continue
+        single = len(owns) == 1
+        step = owns[0].step if single else estimate(all_blocks, every_in_blocks, session)
+        first = rows[0]
+        groups: set[str] = set()
+        for row in rows:
+            shared = row.get("groups")
+            groups.update(shared if isinstance(shared, list) and shared else [str(row["group"])])
+        found[workload] = Result(
+            workload=workload, model=str(first["model"]), dataset=str(first["dataset"]),
+            batch=int(first["batch"]), phase=str(first["phase"]),  # type: ignore[call-overload]
+            precision=str(first["precision"]), device=str(first["device"]),
+            device_name=str(first["device_name"]), device_label=str(first["device_label"]),
+            runs=tuple(owns), groups=tuple(sorted(groups)), step=step,
+            iterations=sum(len(b) for b in all_blocks),
+            modelled_flops=_number(first.get("modelled_flops")),
+            modelled_bytes=_number(first.get("modelled_bytes")), session_cv=session,
+        )  # fmt: skip
+    return found
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None

@@ -1,0 +1,174 @@
+"""Issue 49, over the whole report built from the committed measurements, as a reader sees it:
+every interval on every page says its kind and spans at most 5x from low to high, and one
+configuration shows one median, one interval and one bound on every page and download.
+
+Read from the built HTML and the downloads, not from the code that made them: on main at
+a7ab59b, 961 intervals on 113 pages failed the first check, and the experiment pages, the
+Speedups download and the run pages stated different medians for one configuration."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from generator.formatting import seconds
+from tests.report_numbers import MAX_SPAN, intervals_in_site
+
+pytestmark = pytest.mark.site
+
+MEDIAN_ROW = "median step [95 % interval] (its kind)"
+_PERCENT = re.compile(r"(\d[\d.,]*) %")
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _text(tag: Tag) -> str:
+    return " ".join(tag.get_text(" ").split())
+
+
+def _facts(page: BeautifulSoup) -> dict[str, str]:
+    """Every two-column row of a page's tables: quantity -> value."""
+    found = {}
+    for row in page.find_all("tr"):
+        cells = row.find_all("td")
+        if len(cells) == 2:
+            found.setdefault(_text(cells[0]), _text(cells[1]))
+    return found
+
+
+def _share(text: str) -> str:
+    """The fraction of the roof a bound names: its first percentage."""
+    match = _PERCENT.search(text)
+    assert match, text
+    return match.group(1)
+
+
+def _run_pages(site: Path) -> dict[str, dict[str, str]]:
+    """Run id -> its page's median (with interval and kind), its bound's share and the share
+    of each of its points ("counted", "trace", "modelled")."""
+    found = {}
+    for path in sorted((site / "measurements" / "runs").glob("*/index.html")):
+        page = _soup(path)
+        facts = _facts(page)
+        if MEDIAN_ROW in facts:
+            points = {
+                cells[0].split(" ")[0]: _share(cells[-1])
+                for row in page.find_all("tr")
+                if len(cells := [_text(c) for c in row.find_all("td")]) == 6
+                and "of the roof" in cells[-1]
+            }
+            found[path.parent.name] = {
+                "median": facts[MEDIAN_ROW],
+                "share": _share(facts["bound"]) if "bound" in facts else "",
+                **points,
+            }
+    return found
+
+
+def _linked_rows(page: BeautifulSoup, run_ids: set[str]) -> list[tuple[str, list[str]]]:
+    """(run id, the row's cells) for every table row whose first link is a run's page."""
+    rows = []
+    for row in page.find_all("tr"):
+        link = row.find("a", href=True)
+        run_id = str(link["href"]).rstrip("/").rsplit("/", 1)[-1] if link else ""
+        if run_id in run_ids:
+            rows.append((run_id, [_text(cell) for cell in row.find_all("td")]))
+    return rows
+
+
+def test_no_interval_spans_more_than_5x_and_every_one_says_its_kind(repo_site: Path) -> None:
+    seen = intervals_in_site(repo_site)
+    assert len(seen) > 300  # the report states intervals: the check reads them
+    problems = [f"{s.page}: {s.problem}: {s.text[:160]}" for s in seen if s.problem]
+    assert problems == [], f"{len(problems)} of {len(seen)} intervals (max {MAX_SPAN:g}x):\n" + (
+        "\n".join(problems[:25])
+    )
+
+
+def test_one_configuration_one_median_interval_and_bound_on_every_page(repo_site: Path) -> None:
+    pages = _run_pages(repo_site)
+    runs = pl.read_csv(repo_site / "measurements" / "data" / "runs" / "runs.csv")
+    ok = runs.filter(pl.col("status") == "ok")
+    assert set(ok["run_id"]) <= set(pages) and len(pages) >= 100
+    # the runs of one configuration: one median on each of their pages
+    for _, part in ok.group_by("workload"):
+        texts = {pages[run_id]["median"] for run_id in part["run_id"]}
+        shares = {pages[run_id]["share"] for run_id in part["run_id"]}
+        assert len(texts) == 1 and len(shares) == 1, (part["run_id"].to_list(), texts, shares)
+    compared = 0
+    # every experiment page's rows, the runs page and its lists: the run page's numbers
+    listings = [
+        *sorted((repo_site / "measurements" / "experiments").glob("*/index.html")),
+        repo_site / "measurements" / "runs" / "index.html",
+    ]
+    for path in listings:
+        for run_id, cells in _linked_rows(_soup(path), set(pages)):
+            expected = pages[run_id]
+            assert expected["median"] in cells, (path, run_id, cells, expected)
+            bound = next((c for c in cells if "of the roof" in c), None)
+            if bound is not None:
+                assert _share(bound) == expected["share"], (path, run_id, bound, expected)
+            compared += 1
+    assert compared >= 2 * len(ok)
+    # the kernel page and trace page of the run whose profiles give a configuration's counted
+    # and trace points (its first) name those points' bounds
+    kinds = {"counted": "measurements/run-{}/index.html",
+             "trace": "measurements/traces/run-{}/index.html"}  # fmt: skip
+    first = ok.group_by("workload").agg(pl.col("run_id").min())["run_id"]
+    checked = 0
+    for run_id in first:
+        shown = pages[run_id]
+        for kind, where in kinds.items():
+            path = repo_site / where.format(run_id)
+            if kind in shown and path.is_file():
+                text = _text(_soup(path))
+                match = re.search(r"(?:bound|side) at (\d[\d.,]*) % ", text)
+                assert match and match.group(1) == shown[kind], (path, shown, match)
+                checked += 1
+    assert checked >= 10
+    # the citations: each run's BibTeX states its page's median, interval and kind
+    cite = _text(_soup(repo_site / "measurements" / "cite" / "index.html"))
+    for run_id in ok["run_id"]:
+        note = re.search(rf"run {re.escape(run_id)}\}}.*?median step ([^;]+);", cite)
+        assert note is not None, run_id
+        median = pages[run_id]["median"]
+        value = median.split(" (")[0]  # "5.48 ms [5.3 ms, 5.7 ms]" or "6.905 ms"
+        assert note.group(1).startswith(value), (run_id, note.group(1), median)
+        assert ("calibrated:" in note.group(1)) == ("(calibrated," in median), run_id
+
+
+def test_the_downloads_state_the_same_numbers_and_their_kind(repo_site: Path) -> None:
+    data = repo_site / "measurements" / "data"
+    runs = pl.read_csv(data / "runs" / "runs.csv").filter(pl.col("status") == "ok")
+    by_configuration = {
+        (r["model"], r["dataset"], r["batch"], r["phase"], r["precision"], r["device_label"]):
+        r["median_s"]
+        for r in runs.to_dicts()
+    }  # fmt: skip
+    # the Speedups download: each side's median is the configuration's, as in runs.csv
+    speedups = pl.read_csv(data / "speedups" / "speedups.csv")
+    assert speedups.height > 0
+    for row in speedups.filter(pl.col("kind") == "device").to_dicts():
+        key = (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"])
+        slower = by_configuration[(*key, row["slower"])]
+        faster = by_configuration[(*key, row["faster"])]
+        assert math.isclose(row["slower_median_s"], slower), row
+        assert math.isclose(row["faster_median_s"], faster), row
+        assert math.isclose(row["speedup"], slower / faster), row
+    assert speedups["interval"].null_count() == 0  # every ratio says its kind
+    # runs.csv: every median says its kind, no interval spans more than 5x, and each is the
+    # one its run's page shows
+    assert runs["interval"].null_count() == 0
+    pages = _run_pages(repo_site)
+    for row in runs.to_dicts():
+        if row["ci_low_s"] is not None:
+            assert row["ci_high_s"] <= MAX_SPAN * row["ci_low_s"], row["run_id"]
+        shown = pages.get(row["run_id"], {}).get("median", "")
+        assert shown.startswith(seconds(row["median_s"])), (row["run_id"], shown)
