@@ -15,6 +15,8 @@ from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig
 from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.measure import ncu as ncu_mode
+from generator.measure.energy import energy_summary
+from generator.measure.resources import compile_summary, memory_summary, resource_findings
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
 from generator.records.finding import Finding, findings_json
@@ -127,12 +129,14 @@ def measure_one(
     timing_method: dict[str, Any],
     conditions: dict[str, Any],
     nsys: NsysSettings | None = None,
+    blocks: list[dict[str, Any]] | None = None,
 ) -> Measured:
     """Write the run's files into `folder` (a staging folder) from its timed steps and its
     profiled step (`result.ops`, the trace already in `folder`), and return run.json's
     measured part. `timing_method`: what the method adds to or overrides in the timing
     statistics (rounds and stopping rule, or the block estimate)."""
     from generator.complexity import analyze
+    from generator.complexity.footprint import footprint
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
 
     trace_path = folder / TRACE_FILE
@@ -164,6 +168,11 @@ def measure_one(
         write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
         found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
     totals = complexity.totals()
+    analytic = footprint(complexity, token_inputs=config.vocab is not None)
+    memory = memory_summary([b.get("memory") for b in blocks or []], analytic)
+    compiled = compile_summary([b.get("compile") for b in blocks or []], config.compile)
+    energy = energy_summary([b.get("energy") for b in blocks or []], config.batch)
+    found += resource_findings(compiled, memory)
     median = timing["median_s"]
     files = ["run.json", "steps.csv", "complexity.csv"]
     if config.profile:
@@ -188,6 +197,9 @@ def measure_one(
         files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
         conditions=conditions,
         findings=findings_json(found),
+        memory=memory,
+        **({"compile": compiled} if compiled is not None else {}),
+        **({"energy": energy} if energy is not None else {}),
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
         **({"nsys": _run_nsys(config, folder, nsys)} if recorded and nsys is not None else {}),
     )
