@@ -120,7 +120,7 @@ def test_compile_record_counts_cache_hits_and_recompiles_during_timing() -> None
     assert summary["recompiles_during_timing"] == 2
     found = resource_findings(summary, {"ratio": None})
     assert [f.id for f in found] == ["recompiled"]
-    assert compile_summary([None, None], "eager") is None  # type: ignore[list-item]
+    assert compile_summary([None, None], "eager") is None
 
 
 def _proc(tmp_path: Path, rss_kib: int, hwm_kib: int) -> Path:

@@ -209,6 +209,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         argv=args.argv,
         device=args.device,
         ncu_timeout_s=args.ncu_timeout,
+        ncu_replay=(args.ncu_replay, args.ncu_kernels),
         seed=args.seed if args.seed is not None else time.time_ns() % 2**31,
         use_nsys=args.nsys,
         nsys_timeout_s=args.nsys_timeout,

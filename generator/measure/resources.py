@@ -12,7 +12,7 @@ from generator.measure.compiled import PHASES_NOTE
 from generator.records.finding import Finding
 
 
-def compile_summary(blocks: list[dict[str, Any]], mode: str) -> dict[str, Any] | None:
+def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str, Any] | None:
     """The compile time of the first block (cold: nothing cached yet) and of the others
     (warm: inductor's cache from the first), the graphs, and the recompiles."""
     records = [b for b in blocks if b is not None]

@@ -5,7 +5,7 @@ methods (rounds in one process, blocks of worker processes) end here."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,24 +75,54 @@ class NcuSettings:
     executable: str
     metrics: list[str]  # cut to what this GPU has (ncu_mode.metrics_for_this_gpu)
     timeout_s: float
+    replay: ncu_mode.ReplayPlan = field(default_factory=ncu_mode.ReplayPlan)
+
+
+NCU_RANGE_FILE = "ncu-range.csv"  # range replay: counters per phase range of the whole step
+
+
+def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[str, Any]]:
+    """The ncu passes of one run, in order: each one's profile and export commands and the
+    file its export goes to (range replay first, then the kernel sample; kernel mode: one
+    pass over every kernel)."""
+    plan = ncu.replay
+    passes = []
+    if plan.mode != "kernel":
+        passes.append(("range", ncu_mode.replay_arguments(plan.mode), NCU_RANGE_FILE))
+    if plan.mode == "kernel" or plan.kernel_count:
+        count = plan.kernel_count if plan.mode != "kernel" else 0
+        sample = ncu_mode.replay_arguments("kernel", plan.kernel_skip, count)
+        passes.append(("kernel", sample, "ncu.csv"))
+    out = []
+    for name, replay, csv in passes:
+        report = folder / f"profile-{name}.ncu-rep"
+        profile = ncu_mode.profile_command(ncu.executable, report, config_path,
+                                           metrics=ncu.metrics, replay=replay)  # fmt: skip
+        export = ncu_mode.export_command(ncu.executable, report)
+        out.append({"pass": name, "profile_command": profile, "export_command": export,
+                    "report": str(report), "csv": csv})  # fmt: skip
+    return out
 
 
 def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
     config_path = folder / "ncu-config.json"
     config_path.write_text(json.dumps(config.as_dict()))
-    report = folder / "profile.ncu-rep"
-    profile = ncu_mode.profile_command(ncu.executable, report, config_path, metrics=ncu.metrics)
-    ncu_mode.run_ncu(profile, ncu.timeout_s, log=folder / NCU_LOG)
-    export = ncu_mode.export_command(ncu.executable, report)
-    (folder / "ncu.csv").write_text(ncu_mode.run_ncu(export, ncu.timeout_s))
-    report.unlink(missing_ok=True)
+    passes = ncu_passes(ncu, folder, config_path)
+    for one in passes:
+        ncu_mode.run_ncu(one["profile_command"], ncu.timeout_s, log=folder / NCU_LOG)
+        (folder / one["csv"]).write_text(ncu_mode.run_ncu(one["export_command"], ncu.timeout_s))
+        Path(one.pop("report")).unlink(missing_ok=True)
     config_path.unlink(missing_ok=True)
     return {
-        "profile_command": profile,
-        "export_command": export,
+        **ncu.replay.record(),
+        "passes": passes,
         "clock_control": ncu_mode.CLOCK_CONTROL,
         "cache_control": ncu_mode.CACHE_CONTROL,
     }
+
+
+def _ncu_files(ncu: NcuSettings) -> list[str]:
+    return [one["csv"] for one in ncu_passes(ncu, Path("."), Path("."))]
 
 
 @dataclass(frozen=True)
@@ -194,7 +224,7 @@ def measure_one(
             attained_flops_per_s=totals["step_flops"] / median,
             arithmetic_intensity=totals["arithmetic_intensity"],
         ),
-        files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
+        files=[*files, *_ncu_files(ncu), NCU_LOG] if profiled and ncu is not None else files,
         conditions=conditions,
         findings=findings_json(found),
         memory=memory,

@@ -9,6 +9,7 @@ report reads these names without it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -24,10 +25,10 @@ CUDA_ONLY_PRECISIONS = ("tf32", "fp16-amp")
 
 
 def check_cuda_only(
-    precisions: list[str],
-    modes: list[str],
-    devices: list[str],
-    phases: list[str],
+    precisions: Sequence[str],
+    modes: Sequence[str],
+    devices: Sequence[str],
+    phases: Sequence[str],
     key: str,
     path: Path | None,
 ) -> None:
