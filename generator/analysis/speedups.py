@@ -21,7 +21,7 @@ from generator.analysis.bootstrap import RESAMPLES, SEED, Interval, ratio_of_med
 from generator.analysis.per_workload import one_per_workload, workload_samples
 from generator.formatting import number
 
-CONFIG = ("model", "dataset", "batch", "phase", "precision")
+CONFIG = ("model", "dataset", "batch", "phase", "precision", "compile")
 BASELINE_PRECISION = "fp32"
 _KIND_ORDER = {"cpu": 0}  # the slower class: numerator first; every other kind after it
 
@@ -144,7 +144,7 @@ def precision_speedups(
     and phase: fp32 time over the other precision's (how many times faster it is)."""
     points = one_per_workload(runs)
     samples = workload_samples(runs, steps)
-    within = ("device_label", "model", "dataset", "batch", "phase")
+    within = ("device_label", "model", "dataset", "batch", "phase", "compile")
     found: dict[tuple[str, str], list[Speedup]] = {}
     for key, by_precision in _sides(points, "precision", within).items():
         base = by_precision.get(BASELINE_PRECISION, [])

@@ -21,7 +21,7 @@ from generator.ingest.runs import in_group
 
 # The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
 DEVICE = "device_label"
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", DEVICE)
+MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
 NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
