@@ -59,7 +59,7 @@ def _sides(
     """(key) -> side value -> its workloads' rows, for every key the points share."""
     found: dict[tuple[object, ...], dict[str, list[dict[str, object]]]] = {}
     for row in points.to_dicts():
-        key = tuple(row[k] for k in within)
+        key = tuple(row.get(k) for k in within)
         found.setdefault(key, {}).setdefault(str(row[side]), []).append(row)
     return found
 
