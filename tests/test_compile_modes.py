@@ -291,3 +291,16 @@ def test_a_tiny_model_compiles_once_and_its_next_block_reads_the_cache(tmp_path:
     assert first.compile["compile_s"] > 0 and first.compile["recompiles_during_timing"] == 0
     assert len(first.rows) == 3 and first.memory is not None
     assert first.memory["step_bytes"] > 0
+
+
+def test_remeasure_draws_from_one_compile_mode_when_asked(tmp_path: Path) -> None:
+    from generator.measure.remeasure import candidates
+
+    source = REPO / "measurements" / "runs" / "D-resnet18-cifar10-b64-inference-fp32-cpu-e2a45839"
+    shutil.copytree(source, tmp_path / "runs" / source.name)
+    record = read_run(tmp_path / "runs" / source.name)
+    assert record is not None
+    name, later = record.device_name, "2030-01-01T00:00:00+00:00"
+    assert [r.run_id for r in candidates(tmp_path, name, None, later, 30, "eager")] == [source.name]
+    assert candidates(tmp_path, name, None, later, 30, "compile") == []
+    assert len(candidates(tmp_path, name, None, later, 30)) == 1

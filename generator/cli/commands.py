@@ -230,7 +230,7 @@ def cmd_remeasure(args: argparse.Namespace) -> int:
     remeasure(
         Path(args.config), Path(args.measurements), args.sample, args.device, args.group,
         args.seed if args.seed is not None else time.time_ns() % 2**31, args.min_age,
-        command_line(args.argv), ForkedBlocks(), Console(stderr=True),
+        command_line(args.argv), ForkedBlocks(), Console(stderr=True), args.compile,
     )  # fmt: skip
     return 0
 

@@ -30,6 +30,11 @@ def add_remeasure(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     remeasure.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                            help="default: %(default)s")  # fmt: skip
     remeasure.add_argument(
+        "--compile", default=None, metavar="MODE",
+        help="draw only from results run in this compile mode (eager, compile, ...; "
+        "default: any)",
+    )  # fmt: skip
+    remeasure.add_argument(
         "--min-age", type=float, default=30.0, metavar="MINUTES",
         help="only results finished at least this long ago (default: %(default)s)",
     )  # fmt: skip
