@@ -28,6 +28,24 @@ def _median(row: dict[str, Any]) -> str:
     return f"{text} [{seconds(low)}, {seconds(high)}]" if low and high else text
 
 
+def _latest_remeasure(report: Report) -> dict[str, tuple[str, Any]]:
+    """Run id -> (when, the newest re-measurement of it): `remeasure` measures both sides
+    again in one call, under the same conditions."""
+    found: dict[str, tuple[str, Any]] = {}
+    for call in report.calibrations:  # oldest first: later calls overwrite
+        for item in call.configurations:
+            found[item.run_id] = (call.started_at[:16].replace("T", " "), item.remeasured)
+    return found
+
+
+def _again(run_id: str, again: dict[str, tuple[str, Any]]) -> str:
+    if run_id not in again:
+        return "not re-measured"
+    when, result = again[run_id]
+    low, high = result.interval95_s
+    return f"{seconds(result.median_s)} [{seconds(low)}, {seconds(high)}] ({when})"
+
+
 def _link(row: dict[str, Any], text: str) -> str:
     return f"[{text}](runs/{row['run_id']}.md)"
 
@@ -129,6 +147,7 @@ def _frame(items: list[CompileComparison], report: Report) -> pl.DataFrame:
 
 def compile_page(report: Report) -> Page:
     items = compile_comparisons(report.runs)
+    again = _latest_remeasure(report)
     book = ChartBook(PATH)
     rows = []
     for item in items:
@@ -142,6 +161,8 @@ def compile_page(report: Report) -> Page:
             "payback": f"{payback:,.0f}" if payback is not None else "never (no step saved)",
             "eager_memory": _memory(item.eager), "compiled_memory": _memory(item.compiled),
             "phases": "; ".join(_phases(item)) or "n/a",
+            "eager_again": _again(str(item.eager["run_id"]), again),
+            "compiled_again": _again(str(item.compiled["run_id"]), again),
             "eager_finished": str(item.eager.get("finished_at") or "")[:10],
             "compiled_finished": str(item.compiled.get("finished_at") or "")[:10],
         })  # fmt: skip
