@@ -12,7 +12,6 @@ from generator.charts.roofs import ai_x, roof_domain
 from generator.charts.scales import (
     GUIDE_COLOUR,
     bottom_legend,
-    category_scales,
     finish,
     fit_title,
     inline,
@@ -33,35 +32,32 @@ def compile_roofline_chart(
     domain = roof_domain([p["ai"] for p in points], ridges)
     x = ai_x(domain, "arithmetic intensity (FLOP/byte, modelled)")
     modes = list(dict.fromkeys(str(p["mode"]) for p in points))
-    colour, shape, _ = category_scales(modes)
+    palette = {"eager": "#4c78a8", "compile": "#e45756"}
+    colour = alt.Scale(domain=modes, range=[palette.get(m, "#72b7b2") for m in modes])
+    shape = alt.Scale(domain=modes, range=["circle", "diamond", "square", "triangle"][: len(modes)])
     legend = bottom_legend(modes, "mode")
     layers = []
+    subtitle = None
     if roof:
-        label = f"measured: GEMM {roof[0] / 1e9:.4g} GFLOP/s, triad {roof[1] / 1e9:.4g} GB/s"
-        rows = roof_polyline(roof[0], roof[1], *domain, ceiling=label)
+        subtitle = (
+            f"grey line: the roof measured on this CPU, GEMM {roof[0] / 1e9:.4g} GFLOP/s and "
+            f"triad {roof[1] / 1e9:.4g} GB/s"
+        )
+        rows = roof_polyline(roof[0], roof[1], *domain)
         layers.append(
             alt.Chart(inline(rows))
-            .mark_line()
-            .encode(
-                x=x,
-                y=log_y("flops_per_s"),
-                order="order:Q",
-                color=alt.Color(
-                    "ceiling:N",
-                    scale=alt.Scale(range=[GUIDE_COLOUR]),
-                    legend=bottom_legend([label]),
-                ),
-            )
+            .mark_line(color=GUIDE_COLOUR, strokeWidth=2)
+            .encode(x=x, y=log_y("flops_per_s"), order="order:Q")
         )
     data = inline(points)
     layers.append(
         alt.Chart(data)
-        .mark_line(color=GUIDE_COLOUR, strokeWidth=1)
+        .mark_line(color=GUIDE_COLOUR, strokeWidth=1, strokeDash=[3, 2])
         .encode(x=x, y=log_y("attained"), detail="configuration:N")
     )
     layers.append(
         alt.Chart(data)
-        .mark_point(filled=True, size=80)
+        .mark_point(filled=True, size=90, opacity=0.9)
         .encode(
             x=x,
             y=log_y("attained"),
@@ -75,5 +71,7 @@ def compile_roofline_chart(
             ],
         )
     )
-    chart = alt.layer(*layers).properties(title=fit_title(title), width="container", height=340)
+    chart = alt.layer(*layers).properties(
+        title=fit_title(title, subtitle), width="container", height=340
+    )
     return finish(chart)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+from markupsafe import Markup
 
 from generator.analysis.compile_compare import CompileComparison, compile_comparisons
 from generator.catalog import device_label
@@ -46,8 +47,11 @@ def _again(run_id: str, again: dict[str, tuple[str, Any]]) -> str:
     return f"{seconds(result.median_s)} [{seconds(low)}, {seconds(high)}] ({when})"
 
 
-def _link(row: dict[str, Any], text: str) -> str:
-    return f"[{text}](runs/{row['run_id']}.md)"
+def _link(row: dict[str, Any], text: str) -> Markup:
+    when = str(row.get("finished_at") or "")[:10]
+    return Markup('<a href="../runs/{}/">{}</a><br><small>{}</small>').format(
+        row["run_id"], text, when
+    )
 
 
 def _speedup(item: CompileComparison) -> str:
@@ -102,7 +106,7 @@ def _charts(items: list[CompileComparison], report: Report, book: ChartBook) -> 
     charts = []
     for device in sorted({str(i.compiled["device_label"]) for i in items}):
         mine = [i for i in items if i.compiled["device_label"] == device]
-        rows = [{"label": run_label(i.compiled).removesuffix(" " + device).strip(),
+        rows = [{"label": run_label(i.eager).removesuffix(" " + device).strip(),
                  "phase": i.compiled["phase"], "speedup": i.speedup,
                  "low": (i.speedup_interval or (i.speedup, i.speedup))[0],
                  "high": (i.speedup_interval or (i.speedup, i.speedup))[1]}
@@ -154,7 +158,7 @@ def compile_page(report: Report) -> Page:
         cold, warm = _compile_times(item, report)
         payback = item.payback_steps
         rows.append({
-            "configuration": run_label(item.compiled) + f", {item.mode}",
+            "configuration": run_label(item.eager) + f", against {item.mode}",
             "eager": _link(item.eager, _median(item.eager)),
             "compiled": _link(item.compiled, _median(item.compiled)),
             "speedup": _speedup(item), "verdict": item.verdict, "cold": cold, "warm": warm,
@@ -163,8 +167,6 @@ def compile_page(report: Report) -> Page:
             "phases": "; ".join(_phases(item)) or "n/a",
             "eager_again": _again(str(item.eager["run_id"]), again),
             "compiled_again": _again(str(item.compiled["run_id"]), again),
-            "eager_finished": str(item.eager.get("finished_at") or "")[:10],
-            "compiled_finished": str(item.compiled.get("finished_at") or "")[:10],
         })  # fmt: skip
     counts = {v: sum(1 for i in items if i.verdict == v) for v in ("faster", "slower")}
     markdown = render(

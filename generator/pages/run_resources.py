@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
+
 from generator.formatting import number, seconds, si
 from generator.records.run import RunRecord
 from generator.records.run_modes import mode_of
@@ -74,14 +76,14 @@ def memory_facts(record: RunRecord) -> list[tuple[str, str]]:
     return facts
 
 
-def memory_rows(runs: Any) -> tuple[list[list[str]], int]:
+def memory_rows(runs: Any) -> tuple[list[list[Any]], int]:
     """The Complexity page's table: each ok run with a measured peak, its analytic footprint
     and the ratio (runs table rows, linked); and how many ok runs were not measured."""
     from generator.pages.run_text import run_label
 
     ok = [r for r in runs.to_dicts() if r["status"] == "ok"] if runs.height else []
     rows = [
-        [f"[{run_label(r)}, {r.get('compile') or 'eager'}](runs/{r['run_id']}.md)",
+        [Markup('<a href="../runs/{}/">{}</a>').format(r["run_id"], run_label(r)),
          si(r["memory_analytic_bytes"], "B", 3), si(r["memory_bytes"], "B", 3),
          f"{number(r['memory_bytes'] / r['memory_analytic_bytes'], 3)}×"
          if r.get("memory_analytic_bytes") else "n/a"]
