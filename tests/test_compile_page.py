@@ -56,3 +56,16 @@ def test_the_committed_report_compares_at_least_five_cpu_configurations() -> Non
         assert item.compiled["compile_s"] is not None and item.compiled["compile_s"] > 0
         assert item.compiled["memory_bytes"] is not None and item.compiled["memory_bytes"] > 0
         assert item.compiled["memory_analytic_bytes"] > 0
+
+
+def test_the_speedup_in_one_call_needs_both_sides_from_that_call() -> None:
+    from types import SimpleNamespace
+
+    from generator.pages.compiled import _same_call
+
+    eager = SimpleNamespace(median_s=0.010, interval95_s=(0.008, 0.012))
+    compiled = SimpleNamespace(median_s=0.020, interval95_s=(0.016, 0.025))
+    again = {"e": ("2026-11-27 03:43", eager), "c": ("2026-11-27 03:43", compiled)}
+    assert _same_call("e", "c", again) == "0.5× [0.32, 0.75]"
+    assert _same_call("e", "c", {**again, "c": ("2026-11-28 10:00", compiled)}) == "not in one call"
+    assert _same_call("e", "x", again) == "n/a"

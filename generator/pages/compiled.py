@@ -47,6 +47,20 @@ def _again(run_id: str, again: dict[str, tuple[str, Any]]) -> str:
     return f"{seconds(result.median_s)} [{seconds(low)}, {seconds(high)}] ({when})"
 
 
+def _same_call(eager_id: str, compiled_id: str, again: dict[str, tuple[str, Any]]) -> str:
+    """eager over compiled, both re-measured in one call, with the interval from their
+    re-measurement intervals' ends (as the committed speedup's)."""
+    if eager_id not in again or compiled_id not in again:
+        return "n/a"
+    (when_e, eager), (when_c, compiled) = again[eager_id], again[compiled_id]
+    if when_e != when_c:
+        return "not in one call"
+    low = eager.interval95_s[0] / compiled.interval95_s[1]
+    high = eager.interval95_s[1] / compiled.interval95_s[0]
+    value = eager.median_s / compiled.median_s
+    return f"{number(value, 3)}× [{number(low, 3)}, {number(high, 3)}]"
+
+
 def _link(row: dict[str, Any], text: str) -> Markup:
     when = str(row.get("finished_at") or "")[:10]
     return Markup('<a href="../runs/{}/">{}</a><br><small>{}</small>').format(
@@ -167,6 +181,7 @@ def compile_page(report: Report) -> Page:
             "phases": "; ".join(_phases(item)) or "n/a",
             "eager_again": _again(str(item.eager["run_id"]), again),
             "compiled_again": _again(str(item.compiled["run_id"]), again),
+            "same_call": _same_call(str(item.eager["run_id"]), str(item.compiled["run_id"]), again),
         })  # fmt: skip
     counts = {v: sum(1 for i in items if i.verdict == v) for v in ("faster", "slower")}
     markdown = render(
