@@ -63,9 +63,10 @@ def test_the_speedup_in_one_call_needs_both_sides_from_that_call() -> None:
 
     from generator.pages.compiled import _same_call
 
-    eager = SimpleNamespace(median_s=0.010, interval95_s=(0.008, 0.012))
-    compiled = SimpleNamespace(median_s=0.020, interval95_s=(0.016, 0.025))
+    eager = SimpleNamespace(median_s=0.010, blocks=5, block_median_cv=0.1)
+    compiled = SimpleNamespace(median_s=0.020, blocks=5, block_median_cv=0.1)
     again = {"e": ("2026-11-27 03:43", eager), "c": ("2026-11-27 03:43", compiled)}
-    assert _same_call("e", "c", again) == "0.5× [0.32, 0.75]"
+    # Welch: se = sqrt(2 * 0.01 / 5) = 0.0632, df = 8, t = 2.306: x exp(+-0.1458) = [0.4322, 0.5785]
+    assert _same_call("e", "c", again) == "0.5× [0.432, 0.579]"
     assert _same_call("e", "c", {**again, "c": ("2026-11-28 10:00", compiled)}) == "not in one call"
     assert _same_call("e", "x", again) == "n/a"

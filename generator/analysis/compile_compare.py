@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.per_workload import one_per_workload
+from generator.hierarchical import t_quantile
 from generator.records.run_modes import EAGER
 
 CONFIG = ("device_label", "model", "dataset", "batch", "phase", "precision")
@@ -86,3 +87,20 @@ def compile_comparisons(runs: pl.DataFrame) -> list[CompileComparison]:
         if row["compile"] != EAGER and (base := eager.get(tuple(row[k] for k in CONFIG)))
     ]
     return sorted(found, key=lambda c: (*tuple(str(c.compiled[k]) for k in CONFIG[:2]), int(c.compiled["batch"]), str(c.compiled["phase"]), c.mode))  # fmt: skip
+
+
+def same_call_speedup(eager: Any, compiled: Any) -> tuple[float, float, float] | None:
+    """eager / compiled when both were re-measured in one call (`calibration.Result`s): the
+    ratio of their estimates with a Welch interval over their block medians' spread
+    (`block_median_cv`, per side, on the log scale). The variation between calls is left
+    out: one call's conditions are shared by both sides, so it does not move their ratio."""
+    cv_e, cv_c = eager.block_median_cv, compiled.block_median_cv
+    if cv_e is None or cv_c is None or eager.blocks < 2 or compiled.blocks < 2:
+        return None
+    var_e, var_c = cv_e**2 / eager.blocks, cv_c**2 / compiled.blocks
+    total = var_e + var_c
+    parts = var_e**2 / (eager.blocks - 1) + var_c**2 / (compiled.blocks - 1)
+    df = int(min(1000.0, total**2 / parts)) if parts > 0 else 1000
+    half = t_quantile(max(df, 1)) * math.sqrt(total)
+    ratio = float(eager.median_s) / float(compiled.median_s)
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half)

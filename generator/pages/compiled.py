@@ -10,7 +10,11 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup
 
-from generator.analysis.compile_compare import CompileComparison, compile_comparisons
+from generator.analysis.compile_compare import (
+    CompileComparison,
+    compile_comparisons,
+    same_call_speedup,
+)
 from generator.catalog import device_label
 from generator.formatting import number, seconds, si, slug
 from generator.pages.page import Generated, Page, Report
@@ -48,16 +52,16 @@ def _again(run_id: str, again: dict[str, tuple[str, Any]]) -> str:
 
 
 def _same_call(eager_id: str, compiled_id: str, again: dict[str, tuple[str, Any]]) -> str:
-    """eager over compiled, both re-measured in one call, with the interval from their
-    re-measurement intervals' ends (as the committed speedup's)."""
+    """eager over compiled, both re-measured in one call (analysis.compile_compare)."""
     if eager_id not in again or compiled_id not in again:
         return "n/a"
     (when_e, eager), (when_c, compiled) = again[eager_id], again[compiled_id]
     if when_e != when_c:
         return "not in one call"
-    low = eager.interval95_s[0] / compiled.interval95_s[1]
-    high = eager.interval95_s[1] / compiled.interval95_s[0]
-    value = eager.median_s / compiled.median_s
+    found = same_call_speedup(eager, compiled)
+    if found is None:
+        return f"{number(eager.median_s / compiled.median_s, 3)}×"
+    value, low, high = found
     return f"{number(value, 3)}× [{number(low, 3)}, {number(high, 3)}]"
 
 
