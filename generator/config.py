@@ -37,6 +37,7 @@ from generator.models import (
     unknown_name,
 )
 from generator.models.user import is_user_model
+from generator.records.run_modes import Compile, check_cuda_only
 from generator.records.slurm_settings import SlurmSettings
 from generator.records.versioned import upgrade
 
@@ -52,10 +53,6 @@ STOPPING_RULE = (
     "ci_target", "max_iterations", "max_seconds", "interleave", "method", "min_blocks",
     "max_blocks",
 )  # fmt: skip
-
-# Precisions that only mean something on a GPU: TF32 is a tensor-core mode, and fp16
-# autocast on a CPU measures an emulation nobody trains with.
-CUDA_ONLY_PRECISIONS = ("tf32", "fp16-amp")
 
 
 class _Strict(BaseModel):
@@ -121,6 +118,7 @@ class Group(_Strict):
     phases: list[Phase] = Field(default=["train_step"], min_length=1)
     precisions: list[Precision] = Field(default=["fp32"], min_length=1)
     devices: list[Device] = Field(default=["cpu"], min_length=1)
+    compile: list[Compile] = Field(default=["eager"], min_length=1)
     input: str | None = None  # "CxHxW": overrides the datasets' image shape
     seq_len: int | None = Field(default=None, gt=0)  # token datasets: the sequence length
     vocab: int | None = Field(default=None, gt=0)  # your own token model's vocabulary
@@ -134,6 +132,7 @@ class Group(_Strict):
     method: Literal["blocks", "rounds"] | None = None
     min_blocks: int | None = Field(default=None, ge=2)
     max_blocks: int | None = Field(default=None, ge=2)
+    profile: bool | None = None
     expect: Expectation | None = None
 
     @field_validator("models", "datasets")
@@ -195,12 +194,15 @@ class RunConfig:
     method: str = "blocks"
     min_blocks: int = 5
     max_blocks: int = 12
+    compile: str = "eager"
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["input_shape"] = list(self.input_shape)
         if data["vocab"] is None:
             del data["vocab"]  # image and audio runs keep the hash they had before tokens
+        if data["compile"] == "eager":
+            del data["compile"]  # eager runs keep the ids they had before compile modes
         return data
 
     @classmethod
@@ -223,9 +225,10 @@ class RunConfig:
 
     def run_id(self, device_name: str) -> str:
         model = self.model.replace(":", ".")  # your own module:callable, as a folder name
+        mode = "" if self.compile == "eager" else f"-{self.compile}"
         return (
             f"{self.group}-{model}-{self.dataset}-b{self.batch}-{self.phase}-"
-            f"{self.precision}-{self.device}-{self.config_hash(device_name)[:8]}"
+            f"{self.precision}-{self.device}{mode}-{self.config_hash(device_name)[:8]}"
         )
 
 
@@ -276,14 +279,8 @@ def load_experiments(path: Path) -> ExperimentsFile:
 
 def _check_combinations(experiments: ExperimentsFile, path: Path) -> None:
     for index, group in enumerate(experiments.groups):
-        for precision in group.precisions:
-            if precision in CUDA_ONLY_PRECISIONS and "cpu" in group.devices:
-                raise UserError(
-                    f"precision {precision!r} is not measured on the CPU",
-                    file=path,
-                    key=f"groups[{index}].precisions",
-                    fix=f'put {precision} in a group with devices = ["cuda"]',
-                )
+        check_cuda_only(group.precisions, group.compile, group.devices, group.phases,
+                        f"groups[{index}]", path)  # fmt: skip
         for at, name in enumerate(group.models):
             key = f"groups[{index}].models[{at}]"
             spec = model_spec(name, key)
@@ -372,8 +369,8 @@ def resolve_runs(
         if group_ids and group.id not in group_ids:
             continue
         matrix = (group.devices, group.models, group.datasets, group.phases, group.precisions,
-                  group.batch_sizes)  # fmt: skip
-        for device, model, data, phase, precision, batch in product(*matrix):
+                  group.batch_sizes, group.compile)  # fmt: skip
+        for device, model, data, phase, precision, batch, mode in product(*matrix):
             dataset = DATASETS[data]
             if not model_spec(model).reads(dataset):
                 continue  # each model takes the group's datasets of its own kind
@@ -393,8 +390,9 @@ def resolve_runs(
                     seed=defaults.seed,
                     optimizer=defaults.optimizer,
                     learning_rate=defaults.learning_rate,
-                    profile=defaults.profile,
+                    profile=defaults.profile if group.profile is None else group.profile,
                     vocab=_vocab(group, model, dataset),
+                    compile=mode,
                 )
             )
     return runs

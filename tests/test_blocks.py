@@ -155,9 +155,13 @@ def test_share_configurations_folds_groups() -> None:
     cpu = [r for r in runs if r.device == "cpu"]
     shared = share_configurations(cpu, lambda device: "AMD EPYC (2 threads)")
     assert len(shared) < len(cpu)
-    by_model = {(s.config.model, s.config.batch, s.config.phase): s.groups for s in shared}
-    assert by_model[("resnet18", 128, "train_step")] == ("A", "B", "D")
-    assert by_model[("simple_mlp", 64, "inference")] == ("C-mnist", "I")
+    by_model = {
+        (s.config.model, s.config.batch, s.config.phase, s.config.compile): s.groups for s in shared
+    }
+    assert by_model[("resnet18", 128, "train_step", "eager")] == ("A", "B", "D", "T-resnet18")
+    assert by_model[("simple_mlp", 64, "inference", "eager")] == ("C-mnist", "I", "T-mnist")
+    # a compiled configuration is one of its own
+    assert by_model[("simple_mlp", 64, "inference", "compile")] == ("T-mnist",)
     assert sum(len(s.groups) for s in shared) == len(cpu)
 
 

@@ -342,7 +342,7 @@ def test_staged_folder_is_all_or_nothing(tmp_path: Path) -> None:
 def test_future_run_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "run.json").write_text('{"schema_version": 99}')
-    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(2\)"):
+    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(3\)"):
         read_run(tmp_path / "r")
 
 

@@ -137,3 +137,60 @@ def test_a_copied_tree_records_the_commit_it_was_copied_from(
     assert state["dirty"] is None
     monkeypatch.delenv(COMMIT_VARIABLE)
     assert git_state(tmp_path) == {"commit": None, "dirty": None}
+
+
+def test_range_replay_covers_the_phase_ranges_the_child_pushes() -> None:
+    command = ncu.profile_command(
+        "ncu", Path("/r/p.ncu-rep"), Path("/r/c.json"), "python3", metrics=["a__b.sum"],
+        replay=ncu.replay_arguments("range"),
+    )  # fmt: skip
+    assert command[command.index("--replay-mode") + 1] == "range"
+    included = [command[i + 1] for i, arg in enumerate(command) if arg == "--nvtx-include"]
+    assert included == ["forward/", "loss/", "backward/", "optimizer_step/"]
+    # the child's ranges are process-scoped pushes bracketed by the profiler start/stop
+    assert command[command.index("--nvtx-push-pop-scope") + 1] == "process"
+    assert command[command.index("--profile-from-start") + 1] == "off"
+    assert ncu.replay_arguments("app-range")[:2] == ["--replay-mode", "app-range"]
+    assert ncu.replay_arguments("kernel", skip=40, count=25) == [
+        "--replay-mode", "kernel", "--launch-skip", "40", "--launch-count", "25",
+    ]  # fmt: skip
+    assert ncu.replay_arguments("kernel") == ["--replay-mode", "kernel"]
+
+
+def test_a_bad_replay_plan_is_a_user_error() -> None:
+    from generator.errors import UserError
+
+    with pytest.raises(UserError, match="replay mode 'instruction'"):
+        ncu.ReplayPlan(mode="instruction")
+    with pytest.raises(UserError, match="0 or more"):
+        ncu.ReplayPlan(kernel_count=-1)
+
+
+def test_a_run_is_profiled_by_range_then_a_kernel_sample_and_says_so(tmp_path: Path) -> None:
+    """Through a stand-in ncu that logs its arguments and answers each export with a CSV."""
+    from generator.config import RunConfig
+    from generator.measure.run_files import NcuSettings, _run_ncu
+
+    calls = tmp_path / "calls.txt"
+    fake = _script(tmp_path, f'echo "$@" >> {calls}; echo "\\"ID\\",\\"Kernel Name\\""')
+    config = RunConfig(group="T", model="simple_mlp", dataset="mnist", input_shape=(1, 28, 28),
+                       classes=10, batch=8, phase="train_step", precision="fp32", device="cuda",
+                       warmup=1, iterations=2, repeats=1, seed=0, optimizer="sgd",
+                       learning_rate=0.01, profile=False)  # fmt: skip
+    folder = tmp_path / "run"
+    folder.mkdir()
+    settings = NcuSettings(fake, ["a__b.sum"], 30, ncu.ReplayPlan("range", kernel_count=50))
+    recorded = _run_ncu(config, folder, settings)
+    assert recorded["replay_mode"] == "range"
+    assert recorded["kernel_sample"] == {"launch_skip": 0, "launch_count": 50}
+    assert [p["pass"] for p in recorded["passes"]] == ["range", "kernel"]
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 4  # profile and export, per pass
+    assert "--replay-mode range" in lines[0] and "--import" in lines[1]
+    assert "--replay-mode kernel --launch-skip 0 --launch-count 50" in lines[2]
+    assert sorted(p.name for p in folder.iterdir()) == ["ncu-range.csv", "ncu.csv", "ncu.log"]
+    # kernel mode alone: one pass over every kernel, as ncu mode was before ranges
+    only = NcuSettings(fake, ["a__b.sum"], 30, ncu.ReplayPlan("kernel"))
+    recorded = _run_ncu(config, folder, only)
+    assert [p["pass"] for p in recorded["passes"]] == ["kernel"]
+    assert "--launch-count" not in recorded["passes"][0]["profile_command"]

@@ -62,6 +62,7 @@ class Result:
     modelled_flops: float | None = None  # analytic FLOPs of one step
     modelled_bytes: float | None = None  # analytic minimal bytes of one step
     session_cv: float = 0.0  # the device's between-session variation in its interval
+    compile: str = "eager"  # eager, or the torch.compile mode (records.run_modes)
 
     @property
     def run_ids(self) -> tuple[str, ...]:
@@ -171,6 +172,7 @@ def results(
             iterations=sum(len(b) for b in all_blocks),
             modelled_flops=_number(first.get("modelled_flops")),
             modelled_bytes=_number(first.get("modelled_bytes")), session_cv=session,
+            compile=str(first.get("compile") or "eager"),
         )  # fmt: skip
     return found
 

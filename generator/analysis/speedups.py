@@ -22,7 +22,7 @@ from generator.analysis.interval import Interval
 from generator.analysis.results import Result
 from generator.formatting import number
 
-CONFIG = ("model", "dataset", "batch", "phase", "precision")
+CONFIG = ("model", "dataset", "batch", "phase", "precision", "compile")
 BASELINE_PRECISION = "fp32"
 _KIND_ORDER = {"cpu": 0}  # the slower class: numerator first; every other kind after it
 
@@ -59,6 +59,11 @@ class Speedup:
     def precision(self) -> str:
         """Shared (device tables) or the faster side's (precision tables)."""
         return self.fast.precision
+
+    @property
+    def compile(self) -> str:
+        """Shared by both sides: eager, or the torch.compile mode."""
+        return self.fast.compile
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,7 @@ def device_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
 def precision_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
     """On each device, every other precision against fp32 on the same model, dataset, batch
     and phase: fp32 time over the other precision's (how many times faster it is)."""
-    within = ("device_label", "model", "dataset", "batch", "phase")
+    within = ("device_label", "model", "dataset", "batch", "phase", "compile")
     found: dict[tuple[str, str], list[Speedup]] = {}
     for key, by_precision in _sides(results.values(), "precision", within).items():
         base = by_precision.get(BASELINE_PRECISION, [])
@@ -141,7 +146,8 @@ def _by_ratio(rows: list[Speedup]) -> list[Speedup]:
 def configuration(row: Speedup, with_precision: bool = True) -> str:
     """'simple_mlp (mnist) at batch 64, inference, fp32'."""
     text = f"{row.model} ({row.dataset}) at batch {row.batch}, {row.phase}"
-    return f"{text}, {row.precision}" if with_precision else text
+    text = f"{text}, {row.precision}" if with_precision else text
+    return text if row.compile == "eager" else f"{text}, torch.compile {row.compile}"
 
 
 def times(value: Interval) -> str:
@@ -216,7 +222,7 @@ def speedups_frame(tables: list[SpeedupTable]) -> pl.DataFrame:
     rows = [
         {"kind": t.kind, "faster": t.faster, "slower": t.slower, "device": t.device,
          "model": r.model, "dataset": r.dataset, "batch": r.batch, "phase": r.phase,
-         "precision": r.precision, "slower_median_s": r.slow.step.value,
+         "precision": r.precision, "compile": r.compile, "slower_median_s": r.slow.step.value,
          "slower_interval": r.slow.step.kind, "faster_median_s": r.fast.step.value,
          "faster_interval": r.fast.step.kind, "speedup": r.ratio.value,
          "ci_low": r.ratio.low, "ci_high": r.ratio.high, "interval": r.ratio.kind}
@@ -226,7 +232,8 @@ def speedups_frame(tables: list[SpeedupTable]) -> pl.DataFrame:
     schema = {
         "kind": pl.String, "faster": pl.String, "slower": pl.String, "device": pl.String,
         "model": pl.String, "dataset": pl.String, "batch": pl.Int64, "phase": pl.String,
-        "precision": pl.String, "slower_median_s": pl.Float64, "slower_interval": pl.String,
+        "precision": pl.String, "compile": pl.String, "slower_median_s": pl.Float64,
+        "slower_interval": pl.String,
         "faster_median_s": pl.Float64, "faster_interval": pl.String, "speedup": pl.Float64,
         "ci_low": pl.Float64, "ci_high": pl.Float64, "interval": pl.String,
     }  # fmt: skip

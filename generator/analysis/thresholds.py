@@ -29,3 +29,6 @@ HOST_BOUND_IDLE_SHARE = 0.30  # GPUs idle over 30 % of the steps (or of the capt
 H2D_TIME_SHARE = 0.10  # host-to-device copies over 10 % of the GPU time
 DOMINANT_KERNEL_SHARE = 0.50  # one kernel name over half of the kernel time
 LAUNCH_TO_KERNEL_TIME = 0.50  # kernel-launch calls over half the kernels' own time (sums)
+# Measured memory of a step against its analytic footprint: a ratio outside
+# [1 / MEMORY_MISMATCH_FACTOR, MEMORY_MISMATCH_FACTOR] is the finding `memory-mismatch`.
+MEMORY_MISMATCH_FACTOR = 3.0

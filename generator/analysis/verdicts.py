@@ -33,7 +33,7 @@ from generator.ingest.runs import in_group
 
 # The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
 DEVICE = "device_label"
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", DEVICE)
+MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
 NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
@@ -52,7 +52,7 @@ def key_name(key: str) -> str:
 
 
 def swept(rows: list[dict[str, Any]]) -> list[str]:
-    return [key for key in MATRIX_KEYS if len({row[key] for row in rows}) > 1]
+    return [key for key in MATRIX_KEYS if len({row.get(key) for row in rows}) > 1]
 
 
 def sweep_key(keys: list[str]) -> str | None:
@@ -128,7 +128,7 @@ def ratio_verdict(
     others = [k for k in MATRIX_KEYS if k != key]
     pairs: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
     for row in rows:
-        pairs.setdefault(tuple(row[k] for k in others), {})[str(row[key])] = row
+        pairs.setdefault(tuple(row.get(k) for k in others), {})[str(row[key])] = row
     label = _LABELS[metric][0]
     outcomes, parts = [], []
     for setting, by_value in sorted(pairs.items(), key=lambda item: str(item[0])):
@@ -142,7 +142,7 @@ def ratio_verdict(
         where = ", ".join(
             f"{key_name(k)} {v}"
             for k, v in zip(others, setting, strict=True)
-            if len({r[k] for r in rows}) > 1
+            if len({r.get(k) for r in rows}) > 1
         )
         parts.append(ratio.times_text() + (f" at {where}" if where else ""))
         if ratio.low is None or ratio.high is None or not ratio.calibrated:
@@ -298,8 +298,8 @@ def _group_verdict(
     assert expect.ratio is not None and expect.between is not None
     numerator, denominator = expect.ratio
     ratio_key = next(
-        (k for k in ("device", DEVICE, "phase", "precision", "model", "dataset", "batch")
-         if {numerator, denominator} <= {str(row[k]) for row in rows}),
+        (k for k in ("device", DEVICE, "phase", "precision", "compile", "model", "dataset", "batch")
+         if {numerator, denominator} <= {str(row.get(k)) for row in rows}),
         None,
     )  # fmt: skip
     if ratio_key is None:

@@ -209,6 +209,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         argv=args.argv,
         device=args.device,
         ncu_timeout_s=args.ncu_timeout,
+        ncu_replay=(args.ncu_replay, args.ncu_kernels),
         seed=args.seed if args.seed is not None else time.time_ns() % 2**31,
         use_nsys=args.nsys,
         nsys_timeout_s=args.nsys_timeout,
@@ -229,7 +230,7 @@ def cmd_remeasure(args: argparse.Namespace) -> int:
     remeasure(
         Path(args.config), Path(args.measurements), args.sample, args.device, args.group,
         args.seed if args.seed is not None else time.time_ns() % 2**31, args.min_age,
-        command_line(args.argv), ForkedBlocks(), Console(stderr=True),
+        command_line(args.argv), ForkedBlocks(), Console(stderr=True), args.compile,
     )  # fmt: skip
     return 0
 

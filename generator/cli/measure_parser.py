@@ -30,6 +30,11 @@ def add_remeasure(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     remeasure.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                            help="default: %(default)s")  # fmt: skip
     remeasure.add_argument(
+        "--compile", default=None, metavar="MODE",
+        help="draw only from results run in this compile mode (eager, compile, ...; "
+        "default: any)",
+    )  # fmt: skip
+    remeasure.add_argument(
         "--min-age", type=float, default=30.0, metavar="MINUTES",
         help="only results finished at least this long ago (default: %(default)s)",
     )  # fmt: skip
@@ -95,8 +100,26 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--ncu",
         action="store_true",
         help="also profile one step (training or inference) per CUDA run under Nsight Compute "
-        "(needs a GPU and ncu on PATH), collecting the metrics this GPU has; the export is "
-        "stored as ncu.csv and ncu's messages as ncu.log",
+        "(needs a GPU and ncu on PATH), collecting the metrics this GPU has: range replay over "
+        "the phases' NVTX ranges (every kernel of the step, per phase: ncu-range.csv), then "
+        "kernel replay of a sample of its launches (per kernel: ncu.csv); ncu's messages go "
+        "to ncu.log and the replay mode into run.json",
+    )
+    measure.add_argument(
+        "--ncu-replay",
+        choices=["range", "app-range", "kernel"],
+        default="range",
+        help="how the step's ranges are replayed: range (in memory), app-range (the child "
+        "runs again per pass), or kernel (every kernel one by one, no range pass; the slowest) "
+        "(default: %(default)s)",
+    )
+    measure.add_argument(
+        "--ncu-kernels",
+        type=int,
+        default=200,
+        metavar="N",
+        help="the kernel-replay sample: the step's first N kernel launches (0: no kernel "
+        "pass after a range pass) (default: %(default)s)",
     )
     measure.add_argument(
         "--ncu-timeout",

@@ -22,6 +22,7 @@ RUN_COLUMNS: dict[str, Any] = {
     "phase": pl.String,
     "precision": pl.String,
     "device": pl.String,
+    "compile": pl.String,  # eager, or a torch.compile mode (records.run_modes)
     "device_name": pl.String,
     "device_label": pl.String,  # the concrete device, one name per product (catalog.device_label)
     "status": pl.String,
@@ -42,6 +43,9 @@ RUN_COLUMNS: dict[str, Any] = {
     "modelled_bytes": pl.Float64,
     "modelled_attained": pl.Float64,
     "modelled_ai": pl.Float64,
+    "memory_bytes": pl.Float64,  # the step's measured peak (measure.memory); null: not measured
+    "memory_analytic_bytes": pl.Float64,  # complexity.footprint
+    "compile_s": pl.Float64,  # the first block's (cold) compile time; null: eager
     "finished_at": pl.String,
     "commit": pl.String,
     "error": pl.String,

@@ -37,6 +37,7 @@ class BlockRequest:
     iterations: int  # timed steps (fewer when the time budget runs out first)
     budget_s: float  # timed seconds after which the block stops early (at least 1 step)
     trace_path: str | None = None  # the profile block: one profiled step, no timed ones
+    cache_dir: str | None = None  # compiled runs: inductor's cache, shared by their blocks
 
 
 @dataclass
@@ -44,7 +45,10 @@ class BlockResult:
     rows: list[dict[str, float]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     conditions: dict[str, Any] = field(default_factory=dict)
-    setup_s: float = 0.0  # build + warm-up: the cost of a block beyond its timed steps
+    setup_s: float = 0.0  # build + warm-up, less compiling: a block's cost beyond its steps
+    compile: dict[str, Any] | None = None  # compiled runs: measure.compiled.compile_record
+    memory: dict[str, Any] | None = None  # measure.memory, over the timed steps
+    energy: dict[str, Any] | None = None  # measure.energy, over the timed steps
     ops: list[dict[str, Any]] = field(default_factory=list)
     error: dict[str, Any] | None = None  # type, message, traceback
 
@@ -62,31 +66,51 @@ BlockRunner = Callable[[BlockRequest], BlockResult]
 
 def run_block(request: BlockRequest) -> BlockResult:
     """The block itself, in the calling process (a worker, or a test)."""
+    from generator.measure.compiled import CompileWatch, use_cache
     from generator.measure.conditions import Conditions
+    from generator.measure.energy import energy_meter
+    from generator.measure.memory import memory_probe
     from generator.measure.profile_ops import profile_step
     from generator.measure.step import apply_precision, build_workload, run_iterations
 
     config = RunConfig.from_dict(request.config)
     try:
         started = time.perf_counter()
+        use_cache(request.cache_dir)
+        memory = memory_probe(config.device)
+        memory.before_build()
         settings = apply_precision(config.precision, config.device)
         workload = build_workload(config)
-        warm = run_iterations(workload, config.warmup)
+        watch = CompileWatch(config.compile) if config.compile != "eager" else None
+        warm = run_iterations(workload, max(config.warmup, 2 if watch else 1))
         while len(warm) < WARMUP_MAX_STEPS and time.perf_counter() - started < WARMUP_MIN_S:
             warm += run_iterations(workload, 1)
-        setup_s = time.perf_counter() - started
+        compile_s, compiled = 0.0, None
+        if watch is not None:
+            watch.warmed_up()
+            compiled = watch.record(warm[0]["step_s"], [r["step_s"] for r in warm[1:]])
+            compile_s = compiled["compile_s"]
+        setup_s = time.perf_counter() - started - compile_s
         if request.trace_path is not None:
             ops = profile_step(workload, Path(request.trace_path))
             return BlockResult(settings=settings, setup_s=setup_s, ops=ops)
         conditions = Conditions.for_device(config.device)
+        meter = energy_meter(config.device)
         conditions.before_round()
+        memory.before_timing()
+        meter.before()
         rows: list[dict[str, float]] = []
         while len(rows) < request.iterations and sum(r["step_s"] for r in rows) < request.budget_s:
             rows += run_iterations(workload, 1)
+        energy = meter.after(len(rows))
+        peak = memory.after_timing()
         sample = conditions.after_round()
+        if watch is not None:  # the counters again, now over the timed steps too
+            compiled = watch.record(warm[0]["step_s"], [r["step_s"] for r in warm[1:]])
     except Exception as error:  # out of memory, an unsupported op: the caller records it
         return BlockResult.failed(error)
-    return BlockResult(rows=rows, settings=settings, conditions=sample, setup_s=setup_s)
+    return BlockResult(rows=rows, settings=settings, conditions=sample, setup_s=setup_s,
+                       compile=compiled, memory=peak, energy=energy)  # fmt: skip
 
 
 def _worker(request: BlockRequest, out: str) -> None:

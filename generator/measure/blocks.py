@@ -22,8 +22,10 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from generator.config import RunConfig
@@ -35,6 +37,7 @@ from generator.hierarchical import (
 )
 from generator.measure.block import BlockRequest, BlockResult, BlockRunner
 from generator.records.run import workload_key
+from generator.records.run_modes import EAGER
 
 MIN_STEPS_PER_BLOCK = 2  # a block median of one step is one step
 
@@ -73,6 +76,7 @@ class BlockState:
     stopped_by: str | None = None  # ci, blocks, max_blocks, iterations, time
     error: dict[str, Any] | None = None
     finished: bool = False  # handed to `finish`
+    cache_dir: str | None = None  # compiled: inductor's cache, shared by its blocks
 
     def __post_init__(self) -> None:
         self.iterations = self.iterations or self.config.iterations
@@ -161,6 +165,21 @@ def measure_blocks(
 ) -> None:
     """Run waves of shuffled blocks until every configuration has stopped or failed;
     `finish` gets each as soon as it has (its profile block and record come next)."""
+    with tempfile.TemporaryDirectory(prefix="roofline-inductor-") as caches:
+        for index, state in enumerate(states):
+            if state.config.compile != EAGER:
+                state.cache_dir = str(Path(caches) / str(index))
+        _waves(states, runner, finish, progress, seed, log)
+
+
+def _waves(
+    states: list[BlockState],
+    runner: BlockRunner,
+    finish: Callable[[BlockState], None],
+    progress: Callable[[BlockState], None] | None,
+    seed: int,
+    log: Callable[[int, list[int]], None] | None,
+) -> None:
     rng = random.Random(seed)
     wanted = {index: judge(state) for index, state in enumerate(states)}
     wave = 0
@@ -172,7 +191,10 @@ def measure_blocks(
             state = states[index]
             if not state.active:
                 continue
-            request = BlockRequest(state.config.as_dict(), state.iterations, state.budget_s())
+            request = BlockRequest(
+                state.config.as_dict(), state.iterations, state.budget_s(),
+                cache_dir=state.cache_dir,
+            )  # fmt: skip
             result = runner(request)
             if result.error is not None:
                 state.error = result.error

@@ -221,6 +221,7 @@ def _record(
     first = len(state.prior)
     rows = list(prior_rows)
     blocks_conditions = []
+    resources: list[dict[str, Any]] = []
     for offset, block in enumerate(state.blocks):
         number = first + offset
         for iteration, row in enumerate(block.rows):
@@ -228,11 +229,14 @@ def _record(
                          "iteration": iteration, **row})  # fmt: skip
         blocks_conditions.append({"invocation": invocation, "block": number,
                                   "setup_s": block.setup_s, **block.conditions})  # fmt: skip
+        resources.append({"compile": block.compile, "memory": block.memory,
+                          "energy": block.energy})  # fmt: skip
 
     def measured(folder: Path) -> Measured:
         ops: list[dict[str, Any]] = []
         if config.profile:
-            request = BlockRequest(config.as_dict(), 0, 0.0, trace_path=str(folder / TRACE_FILE))
+            request = BlockRequest(config.as_dict(), 0, 0.0, trace_path=str(folder / TRACE_FILE),
+                                   cache_dir=state.cache_dir)  # fmt: skip
             profiled = session_runner(session)(request)
             if profiled.error is not None:
                 raise RuntimeError(f"the profiled step failed: {profiled.error['message']}")
@@ -241,7 +245,8 @@ def _record(
         result = StepResult(rows=rows, settings=settings, ops=ops)
         method = timing_of(state.times(), config, state.stopped_by, session_cv)
         return measure_one(config, folder, session.ncu, result, method,
-                           {**header, "blocks": blocks_conditions}, session.nsys)  # fmt: skip
+                           {**header, "blocks": blocks_conditions}, session.nsys,
+                           resources)  # fmt: skip
 
     error = RunFailure.model_validate(state.error) if state.error is not None else None
     return session.write_record(

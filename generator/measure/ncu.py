@@ -1,5 +1,12 @@
 """ncu mode: profile exactly one training step, after warmup, in a child process.
 
+Two passes over that step (`ReplayPlan`): **range replay** (the default, `--replay-mode
+range`, or `app-range` where the step cannot be replayed in memory) over the NVTX ranges the
+child pushes around each phase, so every kernel of the step is counted, per phase, with one
+replay per metric pass of the whole range; then **kernel replay** of a sampled subset of its
+launches (`--launch-skip`/`--launch-count`), per kernel, which is what the report's kernel
+tables read (ncu.csv). The plan is recorded with the run.
+
 PyTorch runs backward on its own thread, so per-thread NVTX ranges would miss it: the
 child brackets the step with cudaProfilerStart/Stop (`--profile-from-start off`) and the
 phase ranges are pushed with process scope (`--nvtx-push-pop-scope process`).
@@ -13,7 +20,9 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from generator.errors import UserError
 from generator.ingest.metric_map import METRIC_COLUMNS
@@ -76,20 +85,68 @@ def ncu_metrics(available: set[str] | None = None) -> list[str]:
     return names
 
 
+REPLAY_MODES = ("range", "app-range", "kernel")
+# The NVTX push/pop ranges ncu_child wraps each phase in (the `name/` form of --nvtx-include
+# matches a push/pop range of that name).
+PHASE_RANGES = ("forward", "loss", "backward", "optimizer_step")
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """How one run's step is replayed: `mode` for the step's ranges (or `kernel` for every
+    kernel, the way ncu mode profiled before ranges), then `kernel_count` launches after
+    `kernel_skip` replayed kernel by kernel (0: no kernel pass)."""
+
+    mode: str = "range"
+    kernel_count: int = 200
+    kernel_skip: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mode not in REPLAY_MODES:
+            raise UserError(
+                f"ncu replay mode {self.mode!r} is not one of {', '.join(REPLAY_MODES)}",
+                key="--ncu-replay",
+                fix="use range (the default), app-range or kernel",
+            )
+        if self.kernel_count < 0 or self.kernel_skip < 0:
+            raise UserError(
+                "the kernel sample's count and skip must be 0 or more",
+                key="--ncu-kernels",
+                fix="give a whole number of kernel launches, 0 for no kernel pass",
+            )
+
+    def record(self) -> dict[str, Any]:
+        return {"replay_mode": self.mode, "kernel_sample": {
+            "launch_skip": self.kernel_skip, "launch_count": self.kernel_count}}  # fmt: skip
+
+
+def replay_arguments(mode: str, skip: int = 0, count: int = 0) -> list[str]:
+    """ncu's replay options: range replay over the phases' NVTX ranges, or kernel replay of
+    `count` launches after `skip` (count 0: every launch)."""
+    if mode in ("range", "app-range"):
+        includes = [arg for name in PHASE_RANGES for arg in ("--nvtx-include", f"{name}/")]
+        return ["--replay-mode", mode, *includes]
+    sample = ["--launch-skip", str(skip), "--launch-count", str(count)] if count else []
+    return ["--replay-mode", "kernel", *sample]
+
+
 def profile_command(
     ncu: str,
     report: Path,
     config_json: Path,
     python: str | None = None,
     metrics: list[str] | None = None,
+    replay: list[str] | None = None,
 ) -> list[str]:
-    """The ncu command that runs the child step under the profiler."""
+    """The ncu command that runs the child step under the profiler (`replay`:
+    replay_arguments(...); none: ncu's default, kernel replay of every launch)."""
     return [
         ncu,
         "--target-processes", "all",
         "--profile-from-start", "off",
         "--nvtx",
         "--nvtx-push-pop-scope", "process",
+        *(replay or []),
         "--clock-control", CLOCK_CONTROL,
         "--cache-control", CACHE_CONTROL,
         "--metrics", ",".join(metrics if metrics is not None else ncu_metrics()),

@@ -34,6 +34,7 @@ from generator.records.calibration import (
     write_calibration,
 )
 from generator.records.run import RunRecord, read_run
+from generator.records.run_modes import mode_of
 
 
 def _minutes_between(earlier: str, later: str) -> float:
@@ -41,10 +42,16 @@ def _minutes_between(earlier: str, later: str) -> float:
 
 
 def candidates(
-    measurements: Path, name: str, groups: list[str] | None, now: str, min_age_minutes: float
+    measurements: Path,
+    name: str,
+    groups: list[str] | None,
+    now: str,
+    min_age_minutes: float,
+    mode: str | None = None,
 ) -> list[RunRecord]:
     """Committed results that can be re-measured here: ok, timed in blocks, on a device of
-    this name, in one of `groups` (any when None), finished at least min_age ago."""
+    this name, in one of `groups` (any when None), in compile `mode` (any when None),
+    finished at least min_age ago."""
     found = []
     for folder in sorted((measurements / "runs").glob("*")):
         if folder.name.startswith(".") or not (folder / "run.json").exists():
@@ -59,6 +66,8 @@ def candidates(
         if groups and not set(groups) & set(record.groups or [record.config.group]):
             continue
         if _minutes_between(record.finished_at, now) < min_age_minutes:
+            continue
+        if mode is not None and mode_of(record.config.model_dump()) != mode:
             continue
         found.append(record)
     return found
@@ -75,10 +84,11 @@ def remeasure(
     command: str,
     runner: BlockRunner,
     console: Console,
+    mode: str | None = None,
 ) -> CalibrationFile:
     started_at = utc_now()
     name = device_name(device)
-    pool = candidates(measurements, name, groups, started_at, min_age_minutes)
+    pool = candidates(measurements, name, groups, started_at, min_age_minutes, mode)
     if len(pool) < sample:
         raise UserError(
             f"only {len(pool)} committed results timed in blocks on {name} are at least "

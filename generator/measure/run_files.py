@@ -5,7 +5,7 @@ methods (rounds in one process, blocks of worker processes) end here."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,8 @@ from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig
 from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.measure import ncu as ncu_mode
+from generator.measure.energy import energy_summary
+from generator.measure.resources import compile_summary, memory_summary, resource_findings
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
 from generator.records.finding import Finding, findings_json
@@ -73,24 +75,54 @@ class NcuSettings:
     executable: str
     metrics: list[str]  # cut to what this GPU has (ncu_mode.metrics_for_this_gpu)
     timeout_s: float
+    replay: ncu_mode.ReplayPlan = field(default_factory=ncu_mode.ReplayPlan)
+
+
+NCU_RANGE_FILE = "ncu-range.csv"  # range replay: counters per phase range of the whole step
+
+
+def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[str, Any]]:
+    """The ncu passes of one run, in order: each one's profile and export commands and the
+    file its export goes to (range replay first, then the kernel sample; kernel mode: one
+    pass over every kernel)."""
+    plan = ncu.replay
+    passes = []
+    if plan.mode != "kernel":
+        passes.append(("range", ncu_mode.replay_arguments(plan.mode), NCU_RANGE_FILE))
+    if plan.mode == "kernel" or plan.kernel_count:
+        count = plan.kernel_count if plan.mode != "kernel" else 0
+        sample = ncu_mode.replay_arguments("kernel", plan.kernel_skip, count)
+        passes.append(("kernel", sample, "ncu.csv"))
+    out = []
+    for name, replay, csv in passes:
+        report = folder / f"profile-{name}.ncu-rep"
+        profile = ncu_mode.profile_command(ncu.executable, report, config_path,
+                                           metrics=ncu.metrics, replay=replay)  # fmt: skip
+        export = ncu_mode.export_command(ncu.executable, report)
+        out.append({"pass": name, "profile_command": profile, "export_command": export,
+                    "report": str(report), "csv": csv})  # fmt: skip
+    return out
 
 
 def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
     config_path = folder / "ncu-config.json"
     config_path.write_text(json.dumps(config.as_dict()))
-    report = folder / "profile.ncu-rep"
-    profile = ncu_mode.profile_command(ncu.executable, report, config_path, metrics=ncu.metrics)
-    ncu_mode.run_ncu(profile, ncu.timeout_s, log=folder / NCU_LOG)
-    export = ncu_mode.export_command(ncu.executable, report)
-    (folder / "ncu.csv").write_text(ncu_mode.run_ncu(export, ncu.timeout_s))
-    report.unlink(missing_ok=True)
+    passes = ncu_passes(ncu, folder, config_path)
+    for one in passes:
+        ncu_mode.run_ncu(one["profile_command"], ncu.timeout_s, log=folder / NCU_LOG)
+        (folder / one["csv"]).write_text(ncu_mode.run_ncu(one["export_command"], ncu.timeout_s))
+        Path(one.pop("report")).unlink(missing_ok=True)
     config_path.unlink(missing_ok=True)
     return {
-        "profile_command": profile,
-        "export_command": export,
+        **ncu.replay.record(),
+        "passes": passes,
         "clock_control": ncu_mode.CLOCK_CONTROL,
         "cache_control": ncu_mode.CACHE_CONTROL,
     }
+
+
+def _ncu_files(ncu: NcuSettings) -> list[str]:
+    return [one["csv"] for one in ncu_passes(ncu, Path("."), Path("."))]
 
 
 @dataclass(frozen=True)
@@ -127,12 +159,14 @@ def measure_one(
     timing_method: dict[str, Any],
     conditions: dict[str, Any],
     nsys: NsysSettings | None = None,
+    blocks: list[dict[str, Any]] | None = None,
 ) -> Measured:
     """Write the run's files into `folder` (a staging folder) from its timed steps and its
     profiled step (`result.ops`, the trace already in `folder`), and return run.json's
     measured part. `timing_method`: what the method adds to or overrides in the timing
     statistics (rounds and stopping rule, or the block estimate)."""
     from generator.complexity import analyze
+    from generator.complexity.footprint import footprint
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
 
     trace_path = folder / TRACE_FILE
@@ -164,6 +198,11 @@ def measure_one(
         write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
         found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
     totals = complexity.totals()
+    analytic = footprint(complexity, token_inputs=config.vocab is not None)
+    memory = memory_summary([b.get("memory") for b in blocks or []], analytic)
+    compiled = compile_summary([b.get("compile") for b in blocks or []], config.compile)
+    energy = energy_summary([b.get("energy") for b in blocks or []], config.batch)
+    found += resource_findings(compiled, memory)
     median = timing["median_s"]
     files = ["run.json", "steps.csv", "complexity.csv"]
     if config.profile:
@@ -185,9 +224,12 @@ def measure_one(
             attained_flops_per_s=totals["step_flops"] / median,
             arithmetic_intensity=totals["arithmetic_intensity"],
         ),
-        files=[*files, "ncu.csv", NCU_LOG] if profiled else files,
+        files=[*files, *_ncu_files(ncu), NCU_LOG] if profiled and ncu is not None else files,
         conditions=conditions,
         findings=findings_json(found),
+        memory=memory,
+        **({"compile": compiled} if compiled is not None else {}),
+        **({"energy": energy} if energy is not None else {}),
         **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
         **({"nsys": _run_nsys(config, folder, nsys)} if recorded and nsys is not None else {}),
     )

@@ -93,6 +93,7 @@ def execute(
     seed: int = 0,
     use_nsys: bool = False,
     nsys_timeout_s: float = 1800.0,
+    ncu_replay: tuple[str, int] = ("range", 200),
 ) -> list[Outcome]:
     """Measure the selected runs: groups timed by `rounds` one group at a time, the rest
     (`blocks`, the default) as one shuffled matrix of worker-process blocks (`seed` orders
@@ -108,7 +109,8 @@ def execute(
         executable = ncu_mode.find_ncu(torch.cuda.is_available())
         console.print("asking ncu which metrics this GPU has…")
         metrics = ncu_mode.metrics_for_this_gpu(executable)
-        ncu = NcuSettings(executable, metrics, ncu_timeout_s)
+        plan = ncu_mode.ReplayPlan(ncu_replay[0], kernel_count=ncu_replay[1])
+        ncu = NcuSettings(executable, metrics, ncu_timeout_s, plan)
     nsys = None
     if use_nsys:
         nsys = NsysSettings(nsys_mode.find_nsys(torch.cuda.is_available()), nsys_timeout_s)

@@ -16,6 +16,7 @@ from torch import nn
 
 from generator.config import RunConfig
 from generator.ingest.trace.labels import PHASE_PREFIX
+from generator.measure.compiled import compile_model
 from generator.measure.decode import decode_action, prefill_action
 from generator.models import build_model
 from generator.models.feed import example_input, make_targets, step_loss
@@ -156,6 +157,7 @@ def build_workload(config: RunConfig) -> Workload:
             optimizer = torch.optim.SGD(params, lr=config.learning_rate, momentum=momentum)
     else:
         model.eval()
+    compile_model(model, config.compile)  # eager: nothing; else it compiles on first call
     scaler = torch.amp.GradScaler(config.device, enabled=config.precision == "fp16-amp")
     return Workload(model, inputs, targets, optimizer, scaler, config)
 

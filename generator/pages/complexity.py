@@ -5,11 +5,13 @@ from __future__ import annotations
 import polars as pl
 from markupsafe import Markup
 
+from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
 from generator.complexity.conventions import ELEMENTWISE, OPTIMIZERS
 from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, render
+from generator.pages.run_resources import memory_rows
 from generator.records.complexity_tables import ComplexityTables
 
 
@@ -17,7 +19,7 @@ def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def complexity_page(complexity: ComplexityTables) -> Page | None:
+def complexity_page(complexity: ComplexityTables, runs: pl.DataFrame | None = None) -> Page | None:
     tables, meta = complexity.frames, complexity.meta
     if meta is None or not tables:
         return None
@@ -143,6 +145,7 @@ def complexity_page(complexity: ComplexityTables) -> Page | None:
                 chart_rows, f"{model}: share per layer family (224×224, batch 1)"
             )
             breakdowns.append((model, book.embed(spec, f"breakdown-{model}"), table))
+    memory, unmeasured = memory_rows(runs) if runs is not None else ([], 0)
     markdown = render(
         "complexity.md.j2",
         model_rows=model_rows,
@@ -158,6 +161,9 @@ def complexity_page(complexity: ComplexityTables) -> Page | None:
         probes=probes,
         conventions=conventions,
         optimizers=optimizers,
+        memory=memory,
+        memory_unmeasured=unmeasured,
+        memory_factor=MEMORY_MISMATCH_FACTOR,
     )
     return Page(
         path,
@@ -169,7 +175,7 @@ def complexity_page(complexity: ComplexityTables) -> Page | None:
 
 
 def _render(report: Report) -> list[Page]:
-    page = complexity_page(report.complexity)
+    page = complexity_page(report.complexity, report.runs)
     return [page] if page is not None else []
 
 

@@ -28,7 +28,9 @@ def run_label(row: dict[str, Any]) -> str:
     enough for one line of a table cell (the run id carries a hash and wraps over five
     lines). The device is the concrete one: two GPUs are both `cuda` in the config."""
     device = short_device(str(row.get("device_label") or row["device"]))
-    return f"{row['model']} b{row['batch']} {row['phase']} {row['precision']} {device}"
+    mode = row.get("compile")
+    compiled = f" {mode}" if mode and mode != "eager" else ""
+    return f"{row['model']} b{row['batch']} {row['phase']} {row['precision']}{compiled} {device}"
 
 
 def run_path(run_id: str) -> str:

@@ -26,6 +26,8 @@ FINDING_IDS = (
     "missing-shapes",
     "uncounted-ops",
     "profiler-overhead",
+    "recompiled",
+    "memory-mismatch",
     "straggler-rank",
     "exposed-communication",
     "rank-problem",

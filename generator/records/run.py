@@ -15,9 +15,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
+from generator.records.run_modes import mode_of
 from generator.records.versioned import load_json, upgrade, validated
 
-RUN_SCHEMA_VERSION = 2  # 2: timing by blocks (level variances), groups, history
+RUN_SCHEMA_VERSION = 3  # 2: timing by blocks (level variances), groups, history; 3: memory
 RUN_FILE = "run.json"
 TRACE_FILE = "trace.json.gz"  # the profiled step, as torch.profiler wrote it (gzipped)
 LAYERS_FILE = "layers.csv"  # per layer and phase: counted FLOPs and bytes, measured time
@@ -119,6 +120,11 @@ class Measured(_Part):
     # Findings derived from the run's own files when it was written (profiler-overhead);
     # `python -m generator rederive` recomputes them without measuring again.
     findings: list[dict[str, str]] | None = None
+    # measure.resources: the measured peak beside the analytic footprint, the compile time
+    # (compiled runs), joules per step (where the device reports energy)
+    memory: dict[str, Any] | None = None
+    compile: dict[str, Any] | None = None
+    energy: dict[str, Any] | None = None
 
 
 class RunStart(_Part):
@@ -166,6 +172,9 @@ class RunRecord(RunStart):
     nsys: dict[str, Any] | None = None
     conditions: dict[str, Any] | None = None
     findings: list[dict[str, str]] | None = None
+    memory: dict[str, Any] | None = None
+    compile: dict[str, Any] | None = None
+    energy: dict[str, Any] | None = None
     # failed runs
     error: RunFailure | None = None
 
@@ -198,6 +207,7 @@ class RunRecord(RunStart):
             "phase": self.config.phase,
             "precision": self.config.precision,
             "device": self.config.device,
+            "compile": mode_of(self.config.model_dump()),
             "device_name": self.device_name,
             "status": self.status,
             "median_s": timing.median_s if timing else None,
@@ -214,9 +224,20 @@ class RunRecord(RunStart):
             "modelled_bytes": point.bytes if point else None,
             "modelled_attained": point.attained_flops_per_s if point else None,
             "modelled_ai": point.arithmetic_intensity if point else None,
+            **self._resources(),
             "finished_at": self.finished_at,
             "commit": self.commit,
             "error": f"{error.type}: {error.message}" if error else None,
+        }
+
+    def _resources(self) -> dict[str, float | None]:
+        memory = self.memory or {}
+        measured = memory.get("measured") or {}
+        analytic = memory.get("analytic") or {}
+        return {
+            "memory_bytes": _number(measured, "step_bytes"),
+            "memory_analytic_bytes": _number(analytic, "total_bytes"),
+            "compile_s": _number(self.compile, "cold_compile_s"),
         }
 
 
@@ -246,7 +267,18 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS = {1: _v1_to_v2}
+NOT_MEASURED = "not measured: the run predates measured memory (run.json version 3)"
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 records a measured peak beside the analytic footprint; a run measured
+    before says it was not measured (never 0). Runs before compile modes ran eager."""
+    if data.get("status") == "ok":
+        data.setdefault("memory", {"measured": None, "why": NOT_MEASURED})
+    return data
+
+
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def read_run(folder: Path) -> RunRecord | None:

@@ -1,0 +1,81 @@
+"""A run's compile time, measured memory and energy, from its blocks' records: what
+run.json's `compile`, `memory` and `energy` say, and the findings they raise."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
+from generator.formatting import number
+from generator.measure.compiled import PHASES_NOTE
+from generator.records.finding import Finding
+
+
+def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str, Any] | None:
+    """The compile time of the first block (cold: nothing cached yet) and of the others
+    (warm: inductor's cache from the first), the graphs, and the recompiles."""
+    records = [b for b in blocks if b is not None]
+    if not records:
+        return None
+    cold = records[0]
+    warm = [b["compile_s"] for b in records[1:]]
+    return {
+        "mode": mode,
+        "cold_compile_s": cold["compile_s"],
+        "cold_cache": cold.get("cache", {}),
+        "warm_compile_s": statistics.median(warm) if warm else None,
+        "warm_cache": records[-1].get("cache", {}) if warm else None,
+        "graphs": max(b["graphs"] for b in records),
+        "graph_breaks": max(b.get("graph_breaks", 0) for b in records),
+        "recompiles_in_warmup": sum(b["recompiles_in_warmup"] for b in records),
+        "recompiles_during_timing": sum(b["recompiles_during_timing"] for b in records),
+        "cache_shared": "inductor's FX graph and AOTAutograd caches (TORCHINDUCTOR_CACHE_DIR), "
+        "one folder per configuration for one measure call: the first block compiles cold",
+        "phases": PHASES_NOTE,
+    }
+
+
+def memory_summary(blocks: list[dict[str, Any] | None], analytic: dict[str, Any]) -> dict[str, Any]:
+    """The median over blocks of the step's measured bytes, beside the analytic total."""
+    known = [b for b in blocks if b is not None and b.get("step_bytes") is not None]
+    total = analytic["total_bytes"]
+    if not known:
+        return {"measured": None, "why": "not measured", "analytic": analytic}
+    measured = statistics.median(int(b["step_bytes"]) for b in known)
+    return {
+        "measured": {
+            **{k: v for k, v in known[-1].items() if k.endswith(("method", "window"))},
+            "step_bytes": measured,
+            "max_step_bytes": max(int(b["step_bytes"]) for b in known),
+            "blocks": len(known),
+        },
+        "analytic": analytic,
+        "ratio": measured / total if total else None,
+        "mismatch_factor": MEMORY_MISMATCH_FACTOR,
+    }
+
+
+def resource_findings(compiled: dict[str, Any] | None, memory: dict[str, Any]) -> list[Finding]:
+    found = []
+    if compiled and compiled["recompiles_during_timing"]:
+        found.append(Finding(
+            "recompiled", "warning", "The model recompiled during the timed steps",
+            f"dynamo compiled {compiled['recompiles_during_timing']} new graph(s) while the "
+            "steps were timed: their compile time is inside the step times",
+            "find what changes between calls (TORCH_LOGS=recompiles) and keep it fixed",
+        ))  # fmt: skip
+    ratio = memory.get("ratio")
+    factor = MEMORY_MISMATCH_FACTOR
+    if ratio is not None and not 1 / factor <= ratio <= factor:
+        measured = memory["measured"]
+        found.append(Finding(
+            "memory-mismatch", "info", "Measured memory is far from the analytic footprint",
+            f"the step's measured peak ({number(measured['step_bytes'] / 2**20, 3)} MiB, "
+            f"{measured.get('method', '')}) is {number(ratio, 3)}× its analytic footprint "
+            f"({number(memory['analytic']['total_bytes'] / 2**20, 3)} MiB), outside "
+            f"1/{factor:g}..{factor:g}",
+            "above: allocator pools, workspaces and loaded kernels the count leaves out (they "
+            "dominate a small model); below: activations freed or recomputed early",
+        ))  # fmt: skip
+    return found
