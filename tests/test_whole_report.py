@@ -148,15 +148,16 @@ def test_the_downloads_state_the_same_numbers_and_their_kind(repo_site: Path) ->
     data = repo_site / "measurements" / "data"
     runs = pl.read_csv(data / "runs" / "runs.csv").filter(pl.col("status") == "ok")
     by_configuration = {
-        (r["model"], r["dataset"], r["batch"], r["phase"], r["precision"], r["device_label"]):
-        r["median_s"]
+        (r["model"], r["dataset"], r["batch"], r["phase"], r["precision"], r["compile"],
+         r["device_label"]): r["median_s"]
         for r in runs.to_dicts()
     }  # fmt: skip
     # the Speedups download: each side's median is the configuration's, as in runs.csv
     speedups = pl.read_csv(data / "speedups" / "speedups.csv")
     assert speedups.height > 0
     for row in speedups.filter(pl.col("kind") == "device").to_dicts():
-        key = (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"])
+        key = (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"],
+               row["compile"])  # fmt: skip
         slower = by_configuration[(*key, row["slower"])]
         faster = by_configuration[(*key, row["faster"])]
         assert math.isclose(row["slower_median_s"], slower), row

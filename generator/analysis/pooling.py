@@ -4,7 +4,9 @@ same median and interval as every other: nothing here computes a median or an in
 
 The columns the report reads (`median_s`, `ci_low_s`, `ci_high_s`, `iterations`,
 `throughput`, `modelled_attained`) are the result's; `ci_low_s` and `ci_high_s` are empty
-where the result has no interval (several runs each timed in one process). `interval` names
+where the result has no interval (several runs each timed in one process) and where its
+interval is too uncertain to state (its ends more than `interval.MAX_SPAN` times apart: the
+pages say so in words, and `interval` says so here, with the ends). `interval` names
 the interval's kind (calibrated, within one process, not calibrated), `blocks` the processes
 it rests on; the run's own figures stay beside them (`run_median_s`, ...)."""
 
@@ -14,6 +16,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from generator.analysis.interval import Interval
 from generator.analysis.results import Result
 
 # The run's own figures, kept under these names when the result's take their place.
@@ -47,6 +50,7 @@ def pool_runs(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame
             rows.append(row | {new: row[old] for old, new in OWN.items()} | _unpooled(row))
             continue
         step = result.step
+        stated = step if not step.too_wide else Interval(step.value, kind=step.kind)
         medians = [run.step.value for run in result.runs]
         attained = result.attained
         rows.append(
@@ -54,8 +58,8 @@ def pool_runs(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame
                 "run_median_s": own.step.value, "run_ci_low_s": own.step.low,
                 "run_ci_high_s": own.step.high, "run_iterations": row["iterations"],
                 "run_interval": own.step.kind,
-                "median_s": step.value, "ci_low_s": step.low, "ci_high_s": step.high,
-                "interval": step.kind, "blocks": step.processes,
+                "median_s": step.value, "ci_low_s": stated.low, "ci_high_s": stated.high,
+                "interval": _kind(step), "blocks": step.processes,
                 "iterations": result.iterations, "pooled_runs": len(result.runs),
                 "pooled_groups": ", ".join(result.groups),
                 "spread_low_s": min(medians), "spread_high_s": max(medians),
@@ -65,6 +69,13 @@ def pool_runs(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame
         )  # fmt: skip
     schema = runs.schema | pl.Schema(POOLED_COLUMNS)
     return pl.DataFrame(rows, schema=schema)
+
+
+def _kind(step: Interval) -> str:
+    """The interval's kind, and for one too uncertain to state, why its ends are not given."""
+    if not step.too_wide:
+        return step.kind
+    return f"{step.kind}, too uncertain (95 % ends {step.low:.4g} s and {step.high:.4g} s)"
 
 
 def _unpooled(row: dict[str, object]) -> dict[str, object]:

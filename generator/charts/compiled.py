@@ -8,9 +8,11 @@ from typing import Any
 
 import altair as alt
 
+from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import ai_x, roof_domain
 from generator.charts.scales import (
     GUIDE_COLOUR,
+    PLAIN_4,
     bottom_legend,
     finish,
     fit_title,
@@ -18,13 +20,19 @@ from generator.charts.scales import (
     log_y,
     roof_polyline,
 )
+from generator.formatting import si
+
+HEIGHT_PX = 340
 
 
 def compile_roofline_chart(
-    points: list[dict[str, Any]], roof: tuple[float, float] | None, title: str
+    points: list[dict[str, Any]],
+    roof: tuple[float, float] | None,
+    title: str,
+    device: str = "",
 ) -> dict[str, Any]:
-    """points: {"configuration", "mode", "ai", "attained"}; roof: (GEMM FLOP/s, triad
-    byte/s) measured on the device."""
+    """points: {"configuration", "mode", "ai", "attained"}; roof: (fp32 GEMM FLOP/s, memory
+    byte/s) measured on `device` (analysis/roofs.py), named on the chart."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
@@ -40,15 +48,19 @@ def compile_roofline_chart(
     subtitle = None
     if roof:
         subtitle = (
-            f"grey line: the roof measured on this CPU, GEMM {roof[0] / 1e9:.4g} GFLOP/s and "
-            f"triad {roof[1] / 1e9:.4g} GB/s"
+            f"grey line: the fp32 roof measured on {device or 'this device'}, GEMM "
+            f"{si(roof[0], 'FLOP/s')} and memory {si(roof[1], 'B/s')}"
         )
-        rows = roof_polyline(roof[0], roof[1], *domain)
+        rows = roof_polyline(roof[0], roof[1], *domain, device=device, precision="FP32")
         layers.append(
             alt.Chart(inline(rows))
             .mark_line(color=GUIDE_COLOUR, strokeWidth=2)
             .encode(x=x, y=log_y("flops_per_s"), order="order:Q")
         )
+        named = [{"roof_name": roof_name(device, "FP32", "measured"), "peak": roof[0],
+                  "bandwidth": roof[1]}]  # fmt: skip
+        ys = [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)]
+        layers.extend(roof_name_marks(roof_name_rows(named, domain, ys, HEIGHT_PX), x))
     data = inline(points)
     layers.append(
         alt.Chart(data)
@@ -66,12 +78,12 @@ def compile_roofline_chart(
             tooltip=[
                 alt.Tooltip("configuration:N"),
                 alt.Tooltip("mode:N"),
-                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=".4~g"),
+                alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=PLAIN_4),
                 alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
             ],
         )
     )
     chart = alt.layer(*layers).properties(
-        title=fit_title(title, subtitle), width="container", height=340
+        title=fit_title(title, subtitle), width="container", height=HEIGHT_PX
     )
     return finish(chart)
