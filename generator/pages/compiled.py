@@ -42,6 +42,14 @@ def _compile_times(item: CompileComparison, report: Report) -> tuple[str, str]:
             seconds(warm) if warm is not None else "n/a")  # fmt: skip
 
 
+def _payback(item: CompileComparison) -> str:
+    """Steps to pay the cold compile back, where compiling was shown faster."""
+    if item.verdict != "faster":
+        return "n/a: no speedup shown"
+    payback = item.payback_steps
+    return f"{payback:,.0f}" if payback is not None else "never (no step saved)"
+
+
 def _bytes(value: float | None) -> str:
     return si(value, "B", 3) if value is not None else "n/a"
 
@@ -70,6 +78,15 @@ def _roof(report: Report, device: str) -> tuple[float, float] | None:
     return (under.peak_flops_per_s, under.bandwidth_bytes_per_s) if under else None
 
 
+def _shown(item: CompileComparison) -> tuple[float, float]:
+    """The speedup's interval as the chart draws it: none (a point alone) where the table
+    says it is too uncertain to state, or where there is none."""
+    speedup = item.speedup
+    if speedup.low is None or speedup.high is None or speedup.too_wide:
+        return speedup.value, speedup.value
+    return speedup.low, speedup.high
+
+
 def _charts(items: list[CompileComparison], report: Report, book: ChartBook) -> list[Any]:
     from generator.charts.comparisons import speedup_chart  # altair: import on use
     from generator.charts.compiled import compile_roofline_chart
@@ -79,8 +96,7 @@ def _charts(items: list[CompileComparison], report: Report, book: ChartBook) -> 
         mine = [i for i in items if i.compiled.device_label == device]
         rows = [{"label": run_label(i.eager_row).removesuffix(" " + device).strip(),
                  "phase": i.compiled.phase, "speedup": i.speedup.value,
-                 "low": i.speedup.low if i.speedup.low else i.speedup.value,
-                 "high": i.speedup.high if i.speedup.high else i.speedup.value}
+                 "low": _shown(i)[0], "high": _shown(i)[1]}
                 for i in mine]  # fmt: skip
         title = f"Speedup of torch.compile over eager on {device}"
         charts.append(book.embed(speedup_chart(rows, title, "speedup of compiled over eager "
@@ -127,13 +143,12 @@ def compile_page(report: Report) -> Page:
     rows = []
     for item in items:
         cold, warm = _compile_times(item, report)
-        payback = item.payback_steps
         rows.append({
             "configuration": run_label(item.eager_row) + f", against {item.mode}",
             "eager": _link(item.eager_row, step_text(item.eager.step)),
             "compiled": _link(item.compiled_row, step_text(item.compiled.step)),
             "speedup": _speedup(item), "verdict": item.verdict, "cold": cold, "warm": warm,
-            "payback": f"{payback:,.0f}" if payback is not None else "never (no step saved)",
+            "payback": _payback(item),
             "eager_memory": _memory(item.eager_row),
             "compiled_memory": _memory(item.compiled_row),
             "phases": "; ".join(_phases(item)) or "n/a",
