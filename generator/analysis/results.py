@@ -29,6 +29,8 @@ from generator.analysis.interval import CALIBRATED, MIN_BLOCKS, NONE, ONE_PROCES
 from generator.analysis.per_workload import in_blocks, run_blocks
 from generator.formatting import seconds
 from generator.hierarchical import block_estimate
+from generator.records.calibration import session_key
+from generator.records.run_modes import EAGER
 from generator.stats import median_ci
 
 
@@ -144,7 +146,8 @@ def results(
         parts.setdefault(str(row["workload"]), []).append(row)
     found = {}
     for workload, rows in parts.items():
-        session = (session_cvs or {}).get(str(rows[0]["device_name"]), 0.0)
+        mode = str(rows[0].get("compile") or EAGER)
+        session = (session_cvs or {}).get(session_key(str(rows[0]["device_name"]), mode), 0.0)
         owns, all_blocks, every_in_blocks = [], [], True
         for row in rows:
             frame = steps[str(row["run_id"])]

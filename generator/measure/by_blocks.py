@@ -29,7 +29,7 @@ from generator.measure.outcome import Outcome
 from generator.measure.provenance import device_name
 from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
 from generator.measure.step import StepResult
-from generator.records.calibration import read_calibrations, session_cvs
+from generator.records.calibration import read_calibrations, session_cvs, session_key
 from generator.records.run import (
     RUN_FILE,
     TRACE_FILE,
@@ -186,7 +186,8 @@ def measure_by_blocks(
         rows, history = prior[id(state)]
         name = device_name(state.config.device)
         outcome = _record(session, state, rows, history, started_at,
-                          headers[state.config.device], known.get(name, 0.0))  # fmt: skip
+                          headers[state.config.device],
+                          known.get(session_key(name, state.config.compile), 0.0))  # fmt: skip
         session.outcomes.append(outcome)
         if outcome.status == "ok":
             for rival in index.rivals(state.config, name):

@@ -31,10 +31,11 @@ from generator.records.calibration import (
     Result,
     read_calibrations,
     session_cvs,
+    session_key,
     write_calibration,
 )
 from generator.records.run import RunRecord, read_run
-from generator.records.run_modes import mode_of
+from generator.records.run_modes import mode_of, mode_of_run_id
 
 
 def _minutes_between(earlier: str, later: str) -> float:
@@ -111,10 +112,11 @@ def remeasure(
         states.append(BlockState(Shared(_unprofiled(config), (config.group,))))
     # The interval checked is the one the report states now: the committed blocks with the
     # between-invocation variation that earlier calls measured (none before the first).
-    known = session_cvs(read_calibrations(measurements)).get(name, 0.0)
+    cvs = session_cvs(read_calibrations(measurements))
+    known = cvs.get(name, 0.0)
     console.print(
         f"re-measuring {sample} configurations on {name} (seed {seed}; between-invocation "
-        f"variation known so far: {100 * known:.1f} %)"
+        f"variation known so far: {100 * known:.1f} %, eager)"
     )
     measure_blocks(states, runner, lambda state: None, None, seed)
     items, failed = [], []
@@ -122,8 +124,9 @@ def remeasure(
         if state.error is not None or len(state.times()) < 2:
             failed.append({"run_id": record.run_id, "error": state.error})
             continue
-        stated = block_estimate(_committed_blocks(measurements, record), session_cv=known)
-        estimate = block_estimate(state.times(), session_cv=known)
+        own = cvs.get(session_key(name, mode_of_run_id(record.run_id)), 0.0)
+        stated = block_estimate(_committed_blocks(measurements, record), session_cv=own)
+        estimate = block_estimate(state.times(), session_cv=own)
         low, high = stated.remeasure95_s
         committed = Result(median_s=stated.estimate_s, interval95_s=(low, high),
                            blocks=stated.blocks, samples=stated.samples,

@@ -22,6 +22,12 @@ from generator.records.calibration import session_cvs
 PATH = f"{GENERATED_DIR}/calibration.md"
 
 
+def _session_name(key: str) -> str:
+    """A `records.calibration.session_key` as a reader names it."""
+    name, _, mode = key.partition("|")
+    return f"{device_label(name)}, torch.compile {mode}" if mode else device_label(name)
+
+
 def _link(run_id: str, labels: dict[str, str]) -> str:
     return f"[{labels.get(run_id, run_id)}](runs/{run_id}.md)"
 
@@ -52,8 +58,8 @@ def calibration_page(report: Report) -> Page:
               for run_id, record in sorted(report.records.items())
               if record.timing is not None and record.timing.levels]  # fmt: skip
     sessions = [
-        {"device": device_label(name), "cv": percent(100 * cv, 2)}
-        for name, cv in sorted(session_cvs(list(report.calibrations)).items())
+        {"device": _session_name(key), "cv": percent(100 * cv, 2)}
+        for key, cv in sorted(session_cvs(list(report.calibrations)).items())
     ]
     calibrated, uncalibrated = _split(report, labels, items)
     markdown = render(

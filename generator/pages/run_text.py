@@ -48,6 +48,8 @@ def half_width(step: Interval | None) -> str:
     ("±2.4 %")."""
     if step is None or not step.value or step.low is None or step.high is None:
         return "n/a"
+    if step.too_wide:
+        return "too uncertain"
     share = max(step.value - step.low, step.high - step.value) / step.value
     return "±" + percent(100 * share, 2)
 

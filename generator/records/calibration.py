@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
 from generator.hierarchical import SessionCheck, session_cv
+from generator.records.run_modes import EAGER, mode_of_run_id
 from generator.records.versioned import load_json, upgrade, validated
 
 CALIBRATION_SCHEMA_VERSION = 1
@@ -95,10 +96,18 @@ def read_calibrations(measurements: Path) -> list[CalibrationFile]:
     return [read_calibration(path) for path in sorted(folder.glob("*.json"))]
 
 
+def session_key(device_name: str, mode: str = EAGER) -> str:
+    """Whose between-invocation variation: a device's, for its eager runs; a device's in one
+    torch.compile mode, for those (compiled steps vary between processes in their own way:
+    their variation must not widen every eager interval of the device)."""
+    return device_name if mode == EAGER else f"{device_name}|{mode}"
+
+
 def session_cvs(calibrations: list[CalibrationFile]) -> dict[str, float]:
-    """Device name -> the between-invocation variation its re-measurements show
-    (hierarchical.session_cv), from every check that recorded both spreads; a device
-    never re-measured is absent (no third level known: 0)."""
+    """`session_key` (device name, and compile mode where not eager) -> the
+    between-invocation variation its re-measurements show (hierarchical.session_cv), from
+    every check that recorded both spreads; one never re-measured is absent (no third level
+    known: 0)."""
     checks: dict[str, list[SessionCheck]] = {}
     for calibration in calibrations:
         for item in calibration.configurations:
@@ -107,7 +116,8 @@ def session_cvs(calibrations: list[CalibrationFile]) -> dict[str, float]:
                 continue
             if committed.blocks < 2 or again.blocks < 2:
                 continue
-            checks.setdefault(calibration.device_name, []).append(SessionCheck(
+            key = session_key(calibration.device_name, mode_of_run_id(item.run_id))
+            checks.setdefault(key, []).append(SessionCheck(
                 committed.median_s, committed.block_median_cv, committed.blocks,
                 again.median_s, again.block_median_cv, again.blocks,
             ))  # fmt: skip

@@ -24,6 +24,14 @@ LM_PHASES_EAGER_ONLY = ("prefill", "decode")
 CUDA_ONLY_PRECISIONS = ("tf32", "fp16-amp")
 
 
+def mode_of_run_id(run_id: str) -> str:
+    """The compile mode a run id names (`config.RunConfig.run_id`: "...-cpu-compile-1a2b3c4d";
+    an eager run's id names none)."""
+    stem = run_id[: -len("-12345678")]
+    modes = [m for m in Compile.__args__ if m != EAGER]  # type: ignore[attr-defined]
+    return next((m for m in modes if stem.endswith(f"-{m}")), EAGER)
+
+
 def check_cuda_only(
     precisions: Sequence[str],
     modes: Sequence[str],

@@ -334,10 +334,11 @@ def _analysed(
 def _measured_steps(
     runs: pl.DataFrame,
 ) -> dict[tuple[str, str, int, str, str], list[tuple[str, float]]]:
-    """Median step time of every ok run, by the configuration a published number names
-    (device kind included)."""
+    """Median step time of every ok eager run, by the configuration a published number
+    names (device kind included): published numbers are of models as PyTorch runs them."""
     found: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] = {}
-    for row in runs.filter(pl.col("status") == "ok").to_dicts():
+    eager = pl.col("compile").is_null() | (pl.col("compile") == "eager")
+    for row in runs.filter((pl.col("status") == "ok") & eager).to_dicts():
         key = (row["model"], row["dataset"], row["batch"], row["phase"], row["device"])
         found.setdefault(key, []).append((row["run_id"], row["median_s"]))
     return found
