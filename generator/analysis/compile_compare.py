@@ -20,6 +20,7 @@ import polars as pl
 
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
+from generator.analysis.speedups import sides
 from generator.records.run_modes import EAGER
 
 CONFIG = ("device_label", "model", "dataset", "batch", "phase", "precision")
@@ -81,15 +82,14 @@ def compile_comparisons(
     if runs.is_empty():
         return []
     rows = {str(row["run_id"]): row for row in runs.to_dicts()}
-    eager = {tuple(getattr(r, k) for k in CONFIG): r for r in results.values()
-             if r.compile == EAGER}  # fmt: skip
     found = [
-        CompileComparison(base, result, rows[base.run_ids[0]], rows[result.run_ids[0]])
-        for result in results.values()
-        if result.compile != EAGER
-        and (base := eager.get(tuple(getattr(result, k) for k in CONFIG))) is not None
-        and base.run_ids[0] in rows
-        and result.run_ids[0] in rows
+        CompileComparison(base[0], result, rows[base[0].run_ids[0]], rows[result.run_ids[0]])
+        for by_mode in sides(results.values(), "compile", CONFIG).values()
+        if len(base := by_mode.get(EAGER, [])) == 1 and base[0].run_ids[0] in rows
+        for mode, compiled in by_mode.items()
+        if mode != EAGER
+        for result in compiled
+        if result.run_ids[0] in rows
     ]
     return sorted(found, key=lambda c: (c.compiled.device_label, c.compiled.model,
                                         c.compiled.batch, c.compiled.phase, c.mode))  # fmt: skip

@@ -78,7 +78,7 @@ class SpeedupTable:
     rows: list[Speedup]
 
 
-def _sides(
+def sides(
     found: Iterable[Result], side: str, within: tuple[str, ...]
 ) -> dict[tuple[object, ...], dict[str, list[Result]]]:
     """(key) -> side value -> its results, for every key the results share."""
@@ -105,7 +105,7 @@ def device_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
     two sequence lengths) is ambiguous and left out."""
     kinds = {r.device_label: r.device for r in results.values()}
     pairs: dict[tuple[str, str], list[tuple[Result, Result]]] = {}
-    for by_device in _sides(results.values(), "device_label", CONFIG).values():
+    for by_device in sides(results.values(), "device_label", CONFIG).values():
         single = sorted((d, rows[0]) for d, rows in by_device.items() if len(rows) == 1)
         for i, (a, result_a) in enumerate(single):
             for b, result_b in single[i + 1 :]:
@@ -125,7 +125,7 @@ def precision_speedups(results: Mapping[str, Result]) -> list[SpeedupTable]:
     and phase: fp32 time over the other precision's (how many times faster it is)."""
     within = ("device_label", "model", "dataset", "batch", "phase", "compile")
     found: dict[tuple[str, str], list[Speedup]] = {}
-    for key, by_precision in _sides(results.values(), "precision", within).items():
+    for key, by_precision in sides(results.values(), "precision", within).items():
         base = by_precision.get(BASELINE_PRECISION, [])
         if len(base) != 1:
             continue
