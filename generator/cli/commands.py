@@ -208,6 +208,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         use_ncu=args.ncu,
         argv=args.argv,
         device=args.device,
+        keep_ceilings=args.keep_ceilings,
         ncu_timeout_s=args.ncu_timeout,
         ncu_replay=(args.ncu_replay, args.ncu_kernels),
         seed=args.seed if args.seed is not None else time.time_ns() % 2**31,

@@ -91,6 +91,12 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "gains this call's blocks (its history grows), any other is replaced",
     )
     measure.add_argument(
+        "--keep-ceilings",
+        action="store_true",
+        help="with --force: keep the device's recorded ceilings (the roofs every page "
+        "reads) and measure only the runs again",
+    )
+    measure.add_argument(
         "--seed",
         type=int,
         default=None,

@@ -94,10 +94,12 @@ def execute(
     use_nsys: bool = False,
     nsys_timeout_s: float = 1800.0,
     ncu_replay: tuple[str, int] = ("range", 200),
+    keep_ceilings: bool = False,
 ) -> list[Outcome]:
     """Measure the selected runs: groups timed by `rounds` one group at a time, the rest
     (`blocks`, the default) as one shuffled matrix of worker-process blocks (`seed` orders
-    them; `block_runner` runs one, by default in a forked worker)."""
+    them; `block_runner` runs one, by default in a forked worker). `keep_ceilings`: with
+    `force`, the recorded ceilings stay (only the runs are measured again)."""
     # A log file or CI gets a table wide enough for run ids, not the 80-column default.
     console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     experiments = load_experiments(config_path)
@@ -115,6 +117,7 @@ def execute(
     if use_nsys:
         nsys = NsysSettings(nsys_mode.find_nsys(torch.cuda.is_available()), nsys_timeout_s)
     session = Session(measurements, force, ncu, command_line(argv), console, nsys=nsys)
+    session.force_ceilings = force and not keep_ceilings
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -171,11 +174,13 @@ class Session:
     outcomes: list[Outcome] = field(default_factory=list)
     block_runner: BlockRunner | None = None  # the blocks method: runs one block
     nsys: NsysSettings | None = None  # `measure --nsys`: each CUDA run's step under nsys
+    force_ceilings: bool | None = None  # None: as `force` (`measure --keep-ceilings`: False)
 
     def prepare(self, device: str) -> None:
         """Ceilings and environment of `device`, once per call."""
         if device not in self.ceilings:
-            self.ceilings[device] = _ceilings(self.measurements, device, self.force, self.console)
+            force = self.force if self.force_ceilings is None else self.force_ceilings
+            self.ceilings[device] = _ceilings(self.measurements, device, force, self.console)
         if device not in self.environments:
             self.environments[device] = environment(device, Path.cwd())
 
