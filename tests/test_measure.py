@@ -247,8 +247,12 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     before = {p.name: (p / "run.json").stat().st_mtime_ns for p in runs}
     assert run_tiny(tmp_path) == 0  # resume: everything skipped
     assert {p.name: (p / "run.json").stat().st_mtime_ns for p in runs} == before
-    assert run_tiny(tmp_path, "--force", "--group", "T") == 0
+    ceilings_written = ceilings[0].stat().st_mtime_ns
+    assert run_tiny(tmp_path, "--force", "--keep-ceilings", "--group", "T") == 0
     assert {p.name: (p / "run.json").stat().st_mtime_ns for p in runs} != before
+    assert ceilings[0].stat().st_mtime_ns == ceilings_written  # the roofs stay
+    assert run_tiny(tmp_path, "--force", "--group", "T") == 0
+    assert ceilings[0].stat().st_mtime_ns != ceilings_written  # --force measures them again
 
 
 @pytest.mark.usefixtures("small_ceilings")

@@ -21,6 +21,7 @@ FINDING_IDS = (
     "noisy-timing",
     "timing-drift",
     "throttled",
+    "contended-blocks",
     "implausible-clock",
     "missing-metric",
     "missing-shapes",

@@ -14,6 +14,7 @@ from generator.findings import (
 )
 from generator.findings.calibration_checks import not_reproduced
 from generator.findings.ceiling_checks import above_ceiling
+from generator.findings.contention import contention_findings
 from generator.records.finding import stored_findings
 from generator.site.analyse import Analysed
 
@@ -43,6 +44,9 @@ def check(analysed: Analysed) -> Checked:
                 )
             ),
             *throttle_findings(record.conditions if record is not None else None),
+            *contention_findings(
+                record.conditions if record is not None else None, loaded.steps.get(run)
+            ),
             *stored_findings(record.findings if record is not None else None),
         )
     ops = {

@@ -1,0 +1,66 @@
+"""A run timed while other processes held the CPU: its blocks' conditions name the busy
+processes (`measure/conditions.BusyProcesses`, sampled over each block), and a block whose
+other processes used a material share of a core is contended. On a 2-core machine a
+compiled (OpenMP) step then waits on every parallel region's barrier for a descheduled
+thread: on this VM such blocks ran 10 to 190 times slower than quiet ones."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import polars as pl
+
+from generator.analysis.thresholds import CONTENDED_CORE_SHARE
+from generator.formatting import number, percent
+from generator.records.finding import Finding
+
+
+def _share(block: dict[str, Any]) -> float:
+    """Other processes' CPU over the block, in cores (100 % = one core)."""
+    return sum(float(p["cpu_percent"]) for p in block.get("busy_processes") or ()) / 100
+
+
+def _block_medians(steps: pl.DataFrame) -> dict[tuple[int, int], float]:
+    if not {"invocation", "block", "step_s"} <= set(steps.columns):
+        return {}
+    medians = steps.group_by("invocation", "block").agg(pl.col("step_s").median())
+    return {(int(i), int(b)): float(s) for i, b, s in medians.iter_rows()}
+
+
+def _key(block: dict[str, Any]) -> tuple[int, int]:
+    return int(block.get("invocation", 0)), int(block["block"])
+
+
+def contention_findings(
+    conditions: dict[str, Any] | None, steps: pl.DataFrame | None
+) -> list[Finding]:
+    """`contended-blocks`: blocks during which other processes used at least
+    CONTENDED_CORE_SHARE of a core, with how much slower their median step was than the
+    quiet blocks' (where both exist). Runs without blocks or busy-process samples: nothing."""
+    blocks = [b for b in (conditions or {}).get("blocks") or () if "busy_processes" in b]
+    contended = [b for b in blocks if _share(b) >= CONTENDED_CORE_SHARE]
+    if not contended:
+        return []
+    names = sorted({p["name"] for b in contended for p in b["busy_processes"]})
+    low, high = (percent(100 * f(map(_share, contended))) for f in (min, max))
+    evidence = (
+        f"{len(contended)} of {len(blocks)} blocks ran while other processes "
+        f"({', '.join(names)}) used {low if low == high else f'{low} to {high}'} of a core"
+    )
+    medians = _block_medians(steps) if steps is not None else {}
+    hit = [medians[_key(b)] for b in contended if _key(b) in medians]
+    quiet = [medians[_key(b)] for b in blocks if b not in contended and _key(b) in medians]
+    if hit and quiet:
+        ratio = statistics.median(hit) / statistics.median(quiet)
+        evidence += f"; their median step is {number(ratio)}× the quiet blocks'"
+    return [
+        Finding(
+            "contended-blocks",
+            "warning",
+            "Timed while other processes used the CPU",
+            evidence,
+            "measure on a quiet machine: stop other work first; `measure --force` adds quiet "
+            "blocks to this result, and removing the run folder first replaces it",
+        )
+    ]
