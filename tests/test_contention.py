@@ -53,6 +53,13 @@ def test_quiet_or_unsampled_runs_say_nothing(conditions: dict[str, object] | Non
     assert contention_findings(conditions, _steps({0: 0.01, 1: 0.01})) == []
 
 
+def test_contention_the_step_did_not_feel_says_nothing() -> None:
+    # seen here: a kworker burst over a 0.5 s block of a step that ran no slower for it
+    conditions = {"blocks": [_block(0, 41.7), _block(1), _block(2)]}
+    assert contention_findings(conditions, _steps({0: 0.012, 1: 0.01, 2: 0.011})) == []
+    assert contention_findings(conditions, _steps({0: 0.0138, 1: 0.01, 2: 0.011}))  # 1.25x
+
+
 def test_every_block_contended_gives_no_ratio() -> None:
     conditions = {"blocks": [_block(0, 40.0, 20.0), _block(1, 50.0)]}
     [finding] = contention_findings(conditions, _steps({0: 0.02, 1: 0.03}))

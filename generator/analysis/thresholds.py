@@ -12,6 +12,7 @@ TIME_AGREEMENT = 0.20  # |duration - cycles/clock| / duration
 NOISY_CI = 0.03  # the median's 95 % interval wider than ±3 % of it: too imprecise to compare
 THROTTLE_CLOCK_DROP = 0.10  # a GPU round's SM clock 10 % below the run's highest
 CONTENDED_CORE_SHARE = 0.25  # other processes using a quarter of a core over a block
+CONTENDED_SLOWDOWN = 1.25  # ... and those blocks' median step 1.25x the quiet blocks'
 MIN_ITERATIONS = 5
 DRIFT_T = 3.0  # |slope / standard error|
 UNCOUNTED_WARNING_SHARE = 0.05  # uncounted kernel time above 5 % of the trace: a warning

@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.thresholds import CONTENDED_CORE_SHARE
+from generator.analysis.thresholds import CONTENDED_CORE_SHARE, CONTENDED_SLOWDOWN
 from generator.formatting import number, percent
 from generator.records.finding import Finding
 
@@ -37,7 +37,9 @@ def contention_findings(
 ) -> list[Finding]:
     """`contended-blocks`: blocks during which other processes used at least
     CONTENDED_CORE_SHARE of a core, with how much slower their median step was than the
-    quiet blocks' (where both exist). Runs without blocks or busy-process samples: nothing."""
+    quiet blocks' (where both exist; nothing when it was under CONTENDED_SLOWDOWN: short
+    blocks catch a kernel thread's burst that the step never felt). Runs without blocks or
+    busy-process samples: nothing."""
     blocks = [b for b in (conditions or {}).get("blocks") or () if "busy_processes" in b]
     contended = [b for b in blocks if _share(b) >= CONTENDED_CORE_SHARE]
     if not contended:
@@ -53,6 +55,8 @@ def contention_findings(
     quiet = [medians[_key(b)] for b in blocks if b not in contended and _key(b) in medians]
     if hit and quiet:
         ratio = statistics.median(hit) / statistics.median(quiet)
+        if ratio < CONTENDED_SLOWDOWN:  # the contention does not show in the step times
+            return []
         evidence += f"; their median step is {number(ratio)}× the quiet blocks'"
     return [
         Finding(
