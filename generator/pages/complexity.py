@@ -145,7 +145,7 @@ def complexity_page(complexity: ComplexityTables, runs: pl.DataFrame | None = No
                 chart_rows, f"{model}: share per layer family (224×224, batch 1)"
             )
             breakdowns.append((model, book.embed(spec, f"breakdown-{model}"), table))
-    memory, unmeasured = memory_rows(runs) if runs is not None else ([], 0)
+    memory, unmeasured = memory_rows(runs) if runs is not None else ([], {})
     markdown = render(
         "complexity.md.j2",
         model_rows=model_rows,

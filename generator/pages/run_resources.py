@@ -76,9 +76,10 @@ def memory_facts(record: RunRecord) -> list[tuple[str, str]]:
     return facts
 
 
-def memory_rows(runs: Any) -> tuple[list[list[Any]], int]:
+def memory_rows(runs: Any) -> tuple[list[list[Any]], dict[str, int]]:
     """The Complexity page's table: each ok run with a measured peak, its analytic footprint
-    and the ratio (runs table rows, linked); and how many ok runs were not measured."""
+    and the ratio (runs table rows, linked); and how many ok runs were not measured, per
+    device (measuring them again needs that device)."""
     from generator.pages.run_text import run_label
 
     ok = [r for r in runs.to_dicts() if r["status"] == "ok"] if runs.height else []
@@ -89,4 +90,9 @@ def memory_rows(runs: Any) -> tuple[list[list[Any]], int]:
          if r.get("memory_analytic_bytes") else "n/a"]
         for r in ok if r.get("memory_bytes") is not None
     ]  # fmt: skip
-    return rows, sum(1 for r in ok if r.get("memory_bytes") is None)
+    unmeasured: dict[str, int] = {}
+    for r in ok:
+        if r.get("memory_bytes") is None:
+            device = r.get("device_label") or r["device"]
+            unmeasured[device] = unmeasured.get(device, 0) + 1
+    return rows, dict(sorted(unmeasured.items()))
