@@ -235,3 +235,14 @@ def test_a_speedup_over_runs_that_disagree_has_no_interval() -> None:
     (row,) = table.rows
     assert row.ratio.low is None and "not calibrated" in row.ratio.times_text()
     assert "1 of 1 ratios have no interval" in summary(table)
+
+
+def test_a_ratio_end_near_1_is_never_printed_as_1() -> None:
+    """The compile page read "1.2× [1, 1.43] faster": its low end was just above 1."""
+    from generator.analysis.interval import CALIBRATED, Interval
+
+    faster = Interval(1.2, 1.0004, 1.43, CALIBRATED, 6)
+    assert faster.times_text() == "1.2× [1.0004, 1.43] (calibrated, 6 processes)"
+    slower = Interval(0.8, 0.6, 0.99996, CALIBRATED, 6)
+    assert "[0.6, 0.99996]" in slower.times_text()
+    assert Interval(1.0, 1.0, 1.2, CALIBRATED, 6).times_text().startswith("1× [1, 1.2]")

@@ -111,7 +111,7 @@ class Interval:
 
     def times_text(self, kind: bool = True) -> str:
         """A ratio: "9.12× [8.71, 9.6] (calibrated, 10 processes)"."""
-        return self.text(lambda v: f"{number(v, 3)}×", lambda v: number(v, 3), kind)
+        return self.text(lambda v: f"{_ratio_number(v)}×", _ratio_number, kind)
 
     def scaled(self, factor: float) -> Interval:
         """The interval times a positive constant (FLOPs over a time are not: `inverse`)."""
@@ -150,3 +150,13 @@ class Interval:
         if self.low is None or self.high is None:
             return False
         return self.low > value or self.high < value
+
+
+def _ratio_number(value: float) -> str:
+    """A ratio to 3 significant digits, or as many more as it takes not to print an end
+    just above or below 1 as "1" (a reader takes "[1, 1.43]" for an interval touching 1)."""
+    for digits in range(3, 7):
+        text = number(value, digits)
+        if text != "1" or value == 1:
+            return text
+    return text
