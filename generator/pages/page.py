@@ -4,7 +4,9 @@ A page module exposes `PAGE = Generated(section, render)`, where `render(report)
 the pages it makes (none, one, or one per experiment group or export). The registry
 (`pages/registry.py`) lists the modules in reading order; the site's navigation and every
 page's downloads come from what `render` returned, so adding a page is one module, its
-template and one line in the registry.
+template and one line in the registry. A kind of imported input declares itself as a
+`Kind` (its finder, analysis, page and Traces index section), registered in `site/kinds.py`;
+`Report.of(kind)` gives a page its views.
 """
 
 from __future__ import annotations
