@@ -20,6 +20,7 @@ import pytest
 from generator.errors import UserError
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, Kind, KindContext, Page, Report
+from generator.pages.paths import downloads_root
 from generator.pages.registry import REGISTRY
 from generator.pages.trace_profile import TRACE_DIR
 from generator.records.import_source import ImportedFolder, discover_folders
@@ -28,7 +29,7 @@ from generator.site.check import check
 from generator.site.draw import draw
 from generator.site.kinds import KINDS
 from generator.site.load import Loaded, load_measurements
-from generator.site.write import render_pages
+from generator.site.write import render_pages, write_pages
 from tests.helpers import REPO
 
 GENERATOR = REPO / "generator"
@@ -145,6 +146,20 @@ def test_its_pages_are_in_the_navigation(built: tuple[Report, list[Page]]) -> No
     traces = next(item["Traces"] for item in site_nav(REGISTRY, made, set()) if "Traces" in item)
     assert {"Toy capture A": f"{TRACE_DIR}/toy-a.md"} in traces
     assert {"Toy capture B": f"{TRACE_DIR}/toy-b.md"} in traces
+
+
+def test_its_page_and_download_are_written(
+    built: tuple[Report, list[Page]], tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    write_pages(built[0], docs, tmp_path / "cache")
+    assert (
+        (docs / TRACE_DIR / "toy-a.md")
+        .read_text(encoding="utf-8")
+        .startswith("# Toy capture A\n\nOn NVIDIA L4: 0.125 s of kernels.\n")
+    )
+    (download,) = downloads_root(docs).rglob("*toy-a*/kernels.csv")
+    assert pl.read_csv(download).rows() == [("copy", 0.125)]
 
 
 def test_a_folder_of_no_registered_kind_is_refused(measurements: Path, tmp_path: Path) -> None:
