@@ -5,6 +5,9 @@ counters, with what the files given cannot tell."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import polars as pl
 
 from generator.analysis.views import NsysView
@@ -12,7 +15,7 @@ from generator.charts.ranks import utilization_timeline
 from generator.charts.trace import time_bars
 from generator.formatting import percent, seconds, short_name, si
 from generator.pages.finding_html import admonitions
-from generator.pages.page import Generated, Page, Report
+from generator.pages.page import Page
 from generator.pages.render import ChartBook, render, source_context
 from generator.pages.trace_profile import TRACE_DIR
 
@@ -130,8 +133,27 @@ def nsys_page(view: NsysView) -> Page:
     return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 
 
-def _render(report: Report) -> list[Page]:
-    return [nsys_page(view) for view in report.nsys]
+def _nsys_row(view: NsysView) -> dict[str, Any]:
+    analysis = view.analysis
+    gpus = analysis.gpus
+    busy = (
+        percent(100 * float(gpus["busy_s"].sum()) / float(gpus["wall_s"].sum()))
+        if gpus is not None and not gpus.is_empty() and float(gpus["wall_s"].sum()) > 0
+        else "n/a (sums only)"
+    )
+    return {
+        "href": f"{view.slug}/",
+        "title": view.source.title,
+        "cells": [
+            analysis.capture.form,
+            view.device_name,
+            seconds(analysis.kernel_time_s) if "kernels" in analysis.capture.reports else "n/a",
+            busy,
+            ", ".join(f.id for f in view.findings) or "none",
+        ],
+    }
 
 
-PAGE = Generated("Traces", _render)
+def index_section(views: Sequence[NsysView]) -> str:
+    """The Nsight Systems and rocprofv3 captures' table on the Traces index."""
+    return render("nsys_index.md.j2", rows=[_nsys_row(view) for view in views])

@@ -4,7 +4,9 @@ A page module exposes `PAGE = Generated(section, render)`, where `render(report)
 the pages it makes (none, one, or one per experiment group or export). The registry
 (`pages/registry.py`) lists the modules in reading order; the site's navigation and every
 page's downloads come from what `render` returned, so adding a page is one module, its
-template and one line in the registry.
+template and one line in the registry. A kind of imported input declares itself as a
+`Kind` (its finder, analysis, page and Traces index section), registered in `site/kinds.py`;
+`Report.of(kind)` gives a page its views.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
@@ -23,7 +25,7 @@ from generator.analysis.replication import Replication
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import Verdict
-from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
+from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.config import ExperimentsFile
 from generator.findings import Finding
@@ -34,6 +36,38 @@ from generator.records.complexity_tables import ComplexityTables
 from generator.records.import_source import Imported
 from generator.records.references import Reference
 from generator.records.run import RunRecord
+
+F = TypeVar("F")  # what a kind finds in measurements/imported/
+V = TypeVar("V")  # what its analysis makes of one of them: what its page shows
+
+
+@dataclass(frozen=True)
+class KindContext:
+    """What a kind's analysis may read besides its own files."""
+
+    catalog: tuple[Device, ...]
+    ceilings: Sequence[MeasuredCeilings]
+
+
+@dataclass(frozen=True)
+class Kind(Generic[F, V]):
+    """A kind of imported input, declared once and registered in `site/kinds.py`: the
+    stages carry what it finds and makes under its name (`Loaded.captures`,
+    `Analysed.captures`, `Report.captures`), and its pages go under Traces.
+
+    name: its key in those mappings. folder: the folder of
+    `measurements/imported/<name>/` that holds its files (what makes an imported folder
+    one of this kind). find: measurements/ -> what it found, sorted (its reader reads
+    them in `analyse`, or here). analyse: those -> one view each, typed. page: a view's
+    page. index: its section of the Traces index (Markdown), None for none; sections come
+    newest kind first."""
+
+    name: str
+    folder: str
+    find: Callable[[Path], Sequence[F]]
+    analyse: Callable[[Sequence[F], KindContext], Sequence[V]]
+    page: Callable[[V], Page]
+    index: Callable[[Sequence[V]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,8 +101,13 @@ class Report:
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
     calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first
-    captures: Sequence[CaptureView] = ()  # imported multi-rank captures
-    nsys: Sequence[NsysView] = ()  # imported Nsight Systems captures
+    # The registered input kinds (`site/kinds.py`) and what each made: kind name -> views
+    kinds: Sequence[Kind[Any, Any]] = ()
+    captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+
+    def of(self, kind: Kind[Any, V]) -> Sequence[V]:
+        """The kind's views, typed as its analysis made them."""
+        return cast("Sequence[V]", self.captures.get(kind.name, ()))
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ step heatmap; and every rank's steps on one roofline."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -14,7 +15,7 @@ from generator.charts.ranks import heatmap, rank_label, split_bars
 from generator.charts.trace import trace_roofline
 from generator.formatting import number, percent, seconds, si
 from generator.pages.finding_html import admonitions
-from generator.pages.page import Generated, Page, Report
+from generator.pages.page import Page
 from generator.pages.render import ChartBook, render, source_context
 from generator.pages.trace_profile import TRACE_DIR, roof_lines
 from generator.summaries.multirank import SPLIT, per_rank
@@ -135,8 +136,21 @@ def capture_page(view: CaptureView) -> Page:
     return Page(path, source.title, markdown, charts.specs, tables, chart_files=False)
 
 
-def _render(report: Report) -> list[Page]:
-    return [capture_page(view) for view in report.captures]
+def _capture_row(view: CaptureView) -> dict[str, Any]:
+    capture = view.capture
+    return {
+        "href": f"{view.slug}/",
+        "title": view.source.title,
+        "cells": [
+            str(len(capture.ranks)),
+            capture.backend or "not recorded",
+            view.device_name,
+            str(len(capture.common_steps)),
+            ", ".join(f.id for f in view.findings) or "none",
+        ],
+    }
 
 
-PAGE = Generated("Traces", _render)
+def index_section(views: Sequence[CaptureView]) -> str:
+    """The multi-rank captures' table on the Traces index."""
+    return render("rank_capture_index.md.j2", rows=[_capture_row(view) for view in views])

@@ -9,12 +9,13 @@ from functools import partial
 from typing import Any
 
 import polars as pl
+from markupsafe import Markup
 
 from generator.analysis.bound_words import bound_cell
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.trace_roofline import POINT_KIND, Roof
 from generator.analysis.view_verdicts import trace_verdict
-from generator.analysis.views import CaptureView, NsysView, TraceView
+from generator.analysis.views import TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
 from generator.pages.device_line import device_line
@@ -226,51 +227,15 @@ def run_trace_groups(
     return {g: grouped[g] for g in [*first, *sorted(set(grouped) - set(first))]}
 
 
-def _capture_row(view: CaptureView) -> dict[str, Any]:
-    capture = view.capture
-    return {
-        "href": f"{view.slug}/",
-        "title": view.source.title,
-        "cells": [
-            str(len(capture.ranks)),
-            capture.backend or "not recorded",
-            view.device_name,
-            str(len(capture.common_steps)),
-            ", ".join(f.id for f in view.findings) or "none",
-        ],
-    }
-
-
-def _nsys_row(view: NsysView) -> dict[str, Any]:
-    analysis = view.analysis
-    gpus = analysis.gpus
-    busy = (
-        percent(100 * float(gpus["busy_s"].sum()) / float(gpus["wall_s"].sum()))
-        if gpus is not None and not gpus.is_empty() and float(gpus["wall_s"].sum()) > 0
-        else "n/a (sums only)"
-    )
-    return {
-        "href": f"{view.slug}/",
-        "title": view.source.title,
-        "cells": [
-            analysis.capture.form,
-            view.device_name,
-            seconds(analysis.kernel_time_s) if "kernels" in analysis.capture.reports else "n/a",
-            busy,
-            ", ".join(f.id for f in view.findings) or "none",
-        ],
-    }
-
-
 def traces_index(
     views: list[TraceView],
-    captures: Sequence[CaptureView] = (),
-    nsys: Sequence[NsysView] = (),
+    sections: Sequence[str] = (),
     groups: Mapping[str, list[TraceView]] | None = None,
 ) -> Page:
     """Every trace in one table; above run_lists.SUMMARY_FROM traces, the imported ones,
     with the runs' traces on list pages of run_lists.PAGE_SIZE per experiment group
-    (`groups`, from run_trace_groups)."""
+    (`groups`, from run_trace_groups). `sections`: the input kinds' own tables above it
+    (`kind_sections`)."""
     path = f"{TRACE_DIR}/index.md"
     paged = summarize(len(views))
     shown = [v for v in views if v.kind != "run"] if paged else views
@@ -298,8 +263,7 @@ def traces_index(
             ]
             if runs
             else [],
-            captures=[_capture_row(c) for c in captures],
-            nsys=[_nsys_row(n) for n in nsys],
+            sections=[Markup(section) for section in sections],
         ),
         tables={"traces": frame},
     )
@@ -329,15 +293,26 @@ def trace_lists(views: list[TraceView], groups: Mapping[str, list[TraceView]]) -
     return pages
 
 
+def kind_sections(report: Report) -> list[str]:
+    """Each input kind's section of the index, newest kind first, for the kinds that found
+    something."""
+    return [
+        kind.index(views)
+        for kind in reversed(report.kinds)
+        if kind.index is not None and (views := report.of(kind))
+    ]
+
+
 def _index(report: Report) -> list[Page]:
-    if not report.traces and not report.captures and not report.nsys:
+    sections = kind_sections(report)
+    if not report.traces and not sections:
         return []
     groups = run_trace_groups(
         report.traces,
         dict(zip(report.runs["run_id"], report.runs["group"], strict=True)),
         [g.id for g in report.experiments.groups] if report.experiments else (),
     )
-    index = traces_index(report.traces, report.captures, report.nsys, groups)
+    index = traces_index(report.traces, sections, groups)
     return [index, *trace_lists(report.traces, groups)]
 
 
@@ -346,4 +321,8 @@ PAGE = Generated(
     "Traces",
     # drawn with the trace's analysis, in the trace cache's worker (site/trace_cache.py)
     lambda report: [report.trace_pages.get(v.slug) or trace_page(v) for v in report.traces],
+)
+# Every registered input kind's pages (`Report.kinds`), one per view, in registration order.
+KIND_PAGES = Generated(
+    "Traces", lambda report: [kind.page(v) for kind in report.kinds for v in report.of(kind)]
 )

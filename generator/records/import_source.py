@@ -7,6 +7,7 @@ every number on the report can be traced to a public file and a citation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,12 +74,19 @@ class ImportedTrace:
 
 
 @dataclass(frozen=True)
-class ImportedCapture:
-    """A multi-rank capture: ranks/rank-N.json.gz, analysed in ranks-analysis.parquet."""
+class ImportedFolder:
+    """A capture of one input kind (`site/kinds.py`): its files in the kind's folder of
+    <name>/, as the user gave them or as `import` wrote them."""
 
     name: str
     folder: Path
     source: Source
+
+
+# A multi-rank capture: ranks/rank-N.json.gz, analysed in ranks-analysis.parquet.
+ImportedCapture = ImportedFolder
+# An Nsight Systems (or rocprofv3) capture: nsys/ holds its files.
+ImportedNsys = ImportedFolder
 
 
 TRACE_FILES = (TRACE_FILE, "trace.json")
@@ -86,15 +94,6 @@ TRACE_FILES = (TRACE_FILE, "trace.json")
 NCU_REPORT_FILE = "report.ncu-rep"
 RANKS_DIR = "ranks"  # a multi-rank capture's traces, one per rank
 NSYS_DIR = "nsys"  # an Nsight Systems capture: its SQLite export or stats CSV reports
-
-
-@dataclass(frozen=True)
-class ImportedNsys:
-    """An Nsight Systems capture: nsys/ holds its files as the user gave them."""
-
-    name: str
-    folder: Path
-    source: Source
 
 
 def trace_file(folder: Path) -> Path | None:
@@ -113,23 +112,30 @@ def _folders(root: Path) -> list[Path]:
         return []
     # A dot-folder is an `import` still being staged (or one a crash left): not a measurement.
     found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
-    fix = (
-        "an imported measurement is a folder with source.toml and ncu.csv, trace.json.gz, "
-        "ranks/ (a multi-rank capture) or nsys/ (an Nsight Systems capture)"
-    )
     for sub in found:
         if not (sub / "source.toml").is_file():
-            raise UserError("missing source.toml", file=sub, fix=fix)
+            raise UserError("missing source.toml", file=sub, fix=_FOLDER_FIX)
+    return found
+
+
+_FOLDER_FIX = (
+    "an imported measurement is a folder with source.toml and ncu.csv, trace.json.gz, "
+    "or the folder of a kind of capture (docs/methodology.md, 'Importing an export')"
+)
+
+
+def check_imported(root: Path, kind_folders: Sequence[str]) -> None:
+    """Every imported folder holds something the report reads: ncu.csv, a trace, or the
+    folder of one of the input kinds (`kind_folders`, e.g. ranks/ or nsys/)."""
+    others = [TRACE_FILE, *(f"{name}/" for name in kind_folders)]
+    wanted = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else others[0]
+    for sub in _folders(root):
         if (
             not (sub / "ncu.csv").is_file()
             and trace_file(sub) is None
-            and not (sub / RANKS_DIR).is_dir()
-            and not (sub / NSYS_DIR).is_dir()
+            and not any((sub / name).is_dir() for name in kind_folders)
         ):
-            raise UserError(
-                "missing ncu.csv (or trace.json.gz, ranks/ or nsys/)", file=sub, fix=fix
-            )
-    return found
+            raise UserError(f"missing ncu.csv (or {wanted})", file=sub, fix=_FOLDER_FIX)
 
 
 def discover(root: Path) -> list[Imported]:
@@ -160,19 +166,20 @@ def discover_traces(root: Path) -> list[ImportedTrace]:
     return found
 
 
-def discover_captures(root: Path) -> list[ImportedCapture]:
+def discover_folders(root: Path, kind_folder: str) -> list[ImportedFolder]:
+    """Every imported folder under root/imported holding `kind_folder`, sorted by name."""
+    return [
+        ImportedFolder(sub.name, sub, load_source(sub / "source.toml"))
+        for sub in _folders(root)
+        if (sub / kind_folder).is_dir()
+    ]
+
+
+def discover_captures(root: Path) -> list[ImportedFolder]:
     """Every imported multi-rank capture under root/imported, sorted by name."""
-    return [
-        ImportedCapture(sub.name, sub, load_source(sub / "source.toml"))
-        for sub in _folders(root)
-        if (sub / RANKS_DIR).is_dir()
-    ]
+    return discover_folders(root, RANKS_DIR)
 
 
-def discover_nsys(root: Path) -> list[ImportedNsys]:
+def discover_nsys(root: Path) -> list[ImportedFolder]:
     """Every imported Nsight Systems capture under root/imported, sorted by name."""
-    return [
-        ImportedNsys(sub.name, sub, load_source(sub / "source.toml"))
-        for sub in _folders(root)
-        if (sub / NSYS_DIR).is_dir()
-    ]
+    return discover_folders(root, NSYS_DIR)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -29,18 +29,17 @@ from generator.analysis.trace_work import stored_state
 from generator.analysis.trace_work import work as trace_work
 from generator.analysis.verdict_needs import Verdict
 from generator.analysis.verdicts import group_verdicts
-from generator.analysis.views import CaptureView, MeasurementView, NsysView, TraceView
+from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device, device_label, lookup_device
 from generator.findings import trace_findings
 from generator.ingest import NcuExport
-from generator.pages.page import Page
+from generator.pages.page import KindContext, Page
 from generator.pages.run_text import run_label
 from generator.records.calibration import session_cvs
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
-from generator.site.captures import capture_views, nsys_views
 from generator.site.content_cache import code_digest, entry_path
 from generator.site.export_cache import cached_check
 from generator.site.load import Loaded, LoadedTrace, ProfiledRun
@@ -62,8 +61,8 @@ class Analysed:
     step_verdicts: dict[str, StepVerdict]  # ok run -> its configuration's headline bound
     results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
     points: dict[str, Points] = field(default_factory=dict)  # workload -> its three points
-    captures: list[CaptureView] = field(default_factory=list)  # multi-rank captures
-    nsys: list[NsysView] = field(default_factory=list)  # Nsight Systems captures
+    # kind name -> its views, one per capture it found (site/kinds.py)
+    captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -106,9 +105,14 @@ def analyse(loaded: Loaded) -> Analysed:
         step_verdicts=headline_verdicts(found, points),
         results=found,
         points=points,
-        captures=capture_views(loaded.captures, loaded.catalog, loaded.ceilings),
-        nsys=nsys_views(loaded.nsys, loaded.catalog),
+        captures=analyse_kinds(loaded),
     )
+
+
+def analyse_kinds(loaded: Loaded) -> dict[str, Sequence[Any]]:
+    """Each input kind's views of what it found."""
+    context = KindContext(loaded.catalog, loaded.ceilings)
+    return {kind.name: kind.analyse(loaded.captures[kind.name], context) for kind in loaded.kinds}
 
 
 def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:

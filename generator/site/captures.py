@@ -15,6 +15,7 @@ from generator.catalog import Device, device_label, lookup_device
 from generator.findings.nsys_checks import nsys_findings
 from generator.findings.rank_checks import rank_findings
 from generator.ingest.nsys.capture import read_nsys
+from generator.pages.page import KindContext
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.import_source import NSYS_DIR, ImportedCapture, ImportedNsys
 from generator.summaries.nsys import missing
@@ -64,3 +65,13 @@ def nsys_views(captures: Sequence[ImportedNsys], catalog: tuple[Device, ...]) ->
             )
         )
     return views
+
+
+def analyse_ranks(found: Sequence[ImportedCapture], context: KindContext) -> list[CaptureView]:
+    """The multi-rank kind's analysis (`site/kinds.py`)."""
+    return capture_views(found, context.catalog, context.ceilings)
+
+
+def analyse_nsys_captures(found: Sequence[ImportedNsys], context: KindContext) -> list[NsysView]:
+    """The Nsight Systems (and rocprofv3) kind's analysis (`site/kinds.py`)."""
+    return nsys_views(found, context.catalog)

@@ -43,7 +43,7 @@ def draw(checked: Checked) -> Report:
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,
+        kinds=loaded.kinds,
         captures=analysed.captures,
-        nsys=analysed.nsys,
     )
     return replace(report, run_pages=cached_run_pages(report, loaded.cache_dir))

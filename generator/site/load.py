@@ -3,6 +3,7 @@ stage that reads measurements/ (and the parsed-export cache)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from generator.ingest import NcuExport
 from generator.ingest.cache import ParsedExport, cached_read, parsed_export
 from generator.ingest.runs import read_runs, runs_frame
 from generator.ingest.steps import cached_steps
+from generator.pages.page import Kind
 from generator.records.benchmarks import BenchmarkResults, read_benchmarks
 from generator.records.calibration import CalibrationFile, read_calibrations
 from generator.records.ceilings import (
@@ -28,17 +30,15 @@ from generator.records.citation import read_citation, report_commit
 from generator.records.complexity_tables import ComplexityTables, read_tables
 from generator.records.import_source import (
     Imported,
-    ImportedCapture,
-    ImportedNsys,
     Source,
+    check_imported,
     discover,
-    discover_captures,
-    discover_nsys,
     discover_traces,
 )
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
+from generator.site.kinds import KINDS
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,9 @@ class Loaded:
     benchmarks: BenchmarkResults | None
     traces: list[LoadedTrace]
     calibrations: list[CalibrationFile]  # `remeasure` calls, oldest first
-    captures: list[ImportedCapture] = field(default_factory=list)  # multi-rank, found only
-    nsys: list[ImportedNsys] = field(default_factory=list)  # Nsight Systems, found only
+    kinds: Sequence[Kind[Any, Any]] = KINDS  # the input kinds read (site/kinds.py)
+    # kind name -> what it found in imported/ (found, not read: its analysis reads them)
+    captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -95,7 +96,10 @@ class Loaded:
         return {run: [float(t) for t in f["step_s"]] for run, f in self.steps.items()}
 
 
-def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
+def load_measurements(
+    measurements: Path, cache_dir: Path, kinds: Sequence[Kind[Any, Any]] = KINDS
+) -> Loaded:
+    """`kinds`: the input kinds to find in imported/ besides the ncu exports and traces."""
     if not measurements.is_dir():
         raise UserError(
             "the measurements folder does not exist",
@@ -103,6 +107,7 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
             fix="run from the repository root, or pass --measurements PATH",
         )
     config = measurements / "experiments.toml"
+    check_imported(measurements, [kind.folder for kind in kinds])
     catalog = load_catalog()
     literature = read_literature(measurements, {d.id for d in catalog})
     references = read_references(measurements)
@@ -130,8 +135,8 @@ def load_measurements(measurements: Path, cache_dir: Path) -> Loaded:
         benchmarks=read_benchmarks(repository),
         traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
         calibrations=read_calibrations(measurements),
-        captures=discover_captures(measurements),
-        nsys=discover_nsys(measurements),
+        kinds=kinds,
+        captures={kind.name: kind.find(measurements) for kind in kinds},
     )
 
 
