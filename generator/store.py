@@ -21,14 +21,17 @@ import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from generator.atomic import write_bytes, write_text
+
+if TYPE_CHECKING:  # Polars on use: `site` on an unchanged report answers without it
+    import polars as pl
 
 T = TypeVar("T")
 KeyPart = str | int | float | bytes | None
@@ -55,6 +58,8 @@ KINDS: dict[str, Kind] = {
     "runs": Kind(4),  # site/run_page_cache: a run's page
     "ncu": Kind(2, by_code=False),  # ingest/cache: a parsed export (its parser's versions)
     "notebook": Kind(2, by_code=False),  # site/notebook: the executed Explore notebook
+    "digests": Kind(3, by_code=False),  # ingest/digests: the inputs' digests by their stat
+    "templates": Kind(1, by_code=False),  # pages/template_cache: compiled Jinja templates
 }
 
 
@@ -139,6 +144,8 @@ class FramesCodec(Codec[Frames]):
         return value
 
     def read(self, path: Path) -> Frames:
+        import polars as pl
+
         meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
         frames = {file.stem: pl.read_parquet(file) for file in sorted(path.glob("*.parquet"))}
         return Frames(frames, meta)
@@ -236,3 +243,25 @@ class Store:
         for index, made in zip(missing, make(missing), strict=True):
             found[index] = self.write(kind, digests[index], made, codec)
         return cast(list[T], found)
+
+
+# The store of the build running in this thread: what the pure functions deep in the
+# analysis and the pages (generator/memo's `remembered`, the page templates' compiled
+# code) keep their results in, without the store passed through every call between the
+# stage and them. Set for the length of a build only (`storing_in`, site/build.py).
+_ACTIVE: ContextVar[Store | None] = ContextVar("active_store", default=None)
+
+
+@contextmanager
+def storing_in(store: Store) -> Iterator[Store]:
+    """Make `store` the active one inside the block; the one before it after."""
+    token = _ACTIVE.set(store)
+    try:
+        yield store
+    finally:
+        _ACTIVE.reset(token)
+
+
+def active_store() -> Store | None:
+    """The store of the build running here (`storing_in`), or None outside a build."""
+    return _ACTIVE.get()
