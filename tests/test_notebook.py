@@ -9,6 +9,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,32 +120,32 @@ def test_the_explore_page_shows_the_executed_outputs(repo_site: Path) -> None:
 def test_mkdocs_renders_the_executed_copy_without_executing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The hook puts the executed copy in place of the source (public `File.generated`),
-    and mkdocs-jupyter's `execute_ignore` (mkdocs.yml) matches the copy's path in the
-    store: converted as it is, never executed again."""
+    """The hook points the notebook's file at the executed copy (its settable
+    `abs_src_path`), and mkdocs-jupyter's `execute_ignore` (mkdocs.yml) matches the copy's
+    path in the store: converted as it is, never executed again."""
     import pathlib
 
     from mkdocs.config import load_config
     from mkdocs.structure.files import File, Files
 
-    from generator.site import notebook_hook
-
+    monkeypatch.chdir(REPO)
     docs = _notebook(tmp_path / "docs", "print(6 * 7)")
     running = start(docs, tmp_path / "measurements", Store(tmp_path / "cache"), "inputs")
     assert running is not None
     executed = running.wait()
     config = load_config(str(REPO / "mkdocs.yml"), docs_dir=str(docs))
-    files = Files([File(NOTEBOOK, str(docs), str(tmp_path / "site"), True)])
+
+    def notebook_file() -> Any:
+        files = Files([File(NOTEBOOK, str(docs), str(tmp_path / "site"), True)])
+        found = config.plugins.on_files(files, config=config).get_file_from_path(NOTEBOOK)
+        assert found is not None and found.is_documentation_page()  # wrapped by the plugin
+        return found
+
     monkeypatch.delenv(EXECUTED_ENV, raising=False)
-    assert notebook_hook.on_files(files, config).get_file_from_path(NOTEBOOK).abs_src_path == (
-        str(docs / NOTEBOOK)
-    )  # no copy named: the source, which mkdocs-jupyter executes
+    assert notebook_file().abs_src_path == str(docs / NOTEBOOK)  # executed by the plugin
     monkeypatch.setenv(EXECUTED_ENV, str(executed))
-    found = notebook_hook.on_files(files, config).get_file_from_path(NOTEBOOK)
-    assert found is not None and found.abs_src_path == str(executed)
-    assert found.dest_uri == "explore/index.html" or found.dest_uri.startswith("explore")
-    jupyter = config.plugins["mkdocs-jupyter"]
-    ignored = jupyter.config["execute_ignore"]
+    found = notebook_file()
+    assert found.abs_src_path == str(executed) and found.src_uri == NOTEBOOK
+    ignored = config.plugins["mkdocs-jupyter"].config["execute_ignore"]
     assert any(pathlib.PurePath(str(executed)).match(pattern) for pattern in ignored)
     assert not any(pathlib.PurePath(str(docs / NOTEBOOK)).match(p) for p in ignored)
-    assert jupyter.should_include(found)  # the copy keeps the source's name

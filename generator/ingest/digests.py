@@ -27,6 +27,7 @@ TABLE = Text("digests.json")  # the one entry of its kind: every file's digest b
 _Key = tuple[int, int, int, int, int]
 _memo: dict[_Key, str] = {}  # the digests this process used
 _recalled: dict[_Key, str] = {}  # the digests earlier builds used (`recall_digests`)
+_recalled_from: set[Path] = set()  # the stores they were read from
 
 
 def _key(path: Path) -> _Key:
@@ -54,7 +55,10 @@ def file_digest(path: Path) -> str:
 
 def recall_digests(store: Store) -> None:
     """Take the digests earlier builds kept in `store` as known (an entry missing or
-    unreadable: none known)."""
+    unreadable: none known); a store read already is not read again."""
+    if store.folder is None or store.folder in _recalled_from:
+        return
+    _recalled_from.add(store.folder)
     text = store.read(KIND, store.key(KIND, []), TABLE)
     try:
         document = json.loads(text or "{}")

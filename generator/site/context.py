@@ -27,7 +27,9 @@ from generator.store import Store
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a stored entry is computed by: a change to any of it is a new key.
 _CODE_DIRS = ("memo", "ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
-_CACHES = ("trace_cache.py", "page_cache.py", "run_page_cache.py", "export_cache.py")
+_CACHES = (
+    "content_cache.py", "trace_cache.py", "page_cache.py", "run_page_cache.py", "export_cache.py"
+)  # fmt: skip
 
 
 def code_digest() -> str:

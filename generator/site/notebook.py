@@ -6,7 +6,7 @@ docs (the build's input fingerprint), so it starts in its own process when the b
 and runs while the report is analysed, drawn and written, executed the public way: nbclient
 runs its cells in a Jupyter kernel, as `jupyter nbconvert --execute` does. The executed copy
 is kept in the store (kind `notebook`) under the fingerprint and the notebook's bytes: a
-forced rebuild of the same inputs executes nothing. MkDocs then renders that copy in place
+forced rebuild of the same inputs executes nothing. MkDocs then renders that copy instead
 of the source (site/notebook_hook.py), and mkdocs-jupyter converts it without executing it
 (its public `execute_ignore` option, mkdocs.yml).
 
