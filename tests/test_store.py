@@ -1,4 +1,4 @@
-"""The one content-keyed store (generator/store.py): made once per key, kind version and
+"""The one content-keyed store (generator/store): made once per key, kind version and
 code; unreadable entries made again; each codec's entries read back equal."""
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def test_an_entry_without_its_files_is_not_found(tmp_path: Path) -> None:
     page = _cached(tmp_path, "k1", b"x\n")
     assert isinstance(page.files, StoredFiles)
     page.files.path.unlink()
-    with pytest.raises(FileNotFoundError):  # the store makes it again (store.py)
+    with pytest.raises(FileNotFoundError):  # the store makes it again (generator/store)
         ENTRY.read(tmp_path / "cache" / "traces" / "k1.pickle")
 
 

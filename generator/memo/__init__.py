@@ -3,7 +3,7 @@
 A report at 1,000 runs redraws its aggregate pages after every run added, though most of
 what they compute (a group's experiment page, a pair's bootstrap, a set's chart) saw no new
 input. `remembered(name, function, *args)` returns `function(*args)`, computed once per
-content of `args` and code: kept as the store's `memo` entries (generator/store.py) in the
+content of `args` and code: kept as the store's `memo` entries (generator/store) in the
 store of the build running (`store.storing_in`, which the build enters); outside a build,
 nothing is kept.
 

@@ -3,7 +3,7 @@ passed to the stages (as nox passes its config to every task), instead of module
 that `use_*` calls set.
 
 - `measurements` and `cache_dir`: the build's input folder and its cache folder;
-- `store`: the one content-keyed store in `cache_dir` (generator/store.py), keyed by the
+- `store`: the one content-keyed store in `cache_dir` (generator/store), keyed by the
   digest of the code that computes its entries (`code_digest`);
 - `workers`: the build's pool of processes (pages/workers.py), started on first use;
 - `citation`: fields over the citation read (the release's version and URL).
@@ -26,7 +26,17 @@ from generator.store import Store
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The code a stored entry is computed by: a change to any of it is a new key.
-_CODE_DIRS = ("memo", "ingest", "analysis", "findings", "catalog", "records", "charts", "pages")
+_CODE_DIRS = (
+    "store",
+    "memo",
+    "ingest",
+    "analysis",
+    "findings",
+    "catalog",
+    "records",
+    "charts",
+    "pages",
+)
 _CACHES = (
     "content_cache.py", "trace_cache.py", "page_cache.py", "run_page_cache.py", "export_cache.py"
 )  # fmt: skip
@@ -34,7 +44,7 @@ _CACHES = (
 
 def code_digest() -> str:
     """The code and libraries that compute and draw a stored entry: the folders above, the
-    package's top-level modules (formatting.py, store.py), the caches themselves, and the
+    package's top-level modules (formatting.py), the caches themselves, and the
     versions of the libraries whose output a stored page holds (specs, SVG and PDF, CSV and
     Parquet)."""
     digest = hashlib.sha256()
