@@ -6,7 +6,6 @@ notebook's name."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from generator.errors import UserError
-from generator.site.notebook import EXECUTED_ENV, NICE, NOTEBOOK, start
+from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, start
 from generator.store import Store
 from tests.helpers import REPO
 
@@ -44,17 +43,6 @@ def test_executed_once_per_inputs(tmp_path: Path) -> None:
     assert other is not None and other.target != running.target
     other.cancel()
     assert start(tmp_path / "empty", tmp_path, Store(tmp_path / "cache"), "x") is None
-
-
-def test_the_kernel_runs_below_the_build(tmp_path: Path) -> None:
-    """The notebook's kernel runs at a lower priority than the build: its copy is waited
-    for only when MkDocs starts."""
-    docs = _notebook(tmp_path / "docs", "import os\nprint(os.nice(0))")
-    running = start(docs, tmp_path, Store(tmp_path / "cache"), "inputs")
-    assert running is not None and running.process is not None
-    executed = json.loads(running.wait().read_text(encoding="utf-8"))
-    niceness = min(os.nice(0) + NICE, 19)
-    assert "".join(executed["cells"][0]["outputs"][0]["text"]) == f"{niceness}\n"
 
 
 def test_outputs_are_recorded_as_a_kernel_reports_them(tmp_path: Path) -> None:
