@@ -195,7 +195,7 @@ def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
 def test_mkdocs_keeps_its_theme_compiled_between_builds(one_more: dict[str, object]) -> None:
     cache = one_more["cache"]
     assert isinstance(cache, Path)
-    stored = list((cache / "mkdocs-templates").rglob("*.cache"))
+    stored = list((cache / "mkdocs-templates" / "templates").rglob("*.pickle"))  # a store
     assert len(stored) > 10  # Material's base, partials and ours, read back by the next build
 
 
