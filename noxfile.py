@@ -110,7 +110,7 @@ def serve(session: nox.Session) -> None:
     session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "site", "--no-build")
     serve = ("serve", "--dev-addr", "127.0.0.1:8000", *session.posargs)
-    session.run("python", "-m", "generator.site.lean_imports", *serve)  # mkdocs serve
+    session.run("mkdocs", *serve)
 
 
 @nox.session(python=TORCH_PYTHON)

@@ -19,6 +19,7 @@ STAGES = (
     "formatting",
     "stats",
     "hierarchical",
+    "store",
     "memo",
     "models",
     "records",

@@ -29,6 +29,7 @@ from generator.records.ceilings import (
     read_ceilings,
     write_ceilings,
 )
+from generator.site.context import build_context
 from tests.helpers import REPO
 
 MEASUREMENTS = REPO / "measurements"
@@ -223,7 +224,9 @@ def test_the_check_stage_adds_above_ceiling_to_the_run_findings(tmp_path: Path) 
     from generator.site.check import check
     from generator.site.load import load_measurements
 
-    analysed = analyse(load_measurements(REPO / "tests/data/golden/measurements", tmp_path))
+    analysed = analyse(
+        load_measurements(build_context(REPO / "tests/data/golden/measurements", tmp_path))
+    )
     assert not any(
         f.id == "above-ceiling" for found in check(analysed).run_findings.values() for f in found
     )

@@ -14,6 +14,7 @@ from generator.analysis.results import results
 from generator.findings.calibration_checks import coverage
 from generator.records.calibration import read_calibrations, session_cvs
 from generator.records.run import read_run
+from generator.site.context import build_context
 from generator.site.load import load_measurements
 from tests.helpers import REPO
 
@@ -34,7 +35,7 @@ def test_several_runs_of_one_configuration_are_shown_apart_not_pooled(tmp_path: 
     folders, each timed in one process. Issue 49: the report states no interval for them
     (a t interval over two processes has one degree of freedom: B's H100 step read
     6.666 ms [197.3 µs, 225.2 ms]); it shows each run's value and how far apart they are."""
-    loaded = load_measurements(MEASUREMENTS, tmp_path)
+    loaded = load_measurements(build_context(MEASUREMENTS, tmp_path))
     found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
     pooled = pool_runs(loaded.runs, found)
     several = pooled.filter(pl.col("pooled_runs") > 1)
@@ -47,7 +48,7 @@ def test_several_runs_of_one_configuration_are_shown_apart_not_pooled(tmp_path: 
 
 
 def test_every_cpu_result_is_calibrated_and_every_h100_one_is_not(tmp_path: Path) -> None:
-    loaded = load_measurements(MEASUREMENTS, tmp_path)
+    loaded = load_measurements(build_context(MEASUREMENTS, tmp_path))
     found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations)).values()
     assert all(r.step.calibrated for r in found if r.device == "cpu")
     assert not any(r.step.calibrated for r in found if r.device == "cuda")

@@ -15,6 +15,7 @@ from generator.analysis.interval import CALIBRATED, ONE_PROCESS, Interval
 from generator.analysis.results import Result, RunTime
 from generator.analysis.results import results as make_results
 from generator.records.calibration import session_cvs
+from generator.site.context import build_context
 from generator.site.load import load_measurements
 from tests.helpers import REPO
 
@@ -70,7 +71,7 @@ def test_pairs_are_found_by_configuration_and_device() -> None:
 
 
 def test_the_committed_report_compares_at_least_five_cpu_configurations(tmp_path: Path) -> None:
-    loaded = load_measurements(REPO / "measurements", tmp_path)
+    loaded = load_measurements(build_context(REPO / "measurements", tmp_path))
     committed = make_results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
     pairs = compile_comparisons(committed, loaded.runs)
     cpu = [i for i in pairs if i.compiled.device == "cpu" and i.mode == "compile"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.ingest import digests
+from generator.store import Store
 
 
 def _sha(data: bytes) -> str:
@@ -19,7 +20,12 @@ def _sha(data: bytes) -> str:
 
 def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(digests, "_memo", {})
-    monkeypatch.setattr(digests, "_store", digests._Store())
+    monkeypatch.setattr(digests, "_recalled", {})
+    monkeypatch.setattr(digests, "_recalled_from", set())
+
+
+def _table(store: Store) -> Path:
+    return store.path(digests.KIND, store.key(digests.KIND, []), digests.TABLE)
 
 
 def test_a_digest_is_remembered_until_the_file_changes(
@@ -29,25 +35,23 @@ def test_a_digest_is_remembered_until_the_file_changes(
     _new_process(monkeypatch)
     data = tmp_path / "trace.json"
     data.write_bytes(b"one")
-    cache = tmp_path / "cache"
-    digests.use_store(cache)
+    store = Store(tmp_path / "cache")
+    digests.recall_digests(store)
     assert digests.file_digest(data) == _sha(b"one")
-    digests.save_store()
+    digests.keep_digests(store)
     # the next build reads it back: the store's digest is used, not the file's bytes
-    (entry,) = json.loads((cache / digests.STORE).read_text())["files"]
+    (entry,) = json.loads(_table(store).read_text())["files"]
     entry[5] = "remembered"
-    (cache / digests.STORE).write_text(
-        json.dumps({"version": digests.STORE_VERSION, "files": [entry]})
-    )
+    _table(store).write_text(json.dumps({"files": [entry]}))
     _new_process(monkeypatch)
-    digests.use_store(cache)
+    digests.recall_digests(store)
     assert digests.file_digest(data) == "remembered"
     # a write moves the change time, even when size and modification time are put back
     before = data.stat()
     data.write_bytes(b"two")
     os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))
     _new_process(monkeypatch)
-    digests.use_store(cache)
+    digests.recall_digests(store)
     assert digests.file_digest(data) == _sha(b"two")
 
 
@@ -57,18 +61,25 @@ def test_a_file_changed_just_now_is_not_remembered(
     _new_process(monkeypatch)
     data = tmp_path / "trace.json"
     data.write_bytes(b"one")
-    digests.use_store(tmp_path)
+    store = Store(tmp_path)
+    digests.recall_digests(store)
     digests.file_digest(data)
-    digests.save_store()  # within RACY_NS of the write: left out
-    assert json.loads((tmp_path / digests.STORE).read_text())["files"] == []
+    digests.keep_digests(store)  # within RACY_NS of the write: left out
+    assert json.loads(_table(store).read_text())["files"] == []
 
 
 def test_an_unreadable_store_is_an_empty_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _new_process(monkeypatch)
-    (tmp_path / digests.STORE).write_text("{torn")
+    store = Store(tmp_path)
+    _table(store).parent.mkdir(parents=True)
+    _table(store).write_text("{torn")
     data = tmp_path / "trace.json"
     data.write_bytes(b"one")
-    digests.use_store(tmp_path)
+    digests.recall_digests(store)
+    assert digests.file_digest(data) == _sha(b"one")
+    _table(store).write_text('{"files": [[1, 2]]}')  # entries of another shape
+    _new_process(monkeypatch)
+    digests.recall_digests(store)
     assert digests.file_digest(data) == _sha(b"one")

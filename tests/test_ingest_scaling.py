@@ -14,6 +14,7 @@ from generator.ingest import read_ncu_csv
 from generator.ingest.cache import cached_read
 from generator.ingest.ncu_csv import default_memory_budget, parse_size
 from generator.site.build import build_site
+from generator.store import Store
 from tests.conftest import copy_docs
 from tests.helpers import REAL_NCU, REPO
 
@@ -47,14 +48,14 @@ def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_parse_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = REAL_NCU / "taytwkim__nn-perf__a1-rep.csv"
-    first = cached_read(path, tmp_path)
+    first = cached_read(path, Store(tmp_path))
     assert len(list((tmp_path / "ncu").iterdir())) == 1
 
     def must_not_parse(*args: object) -> None:
         raise AssertionError("parsed again although cached")
 
     monkeypatch.setattr(cache_module, "read_ncu_csv", must_not_parse)
-    second = cached_read(path, tmp_path)
+    second = cached_read(path, Store(tmp_path))
     assert_frame_equal(first.kernels, second.kernels)
     assert_frame_equal(first.metrics, second.metrics)
     assert_frame_equal(second.kernels, read_ncu_csv(path).kernels)
@@ -62,7 +63,7 @@ def test_parse_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_a_bad_file_is_not_cached(tmp_path: Path) -> None:
     with pytest.raises(UserError):
-        cached_read(REPO / "tests" / "data" / "bad" / "nan-value.csv", tmp_path)
+        cached_read(REPO / "tests" / "data" / "bad" / "nan-value.csv", Store(tmp_path))
     assert not (tmp_path / "ncu").exists() or not list((tmp_path / "ncu").iterdir())
 
 

@@ -26,6 +26,7 @@ from generator.pages.trace_profile import TRACE_DIR
 from generator.records.import_source import ImportedFolder, discover_folders
 from generator.site.analyse import Analysed, analyse
 from generator.site.check import check
+from generator.site.context import build_context
 from generator.site.draw import draw
 from generator.site.kinds import KINDS
 from generator.site.load import Loaded, load_measurements
@@ -119,7 +120,9 @@ def measurements(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def built(
     measurements: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Report, list[Page]]:
-    loaded = load_measurements(measurements, tmp_path_factory.mktemp("cache"), (*KINDS, TOY))
+    loaded = load_measurements(
+        build_context(measurements, tmp_path_factory.mktemp("cache")), (*KINDS, TOY)
+    )
     report = draw(check(analyse(loaded)))
     return report, render_pages(report)[0]
 
@@ -166,8 +169,8 @@ def test_a_folder_of_no_registered_kind_is_refused(measurements: Path, tmp_path:
     with pytest.raises(
         UserError, match=r"missing ncu\.csv \(or trace\.json\.gz, ranks/ or nsys/\)"
     ):
-        load_measurements(measurements, tmp_path)  # the toy kind not registered
-    found = load_measurements(measurements, tmp_path, (TOY,))
+        load_measurements(build_context(measurements, tmp_path))  # the toy kind not registered
+    found = load_measurements(build_context(measurements, tmp_path), (TOY,))
     assert [item.name for item in found.captures["toy"]] == ["toy-a", "toy-b"]
 
 

@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from generator import memo
+from generator.store import Store, active_store, storing_in
 from tests.helpers import REPO
 
 _PRINT_CONTENT = """
@@ -49,29 +51,33 @@ def test_content_bytes_tell_values_apart() -> None:
 
 
 @pytest.fixture
-def calls(tmp_path: Path):  # type: ignore[no-untyped-def]
+def calls():  # type: ignore[no-untyped-def]
     made: list[tuple[int, ...]] = []
 
     def total(*values: int) -> int:
         made.append(values)
         return sum(values)
 
-    memo.use_folder(tmp_path / "memo", "code-1")
-    yield total, made
-    memo.use_folder(None)
+    return total, made
+
+
+def _build(folder: Path, code: str) -> Any:
+    """As a build enters its store (site/build.py)."""
+    return storing_in(Store(folder, code))
 
 
 def test_a_result_is_computed_once_per_content_and_code(calls, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     total, made = calls
-    assert memo.remembered("total", total, 1, 2) == 3
-    assert memo.remembered("total", total, 1, 2) == 3  # this process
-    memo.use_folder(tmp_path / "memo", "code-1")  # as the next build would
-    assert memo.remembered("total", total, 1, 2) == 3  # read back from the folder
-    assert made == [(1, 2)]
-    assert memo.remembered("total", total, 2, 1) == 3  # other arguments
-    assert memo.remembered("other", total, 1, 2) == 3  # another function's name
-    memo.use_folder(tmp_path / "memo", "code-2")  # the code changed
-    assert memo.remembered("total", total, 1, 2) == 3
+    with _build(tmp_path, "code-1"):
+        assert memo.remembered("total", total, 1, 2) == 3
+        assert memo.remembered("total", total, 1, 2) == 3  # this process
+    with _build(tmp_path, "code-1"):  # as the next build would
+        assert memo.remembered("total", total, 1, 2) == 3  # read back from the folder
+        assert made == [(1, 2)]
+        assert memo.remembered("total", total, 2, 1) == 3  # other arguments
+        assert memo.remembered("other", total, 1, 2) == 3  # another function's name
+    with _build(tmp_path, "code-2"):  # the code changed
+        assert memo.remembered("total", total, 1, 2) == 3
     assert made == [(1, 2), (2, 1), (1, 2), (1, 2)]
 
 
@@ -84,14 +90,11 @@ def test_lists_of_floats_are_keyed_by_their_values(tmp_path: Path) -> None:
         made.append(values)
         return values
 
-    memo.use_folder(tmp_path / "memo", "code-1")
-    try:
+    with _build(tmp_path, "code-1"):
         for value in ([0.5, 2.0], [0.5, 2.0], [0.5, -0.0], [0.5, 0.0], [1, 2.0], (0.5, 2.0)):
             memo.remembered("first", first, value)
-        memo.use_folder(tmp_path / "memo", "code-1")  # the next build
+    with _build(tmp_path, "code-1"):  # the next build
         memo.remembered("first", first, [0.5, 2.0])
-    finally:
-        memo.use_folder(None)
     assert made == [[0.5, 2.0], [0.5, -0.0], [0.5, 0.0], [1, 2.0], (0.5, 2.0)]
     assert memo._floats_as_bytes([0.5, 2.0]) == memo._floats_as_bytes([0.5, 2.0])
     assert not isinstance(memo._floats_as_bytes([1, 2.0]), bytes)
@@ -99,20 +102,24 @@ def test_lists_of_floats_are_keyed_by_their_values(tmp_path: Path) -> None:
 
 def test_a_torn_entry_is_computed_again(calls, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     total, made = calls
-    memo.remembered("total", total, 5)
+    with _build(tmp_path, "code-1"):
+        memo.remembered("total", total, 5)
     (entry,) = (tmp_path / "memo").rglob("*.pickle")
     entry.write_bytes(entry.read_bytes()[:3])
-    memo.use_folder(tmp_path / "memo", "code-1")
-    assert memo.remembered("total", total, 5) == 5
+    with _build(tmp_path, "code-1"):
+        assert memo.remembered("total", total, 5) == 5
     assert made == [(5,), (5,)]
 
 
-def test_without_a_folder_nothing_is_kept(tmp_path: Path) -> None:
+def test_outside_a_build_nothing_is_kept(tmp_path: Path) -> None:
     made = []
-    memo.use_folder(None)
+    assert active_store() is None
     for _ in range(2):
         memo.remembered("f", lambda x: made.append(x), 1)
     assert made == [1, 1]
+    with _build(tmp_path, "code-1"):
+        assert active_store() is not None
+    assert active_store() is None  # the build's store is left on the way out
 
 
 def test_frame_content_is_the_values_however_the_frame_was_made(tmp_path: Path) -> None:

@@ -11,16 +11,20 @@ from typing import Any
 import pytest
 
 from generator.analysis.views import MeasurementView
+from generator.pages import workers
 from generator.site import analyse as analyse_module
-from generator.site import content_cache, page_cache, stamp
+from generator.site import context as context_module
+from generator.site import page_cache, stamp
+from generator.site.context import BuildContext, build_context
 from generator.site.load import load_measurements
+from generator.store import Store, storing_in
 
 MEASUREMENTS = Path(__file__).parents[1] / "measurements"  # 13 exports: imported and --ncu runs
 
 
 @pytest.fixture(scope="module")
 def views(tmp_path_factory: pytest.TempPathFactory) -> list[MeasurementView]:
-    loaded = load_measurements(MEASUREMENTS, tmp_path_factory.mktemp("parsed"))
+    loaded = load_measurements(build_context(MEASUREMENTS, tmp_path_factory.mktemp("parsed")))
     with pytest.MonkeyPatch.context() as monkeypatch:  # the traces are not what is tested
         monkeypatch.setattr(analyse_module, "_trace_views", lambda loaded, counted: [])
         found = analyse_module.analyse(loaded).views
@@ -37,17 +41,22 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return draw(view, charts_dir)
 
     monkeypatch.setattr(page_cache, "_draw", counted)
-    monkeypatch.setattr(content_cache, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted
+    monkeypatch.setattr(workers, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted
     return drawn
+
+
+def _in(folder: Path, code: str = "code") -> BuildContext:
+    """A build's context whose store is in `folder`."""
+    return BuildContext(MEASUREMENTS, folder, Store(folder, code))
 
 
 def test_an_unchanged_view_is_drawn_once(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn = _counting(monkeypatch)
-    first, pages = page_cache.drawn_measurements(views, tmp_path)
+    first, pages = page_cache.drawn_measurements(views, _in(tmp_path))
     assert drawn == [v.slug for v in views]
-    again, cached = page_cache.drawn_measurements(views, tmp_path)
+    again, cached = page_cache.drawn_measurements(views, _in(tmp_path))
     assert drawn == [v.slug for v in views]  # nothing drawn the second time
     assert [v.chart for v in again] == [v.chart for v in first]
     assert {s: p.markdown for s, p in cached.items()} == {s: p.markdown for s, p in pages.items()}
@@ -57,10 +66,10 @@ def test_an_unchanged_view_is_drawn_once(
 def test_a_changed_view_alone_is_drawn_again(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    page_cache.drawn_measurements(views, tmp_path)
+    page_cache.drawn_measurements(views, _in(tmp_path))
     drawn = _counting(monkeypatch)
     changed = [replace(views[0], title=views[0].title + " (again)"), *views[1:]]
-    _, pages = page_cache.drawn_measurements(changed, tmp_path)
+    _, pages = page_cache.drawn_measurements(changed, _in(tmp_path))
     assert drawn == [views[0].slug]
     assert "(again)" in pages[views[0].slug].markdown
 
@@ -75,41 +84,42 @@ def test_the_key_is_the_same_in_another_process(views: list[MeasurementView]) ->
         "import pickle, sys\n"
         "from generator.site.page_cache import view_key\n"
         "views = pickle.loads(sys.stdin.buffer.read())\n"
-        "print(' '.join(view_key(v, 'code') for v in views))\n"
+        "from generator.store import Store\n"
+        "print(' '.join(view_key(v, Store(None, 'code')) for v in views))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], input=pickle.dumps(views), capture_output=True, check=True
     )
-    assert done.stdout.decode().split() == [page_cache.view_key(v, "code") for v in views]
+    keys = [page_cache.view_key(v, Store(None, "code")) for v in views]
+    assert done.stdout.decode().split() == keys
 
 
 def test_a_torn_cache_file_is_drawn_again(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    page_cache.drawn_measurements(views[:1], tmp_path)
+    page_cache.drawn_measurements(views[:1], _in(tmp_path))
     for path in (tmp_path / "pages").rglob("*.pickle"):
         path.write_bytes(b"torn")
     drawn = _counting(monkeypatch)
-    page_cache.drawn_measurements(views[:1], tmp_path)
+    page_cache.drawn_measurements(views[:1], _in(tmp_path))
     assert drawn == [views[0].slug]
 
 
 def test_many_missing_pages_are_drawn_in_worker_processes(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(content_cache, "PARALLEL_FROM", 2)
-    drawn, pages = page_cache.drawn_measurements(views[:3], tmp_path)
-    alone, _ = page_cache.drawn_measurements(views[:3], tmp_path / "again")
+    monkeypatch.setattr(workers, "PARALLEL_FROM", 2)
+    drawn, pages = page_cache.drawn_measurements(views[:3], _in(tmp_path))
+    alone, _ = page_cache.drawn_measurements(views[:3], _in(tmp_path / "again"))
     assert [v.chart for v in drawn] == [v.chart for v in alone] and len(pages) == 3
 
 
 def test_new_code_draws_every_page_again(
     views: list[MeasurementView], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    page_cache.drawn_measurements(views[:2], tmp_path)
+    page_cache.drawn_measurements(views[:2], _in(tmp_path))
     drawn = _counting(monkeypatch)
-    monkeypatch.setattr(page_cache, "code_digest", lambda: "other code")
-    page_cache.drawn_measurements(views[:2], tmp_path)
+    page_cache.drawn_measurements(views[:2], _in(tmp_path, "other code"))
     assert drawn == [v.slug for v in views[:2]]
 
 
@@ -120,44 +130,53 @@ def test_the_code_digest_covers_formatting_the_caches_and_library_versions(
 
     package = tmp_path / "generator"
     shutil.copytree(
-        Path(content_cache.__file__).parents[1],
+        Path(context_module.__file__).parents[1],
         package,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    monkeypatch.setattr(content_cache, "_PACKAGE", package)
-    before = content_cache.code_digest()
-    for changed in ("formatting.py", "site/page_cache.py", "site/content_cache.py"):
+    monkeypatch.setattr(context_module, "_PACKAGE", package)
+    before = context_module.code_digest()
+    for changed in (
+        "formatting.py",
+        "store/__init__.py",
+        "site/page_cache.py",
+        "site/trace_cache.py",
+    ):
         path = package / changed
         path.write_text(path.read_text() + "\n# changed\n")
-        assert content_cache.code_digest() != before, changed
-        before = content_cache.code_digest()
+        assert context_module.code_digest() != before, changed
+        before = context_module.code_digest()
     monkeypatch.setattr(stamp, "version", lambda name: "99")  # another vl-convert, say
-    assert content_cache.code_digest() != before
+    assert context_module.code_digest() != before
 
 
-def test_templates_are_compiled_once_into_the_cache_folder(
+def test_templates_are_compiled_once_into_the_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from generator.pages import render
 
-    monkeypatch.setattr(render._ENVIRONMENT, "bytecode_cache", None)
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # compiled in memory: none yet
     compiled = []
     original = render._ENVIRONMENT.compile
     monkeypatch.setattr(
         render._ENVIRONMENT, "compile", lambda *a, **k: compiled.append(1) or original(*a, **k)
     )
-    folder = tmp_path / "templates"
-    render.use_template_cache(folder)
-    first = render.render("runs.md.j2", groups=[], ceilings=[])
-    assert len(list(folder.rglob("*.cache"))) == 1 and compiled == [1]
+    folder = tmp_path / "store"
+    render.render("runs.md.j2", groups=[], ceilings=[])  # outside a build: nothing kept
+    assert not folder.exists() and compiled == [1]
+    monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
+    with storing_in(Store(folder, "code")):
+        first = render.render("runs.md.j2", groups=[], ceilings=[])
+    assert len(list((folder / "templates").rglob("*.pickle"))) == 1 and compiled == [1, 1]
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # as a new process finds it
-    assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
-    assert compiled == [1]  # read from the folder, not compiled again
+    with storing_in(Store(folder, "other code")):  # not keyed by the code: its own checksum
+        assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+    assert compiled == [1, 1]  # read from the store, not compiled again
     shutil.rmtree(folder)  # gone: compiled again and stored again, no error
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
-    assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
-    assert compiled == [1, 1] and len(list(folder.rglob("*.cache"))) == 1
+    with storing_in(Store(folder, "code")):
+        assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+    assert compiled == [1, 1, 1] and len(list((folder / "templates").rglob("*.pickle"))) == 1
 
 
 def test_environments_that_compile_differently_keep_their_templates_apart() -> None:

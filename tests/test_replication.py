@@ -20,6 +20,7 @@ from generator.errors import UserError
 from generator.pages.replication import replication_page
 from generator.records.literature import CAUSES, LiteratureRow, read_literature
 from generator.site.analyse import analyse
+from generator.site.context import build_context
 from generator.site.load import load_measurements
 from tests.helpers import REPO
 
@@ -30,7 +31,7 @@ HEADER = "id,seed,where,quantity,configuration,published,unit,derive,cause,citat
 
 def _replications(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     cache = tmp_path_factory.mktemp("cache")
-    analysed = analyse(load_measurements(REPO / "measurements", cache))
+    analysed = analyse(load_measurements(build_context(REPO / "measurements", cache)))
     return {r.row.id: r for r in analysed.replications}
 
 

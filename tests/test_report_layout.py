@@ -25,6 +25,7 @@ from generator.pages.registry import REGISTRY
 from generator.pages.run_text import half_width, run_label
 from generator.site.analyse import analyse
 from generator.site.check import check
+from generator.site.context import build_context
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from generator.site.write import render_pages
@@ -36,7 +37,9 @@ EXPERIMENTS = load_experiments(REPO / "measurements" / "experiments.toml")
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
-    return draw(check(analyse(load_measurements(GOLDEN, tmp_path_factory.mktemp("cache")))))
+    return draw(
+        check(analyse(load_measurements(build_context(GOLDEN, tmp_path_factory.mktemp("cache")))))
+    )
 
 
 def _verdicts(outcomes: dict[str, str]) -> dict[str, Verdict]:

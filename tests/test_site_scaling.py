@@ -44,6 +44,7 @@ from generator.records.import_source import (
 from generator.records.run import read_run
 from generator.site.analyse import _run_view_of_trace
 from generator.site.build import build_report, build_site
+from generator.site.context import build_context
 from tests.conftest import copy_docs
 from tests.helpers import REPO
 
@@ -194,13 +195,13 @@ def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
 def test_mkdocs_keeps_its_theme_compiled_between_builds(one_more: dict[str, object]) -> None:
     cache = one_more["cache"]
     assert isinstance(cache, Path)
-    stored = list((cache / "mkdocs-templates").rglob("*.cache"))
+    stored = list((cache / "mkdocs-templates" / "templates").rglob("*.pickle"))  # a store
     assert len(stored) > 10  # Material's base, partials and ours, read back by the next build
 
 
 @pytest.fixture(scope="module")
 def golden_report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    return build_report(GOLDEN, tmp_path_factory.mktemp("cache"))
+    return build_report(build_context(GOLDEN, tmp_path_factory.mktemp("cache")))
 
 
 def _many(runs: pl.DataFrame, copies: int) -> pl.DataFrame:
@@ -502,8 +503,9 @@ def test_a_cached_run_trace_keeps_what_the_pages_across_runs_read(tmp_path: Path
     assert record is not None
     args = ("run-x", TRACED / "trace.json.gz", record, TRACED / "layers.csv", None)
     whole = _run_view_of_trace(*args)
-    ((made, page),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], tmp_path)
-    ((read, again),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], tmp_path)
+    context = build_context(TRACED, tmp_path)
+    ((made, page),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], context)
+    ((read, again),) = cached_traces([("k" * 32, partial(_run_view_of_trace, *args))], context)
     for view in (made, read):
         assert view.analysis.by_op.equals(whole.analysis.by_op)
         assert view.layers is not None and whole.layers is not None

@@ -22,6 +22,7 @@ from generator.pages.paths import downloads_root
 from generator.pages.registry import REGISTRY
 from generator.site.analyse import Analysed, analyse
 from generator.site.check import Checked, check
+from generator.site.context import build_context
 from generator.site.draw import draw
 from generator.site.load import Loaded, load_measurements
 from generator.site.publish import publish
@@ -36,7 +37,7 @@ GENERATOR = REPO / "generator"
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Loaded:
-    return load_measurements(GOLDEN, tmp_path_factory.mktemp("cache"))
+    return load_measurements(build_context(GOLDEN, tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,7 @@ def test_load_reads_each_run_json_once(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(
         run, "load_json", lambda path, fix: read.append(path) or original(path, fix)
     )
-    loaded = load_measurements(GOLDEN, tmp_path)
+    loaded = load_measurements(build_context(GOLDEN, tmp_path))
     ids = [path.parent.name for path in read if path.name == run.RUN_FILE]
     assert sorted(ids) == sorted(loaded.runs["run_id"]) and len(ids) == 38
 
@@ -84,13 +85,13 @@ def test_a_build_leaves_nothing_frozen_from_the_collector(tmp_path: Path) -> Non
     from generator.site.build import build_report
 
     before = gc.get_freeze_count()
-    build_report(GOLDEN, tmp_path)
+    build_report(build_context(GOLDEN, tmp_path))
     assert gc.get_freeze_count() == before == 0
 
 
 def test_load_refuses_a_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="the measurements folder does not exist"):
-        load_measurements(tmp_path / "nowhere", tmp_path / "cache")
+        load_measurements(build_context(tmp_path / "nowhere", tmp_path / "cache"))
 
 
 def test_analyse_is_pure_and_computes_each_result_once(analysed: Analysed) -> None:

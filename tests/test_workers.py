@@ -5,30 +5,33 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 from pathlib import Path
 
 import pytest
 
 from generator.pages import workers
 from generator.pages.paths import downloads_root
-from generator.site.content_cache import PARALLEL_FROM, map_on_cores
+from generator.pages.workers import PARALLEL_FROM, Workers, map_on_cores
 
 
 def test_stages_share_the_build_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers, "cores", lambda: 2)
-    assert workers.shared_pool() is None  # outside a build: each caller its own
     started = []
     real = workers.new_pool
     monkeypatch.setattr(workers, "new_pool", lambda n: started.append(n) or real(n))
     items = [float(i) for i in range(PARALLEL_FROM)]
-    with workers.build_workers():
-        first = map_on_cores(math.sqrt, items)
-        second = map_on_cores(math.sqrt, items)
-        with workers.build_workers():  # nested: the same pool
-            assert workers.shared_pool() is workers.shared_pool()
+    with Workers() as build:
+        first = map_on_cores(math.sqrt, items, build)
+        second = map_on_cores(math.sqrt, items, build)
+        assert build.pool() is build.pool()
+        pickled = pickle.loads(pickle.dumps(build))  # as a worker gets it: no pool of its own
+        assert pickled._pool is None
     assert first == second == [math.sqrt(x) for x in items]
     assert started == [2]  # one pool for both stages
-    assert workers.shared_pool() is None  # shut down on the way out
+    assert build._pool is None  # shut down on the way out
+    assert map_on_cores(math.sqrt, items) == first  # outside a build: a pool of its own
+    assert started == [2, 2]
 
 
 def test_workers_run_below_the_build() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from generator.pages.page import Page
-from generator.site.content_cache import StoredFiles, read_entry, write_entry
+from generator.site.content_cache import PageEntry, StoredFiles
 from generator.site.written import (
     manifest_path,
     read_manifest,
@@ -15,6 +17,7 @@ from generator.site.written import (
     write_docs,
 )
 
+ENTRY: PageEntry[dict[str, str]] = PageEntry(dict)
 CSV = "measurements/data/traces-run-a/ops.csv"
 PAGE = "measurements/traces/run-a.md"
 
@@ -22,9 +25,8 @@ PAGE = "measurements/traces/run-a.md"
 def _cached(tmp_path: Path, key: str, content: bytes) -> Page:
     entry = tmp_path / "cache" / "traces" / f"{key}.pickle"
     page = Page(PAGE, "a", "# a\n", files={CSV: content})
-    write_entry(entry, {"view": key}, page)
-    found = read_entry(entry, dict)
-    assert found is not None
+    ENTRY.write(entry, ({"view": key}, page))
+    found = ENTRY.read(entry)
     assert isinstance(found[1].files, StoredFiles)
     return found[1]
 
@@ -92,14 +94,15 @@ def test_an_entry_without_its_files_is_not_found(tmp_path: Path) -> None:
     page = _cached(tmp_path, "k1", b"x\n")
     assert isinstance(page.files, StoredFiles)
     page.files.path.unlink()
-    assert read_entry(tmp_path / "cache" / "traces" / "k1.pickle", dict) is None
+    with pytest.raises(FileNotFoundError):  # the store makes it again (generator/store)
+        ENTRY.read(tmp_path / "cache" / "traces" / "k1.pickle")
 
 
 def test_a_page_just_made_is_recorded_as_one_read_back(tmp_path: Path) -> None:
     # A cold build makes its pages and stores them; the rebuild after it must find their
     # files recorded, not read and compare every one.
     entry = tmp_path / "cache" / "traces" / "k1.pickle"
-    made = write_entry(entry, {"view": "k1"}, Page(PAGE, "a", "# a\n", files={CSV: b"x\n"}))
+    _, made = ENTRY.write(entry, ({"view": "k1"}, Page(PAGE, "a", "# a\n", files={CSV: b"x\n"})))
     assert isinstance(made.files, StoredFiles) and _loaded(made)  # not read back from disk
     assert made.files.key == "k1" and dict(made.files) == {CSV: b"x\n"}
     assert _write(tmp_path, [made]) == set()

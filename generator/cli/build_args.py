@@ -12,7 +12,7 @@ def add_build_folders(parser: argparse.ArgumentParser, site_dir_help: str) -> No
     parser.add_argument(
         "--cache-dir",
         default=".cache/roofline-atlas",
-        help="parsed exports (Parquet), drawn pages, rendered chart files and the executed "
-        "Explore notebook, keyed by content hash "
+        help="the build's store: parsed exports (Parquet), drawn pages, rendered chart files "
+        "and the executed Explore notebook, keyed by content hash; delete it to clear it "
         "(default: %(default)s)",
     )

@@ -13,12 +13,14 @@ from generator.errors import UserError
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    from generator.ingest import digests
+    from generator.ingest.digests import recall_digests
     from generator.site.release import release_inputs
     from generator.site.stamp import input_fingerprint, report_up_to_date, up_to_date
+    from generator.store import Store
 
     measurements, docs_dir, site_dir = Path(args.measurements), Path(args.docs), Path(args.site_dir)
-    digests.use_store(Path(args.cache_dir))  # unchanged inputs are not read again
+    store = Store(Path(args.cache_dir))  # the digests and the executed notebook, here
+    recall_digests(store)  # unchanged inputs are not read again
     fingerprint = (
         None if args.no_build else input_fingerprint(measurements, docs_dir, release_inputs(None))
     )
@@ -29,9 +31,7 @@ def cmd_site(args: argparse.Namespace) -> int:
 
     # The Explore notebook (~4 s of a kernel) starts before the imports below (~0.8 s): at
     # 1,000 runs the stages otherwise waited for it.
-    notebook = (
-        start(docs_dir, measurements, Path(args.cache_dir), fingerprint) if fingerprint else None
-    )
+    notebook = start(docs_dir, measurements, store, fingerprint) if fingerprint else None
     try:
         from generator.site.build import build_site  # deferred: needs the site extra
 

@@ -4,7 +4,8 @@ Every build keys its caches by the digests of its inputs (the input fingerprint,
 and trace caches): at 1,000 runs that is ~370 MB read and hashed, twice, ~1.8 s of a
 rebuild that changes one run. A digest is remembered under the file's device, inode, size,
 and modification and change times (ctime moves on every write and no tool can set it back),
-in this process and, between builds, in a small JSON store in the cache folder. As git
+in this process and, between builds, as one JSON entry of the build's store (kind
+`digests`: `recall_digests` reads it, `keep_digests` writes it). As git
 does with its index, a file changed less than `RACY_NS` before the digest was taken is not
 remembered across builds: a second write in the same clock tick would keep every time.
 """
@@ -15,28 +16,18 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.atomic import write_text
+from generator.store import Store, Text
 
 CHUNK = 8 * 1024 * 1024
 RACY_NS = 2_000_000_000
-STORE_VERSION = 2
-STORE = "digests.json"  # in the cache folder
+KIND = "digests"
+TABLE = Text("digests.json")  # the one entry of its kind: every file's digest by its stat
 _Key = tuple[int, int, int, int, int]
-_memo: dict[_Key, str] = {}
-
-
-@dataclass
-class _Store:
-    """The store this process reads from and saves to, and what it held when read."""
-
-    path: Path | None = None
-    remembered: dict[_Key, str] = field(default_factory=dict)
-
-
-_store = _Store()
+_memo: dict[_Key, str] = {}  # the digests this process used
+_recalled: dict[_Key, str] = {}  # the digests earlier builds used (`recall_digests`)
+_recalled_from: set[Path] = set()  # the stores they were read from
 
 
 def _key(path: Path) -> _Key:
@@ -58,31 +49,28 @@ def file_digest(path: Path) -> str:
     """The file's content digest (32 hex digits of its SHA-256)."""
     key = _key(path)
     if key not in _memo:
-        _memo[key] = _store.remembered.get(key) or _digest(path)
+        _memo[key] = _recalled.get(key) or _digest(path)
     return _memo[key]
 
 
-def use_store(cache_dir: Path) -> None:
-    """Read the digests remembered by earlier builds from the cache folder's store (a
-    missing or unreadable store is an empty one; one already in use is not read again), and
-    remember this process's there on `save_store`."""
-    path = cache_dir / STORE
-    if _store.path == path:
+def recall_digests(store: Store) -> None:
+    """Take the digests earlier builds kept in `store` as known (an entry missing or
+    unreadable: none known); a store read already is not read again."""
+    if store.folder is None or store.folder in _recalled_from:
         return
-    remembered: dict[_Key, str] = {}
+    _recalled_from.add(store.folder)
+    text = store.read(KIND, store.key(KIND, []), TABLE)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if document.get("version") == STORE_VERSION:
-            remembered = {tuple(entry[:5]): entry[5] for entry in document["files"]}
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        pass
-    _store.path, _store.remembered = path, remembered
+        document = json.loads(text or "{}")
+        entries = {tuple(entry[:5]): entry[5] for entry in document.get("files", [])}
+    except (ValueError, TypeError, IndexError, AttributeError):
+        entries = {}
+    _recalled.update(entries)
 
 
-def save_store() -> None:
-    """The digests this process used, but for files changed too recently to trust."""
-    if _store.path is None:
-        return
+def keep_digests(store: Store) -> None:
+    """Keep the digests this process used in `store`, but for files changed too recently
+    to trust."""
     settled = time.time_ns() - RACY_NS
     files = [[*key, digest] for key, digest in _memo.items() if key[4] < settled]
-    write_text(_store.path, json.dumps({"version": STORE_VERSION, "files": files}))
+    store.write(KIND, store.key(KIND, []), json.dumps({"files": files}), TABLE)

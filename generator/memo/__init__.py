@@ -3,8 +3,9 @@
 A report at 1,000 runs redraws its aggregate pages after every run added, though most of
 what they compute (a group's experiment page, a pair's bootstrap, a set's chart) saw no new
 input. `remembered(name, function, *args)` returns `function(*args)`, computed once per
-content of `args` and code: the build points this module at a cache folder and the digest
-of the code that computes the results (`use_folder`); without one, nothing is kept.
+content of `args` and code: kept as the store's `memo` entries (generator/store) in the
+store of the build running (`store.storing_in`, which the build enters); outside a build,
+nothing is kept.
 
 Only pure functions may be remembered: the result must depend on the arguments and the code
 alone. Arguments are compared by value (`content_bytes`), never by identity.
@@ -12,19 +13,16 @@ alone. Arguments are compared by value (`content_bytes`), never by identity.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import pickle
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import polars as pl
 from pydantic import BaseModel
 
-from generator.atomic import write_bytes
+from generator.store import active_store
 
 T = TypeVar("T")
 
@@ -72,22 +70,6 @@ def content_bytes(value: object) -> bytes:
     return buffer.getvalue()
 
 
-@dataclass
-class _Folder:
-    path: Path | None = None
-    code: str = ""
-    found: dict[str, Any] = field(default_factory=dict)  # this process's results by key
-
-
-_folder = _Folder()
-
-
-def use_folder(path: Path | None, code: str = "") -> None:
-    """Keep results in `path` (None: keep nothing), keyed also by `code`, the digest of
-    the code that computes them."""
-    _folder.path, _folder.code, _folder.found = path, code, {}
-
-
 class _Floats(bytes):
     """A list of floats' values, 8 bytes each (-0.0 and 0.0, NaN and null apart as in a
     frame's content)."""
@@ -105,18 +87,8 @@ def _floats_as_bytes(arg: Any) -> Any:
 def remembered(name: str, function: Callable[..., T], *args: Any) -> T:
     """`function(*args)`, read back when this code computed it for equal arguments before.
     `name` tells apart functions that take equal arguments."""
-    if _folder.path is None:
+    store = active_store()
+    if store is None:
         return function(*args)
-    digest = hashlib.sha256(f"{name}\0{_folder.code}\0".encode())
-    digest.update(content_bytes(tuple(_floats_as_bytes(arg) for arg in args)))
-    key = digest.hexdigest()[:32]
-    if key in _folder.found:
-        return _folder.found[key]  # type: ignore[no-any-return]
-    path = _folder.path / key[:2] / f"{key}.pickle"
-    try:
-        result: T = pickle.loads(path.read_bytes())
-    except Exception:  # none yet, or unreadable (a torn write): computed again
-        result = function(*args)
-        write_bytes(path, pickle.dumps(result, protocol=5))
-    _folder.found[key] = result
-    return result
+    arguments = content_bytes(tuple(_floats_as_bytes(arg) for arg in args))
+    return store.get_or_make("memo", [name, arguments], lambda: function(*args))

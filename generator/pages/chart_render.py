@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.atomic import write_bytes
-from generator.pages.workers import cores, new_pool, shared_pool
+from generator.pages.workers import Workers, cores, new_pool
 
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
 VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
@@ -95,8 +95,9 @@ class ChartRenderer:
     when all are in. Cached ones are read; the misses go to a process per core once there
     are enough of them to pay for the processes' start-up, else they are drawn here."""
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, workers: Workers | None = None) -> None:
         self.cache_dir = cache_dir
+        self.workers = workers  # the build's pool, when there is one
         self._files: dict[str, tuple[bytes, bytes]] = {}
         self._waiting: dict[str, dict[str, Any]] = {}  # misses not yet handed to a process
         self._futures: dict[str, Future[tuple[bytes, bytes]]] = {}
@@ -123,7 +124,7 @@ class ChartRenderer:
                 self._waiting[key] = spec
         workers = min(cores(), PARALLEL_FROM)
         if self._pool is None and len(self._waiting) >= PARALLEL_FROM and workers > 1:
-            self._pool = shared_pool()  # the build's, when there is one
+            self._pool = self.workers.pool() if self.workers else None
             if self._pool is None:
                 self._pool, self._own_pool = new_pool(workers), True
         if self._pool is not None:

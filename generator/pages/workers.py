@@ -3,20 +3,22 @@
 The trace pages, the kernel pages and the chart files are each computed in a process per
 core. Each stage starting its own pool made every stage pay the processes' start-up again
 (a spawned process imports the generator, Polars and Altair: ~1 s of a core, page faults
-included); inside `build_workers()` the stages share one pool, started when first used.
-Spawned, not forked: a forked JavaScript runtime (vl-convert) or Polars thread pool does not
-survive.
+included); a build's `Workers` (in its build context, site/context.py) is one pool the
+stages share, started when first used and shut down when the build ends. Spawned, not
+forked: a forked JavaScript runtime (vl-convert) or Polars thread pool does not survive.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from multiprocessing import get_context
+from typing import Any, TypeVar
 
-_shared: dict[str, ProcessPoolExecutor | bool] = {}  # "pool", or "open" while none started
+A = TypeVar("A")
+R = TypeVar("R")
+PARALLEL_FROM = 8  # fewer items than this: a process pool's start-up costs more than it saves
 
 
 def cores() -> int:
@@ -43,28 +45,47 @@ def _lower_priority() -> None:
         os.nice(NICE)
 
 
-@contextmanager
-def build_workers() -> Iterator[None]:
-    """Share one pool among the stages run inside; it is shut down on the way out."""
-    if _shared:  # nested: the outer build's pool serves
-        yield
-        return
-    _shared["open"] = True
-    try:
-        yield
-    finally:
-        pool = _shared.pop("pool", None)
-        _shared.clear()
-        if isinstance(pool, ProcessPoolExecutor):
-            pool.shutdown(cancel_futures=True)
+class Workers:
+    """A build's pool, started on first use (`pool`), shut down by `close` (or on leaving
+    a `with` block). Pickled (into a worker, inside a build context), it holds no pool:
+    the worker works in its own process."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_pool": None}
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def pool(self) -> ProcessPoolExecutor | None:
+        """The pool (started now if it is not yet), or None on one core."""
+        if cores() < 2:
+            return None
+        if self._pool is None:
+            self._pool = new_pool(cores())
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
 
 
-def shared_pool() -> ProcessPoolExecutor | None:
-    """The build's pool (started now if it is not yet), or None outside `build_workers`
-    or on one core: the caller then starts its own or works in-process."""
-    if not _shared or cores() < 2:
-        return None
-    pool = _shared.get("pool")
-    if not isinstance(pool, ProcessPoolExecutor):
-        pool = _shared["pool"] = new_pool(cores())
-    return pool
+def map_on_cores(
+    function: Callable[[A], R], items: list[A], workers: Workers | None = None
+) -> list[R]:
+    """`function` over `items`, in a process per core when there are enough of them that
+    the processes' start-up (imports: ~1 s) pays; `function` must be picklable. Inside a
+    build, in the build's pool (`workers`), else in a pool of its own."""
+    count = min(cores(), len(items))
+    if len(items) < PARALLEL_FROM or count < 2:
+        return [function(item) for item in items]
+    if workers is not None and (pool := workers.pool()) is not None:
+        return list(pool.map(function, items, chunksize=4))
+    with new_pool(count) as own:
+        return list(own.map(function, items, chunksize=4))

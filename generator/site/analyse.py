@@ -40,10 +40,10 @@ from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import stored_findings
 from generator.records.import_source import Imported, Source
 from generator.records.run import RunRecord
-from generator.site.content_cache import code_digest, entry_path
 from generator.site.export_cache import cached_check
 from generator.site.load import Loaded, LoadedTrace, ProfiledRun
-from generator.site.trace_cache import cached_traces, trace_key
+from generator.site.trace_cache import cached_traces, is_stored, trace_key
+from generator.store import Store
 from generator.summaries.export import CheckedExport
 
 
@@ -69,7 +69,7 @@ def analyse(loaded: Loaded) -> Analysed:
     found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
     runs = pool_runs(loaded.runs, found)
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
-    cache = (loaded.cache_dir, code_digest())  # kernel checks are kept (export_cache.py)
+    cache = loaded.context.store  # kernel checks are kept (export_cache.py)
     views = [
         _imported_view(item, export, analytic.get((item.name,)), cache)
         for item, export in loaded.imported
@@ -127,7 +127,7 @@ def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:
 def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple[TraceView, Page]]:
     """Every trace's view and page, through the content-keyed cache (read, analysed and
     drawn on a miss)."""
-    code = code_digest()
+    store = loaded.context.store
     jobs: list[tuple[str, Callable[[], TraceView]]] = []
     for item in loaded.traces:
         if item.source is not None:
@@ -142,14 +142,14 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
             job = partial(_run_view_of_trace, item.slug, item.path, item.record, item.layers,
                           item.ceilings, loaded.catalog)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
-        jobs.append((trace_key(files, inputs, code), job))
+        jobs.append((trace_key(files, inputs, store), job))
     to_read = [
         item
         for item, (key, _) in zip(loaded.traces, jobs, strict=True)
-        if not entry_path(loaded.cache_dir, "traces", key).is_file()
+        if not is_stored(key, store)
     ]
     _say_unstored(to_read, len(loaded.traces))
-    return cached_traces(jobs, loaded.cache_dir)
+    return cached_traces(jobs, loaded.context)
 
 
 def _say_unstored(to_read: list[LoadedTrace], total: int) -> None:
@@ -238,7 +238,7 @@ def _rows_by(
 
 
 def _imported_view(
-    item: Imported, export: NcuExport, counts: dict[str, Any] | None, cache: tuple[Path, str]
+    item: Imported, export: NcuExport, counts: dict[str, Any] | None, cache: Store
 ) -> MeasurementView:
     source = item.source
     checked = cached_check(
@@ -270,7 +270,7 @@ def _imported_view(
     )
 
 
-def _run_view(run: ProfiledRun, loaded: Loaded, cache: tuple[Path, str]) -> MeasurementView:
+def _run_view(run: ProfiledRun, loaded: Loaded, cache: Store) -> MeasurementView:
     """A kernel page for a run profiled with `--ncu`, checked against the run's own
     analytic counts."""
     record = run.record

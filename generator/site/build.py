@@ -3,9 +3,11 @@
     load_measurements -> analyse -> check -> draw -> write_pages -> publish
     (Loaded)            (Analysed) (Checked) (Report) (Written)    (site/)
 
-Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored); the HTML is
-built into a temporary folder and moved over site/ only when `mkdocs build --strict`
-succeeded, so a failed build never leaves a partial site.
+Everything the stages share (the store, the cache folder, the pool of workers, the
+release's citation fields) is one `BuildContext` (site/context.py), made here and passed
+to them. Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored); the
+HTML is built into a temporary folder and moved over site/ only when `mkdocs build
+--strict` succeeded, so a failed build never leaves a partial site.
 """
 
 from __future__ import annotations
@@ -15,22 +17,18 @@ import os
 import resource
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from generator import memo
 from generator.atomic import write_json, write_text
-from generator.ingest import digests
 from generator.ingest.cache import DEFAULT_CACHE
+from generator.ingest.digests import keep_digests, recall_digests
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
-from generator.pages.render import use_template_cache
-from generator.pages.workers import build_workers
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
-from generator.site.content_cache import code_digest
+from generator.site.context import BuildContext, build_context
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from generator.site.mkdocs_process import start as start_mkdocs
@@ -41,24 +39,35 @@ from generator.site.release import make_release, release_inputs
 from generator.site.stamp import STAMP, input_fingerprint, report_up_to_date, up_to_date
 from generator.site.write import Written, write_pages
 from generator.site.written import save_held
+from generator.store import Store, storing_in
 
 STAGE_TIMES_ENV = "RA_STAGE_TIMES"  # a path: each stage's seconds are written there (bench)
 PEAK_MEMORY_ENV = "RA_PEAK_MEMORY"  # a path: the build's peak memory is written there (bench)
 T = TypeVar("T")
 
 
-class _Clock:
-    """Runs the stages: each stage's wall time, for the report-at-scale benchmark's profile.
-    What a stage returns lives to the end of the build, so it is moved out of the garbage
-    collector's sight (`gc.freeze`): at 1,000 runs the collector walked the loaded records
-    and trace views again and again, 0.4 s of a rebuild's 6 s of CPU. Cycles are rare here
-    (dataclasses, frames, specs); the young ones are collected before each freeze."""
+def keep_out_of_gc(result: T) -> T:
+    """Move everything alive now (`result`, a stage's output, with all it reaches) out of
+    the cyclic garbage collector's sight until `gc.unfreeze` (`StageTimes` does so when
+    the build ends). A stage's result lives to the end of the build, and at 1,000 runs the
+    collector walked the loaded records and trace views again and again: 0.4 s of a
+    rebuild's 6 s of CPU. Cycles are rare here (dataclasses, frames, specs), and the young
+    ones are collected first, so the frozen objects are all still in use."""
+    gc.collect(1)
+    gc.freeze()
+    return result
+
+
+class StageTimes:
+    """Runs the stages and records each one's wall time (the report-at-scale benchmark's
+    profile, `RA_STAGE_TIMES`), keeping each result out of the collector's walks
+    (`keep_out_of_gc`) while the build runs."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
 
-    def __enter__(self) -> _Clock:
-        _freeze()  # the modules imported
+    def __enter__(self) -> StageTimes:
+        keep_out_of_gc(None)  # the modules imported
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -68,13 +77,7 @@ class _Clock:
         start = time.perf_counter()
         result = call(*args)
         self.seconds[stage] = round(time.perf_counter() - start, 3)
-        _freeze()
-        return result
-
-
-def _freeze() -> None:
-    gc.collect(1)
-    gc.freeze()
+        return keep_out_of_gc(result)
 
 
 def peak_memory() -> dict[str, int]:
@@ -92,25 +95,14 @@ def peak_memory() -> dict[str, int]:
     return {"build_bytes": own, "largest_child_bytes": children}
 
 
-def build_report(
-    measurements: Path,
-    cache_dir: Path = DEFAULT_CACHE,
-    clock: _Clock | None = None,
-    citation: dict[str, Any] | None = None,
-) -> Report:
-    """The stages up to the report, without writing anything but the caches. `citation`:
-    fields over the citation read (the release's version and URL), which pages made in the
-    draw stage (the run pages) name."""
-    if clock is None:
-        with _Clock() as own:
-            return build_report(measurements, cache_dir, own, citation)
-    memo.use_folder(cache_dir / "memo", code_digest())  # results kept between builds
-    use_template_cache(cache_dir / "templates")
-    loaded = clock.run("load", load_measurements, measurements, cache_dir)
-    if citation:
-        loaded = replace(loaded, citation={**loaded.citation, **citation})
-    analysed = clock.run("analyse", analyse, loaded)
-    return clock.run("draw", draw, clock.run("check", check, analysed))
+def build_report(context: BuildContext, times: StageTimes | None = None) -> Report:
+    """The stages up to the report, without writing anything but the store's entries."""
+    if times is None:
+        with StageTimes() as own, storing_in(context.store), context.workers:
+            return build_report(context, own)
+    loaded = times.run("load", load_measurements, context)
+    analysed = times.run("analyse", analyse, loaded)
+    return times.run("draw", draw, times.run("check", check, analysed))
 
 
 def build_site(
@@ -130,30 +122,32 @@ def build_site(
     `notebook`: the Explore notebook's execution for `fingerprint`, when the caller started
     it (else it starts here)."""
     cache_dir = cache_dir or DEFAULT_CACHE
-    digests.use_store(cache_dir)  # the inputs' digests from earlier builds
     # read first: a bad version or CITATION.cff stops the build before anything is written
     repository = measurements.parent
     release = make_release(read_citation(repository), version, report_commit(repository))
+    recall_digests(Store(cache_dir))  # the inputs' digests from earlier builds
     if run_mkdocs and fingerprint is None:
         fingerprint = input_fingerprint(measurements, docs_dir, release_inputs(version))
     if fingerprint and not force and up_to_date(docs_dir, site_dir, fingerprint):
         report_up_to_date(site_dir)
         return None
+    # the version and its URL: what the Cite, landing and run pages name
+    context = build_context(measurements, cache_dir, release.citation_fields())
     # executed beside the stages below, from the inputs alone (site/notebook.py)
     if notebook is None and fingerprint:
-        notebook = start_notebook(docs_dir, measurements, cache_dir, fingerprint)
+        notebook = start_notebook(docs_dir, measurements, context.store, fingerprint)
     mkdocs = start_mkdocs() if run_mkdocs else None  # warms up meanwhile (mkdocs_process.py)
     try:
-        # One pool of processes serves every stage (pages/workers.py); the chart files are
+        # One pool of processes serves every stage (context.workers); the chart files are
         # drawn in it while MkDocs builds the pages.
-        clock = _Clock()
-        with build_workers(), ChartRenderer(cache_dir / "charts") as renderer, clock:
-            # the version and its URL: what the Cite, landing and run pages name
-            report = build_report(measurements, cache_dir, clock, release.citation_fields())
-            written = clock.run(
+        renderer = ChartRenderer(cache_dir / "charts", context.workers)
+        times = StageTimes()
+        with times, storing_in(context.store), context.workers, renderer:
+            report = build_report(context, times)
+            written = times.run(
                 "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
             )
-            dirty = run_mkdocs and clock.run(
+            dirty = run_mkdocs and times.run(
                 "publish",
                 publish, written, measurements, site_dir, release, notebook, mkdocs, cache_dir,
             )  # fmt: skip
@@ -162,14 +156,14 @@ def build_site(
             if process is not None:
                 process.cancel()
         raise
-    if times := os.environ.get(STAGE_TIMES_ENV):
-        write_json(Path(times), clock.seconds)
+    if stage_times := os.environ.get(STAGE_TIMES_ENV):
+        write_json(Path(stage_times), times.seconds)
     if memory := os.environ.get(PEAK_MEMORY_ENV):
         write_json(Path(memory), peak_memory())
     save_held(cache_dir, docs_dir, written.held)  # nothing more is written into docs/
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
-    digests.save_store()
+    keep_digests(context.store)
     print(
         f"report: {len(report.views)} imported measurements, {len(written.pages)} generated pages"
         + (f" -> {site_dir}/" if run_mkdocs else f" in {docs_dir}/")

@@ -16,7 +16,7 @@ from generator.site.run_page_cache import cached_run_pages
 def draw(checked: Checked) -> Report:
     analysed = checked.analysed
     loaded = analysed.loaded
-    views, measurement_pages = drawn_measurements(analysed.views, loaded.cache_dir)
+    views, measurement_pages = drawn_measurements(analysed.views, loaded.context)
     report = Report(
         catalog=loaded.catalog,
         imported=[item for item, _ in loaded.imported],
@@ -46,4 +46,4 @@ def draw(checked: Checked) -> Report:
         kinds=loaded.kinds,
         captures=analysed.captures,
     )
-    return replace(report, run_pages=cached_run_pages(report, loaded.cache_dir))
+    return replace(report, run_pages=cached_run_pages(report, loaded.context.store))

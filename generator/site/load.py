@@ -38,7 +38,9 @@ from generator.records.import_source import (
 from generator.records.literature import LiteratureRow, read_literature
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
+from generator.site.context import BuildContext
 from generator.site.kinds import KINDS
+from generator.store import Store
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class LoadedTrace:
 @dataclass(frozen=True)
 class Loaded:
     measurements: Path
-    cache_dir: Path  # parsed exports and analysed traces, keyed by content
+    context: BuildContext  # the build's store, cache folder and pool (site/context.py)
     catalog: tuple[Device, ...]
     imported: list[tuple[Imported, NcuExport]]
     runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA, one row per run folder
@@ -96,10 +98,9 @@ class Loaded:
         return {run: [float(t) for t in f["step_s"]] for run, f in self.steps.items()}
 
 
-def load_measurements(
-    measurements: Path, cache_dir: Path, kinds: Sequence[Kind[Any, Any]] = KINDS
-) -> Loaded:
+def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = KINDS) -> Loaded:
     """`kinds`: the input kinds to find in imported/ besides the ncu exports and traces."""
+    measurements, store = context.measurements, context.store
     if not measurements.is_dir():
         raise UserError(
             "the measurements folder does not exist",
@@ -117,13 +118,13 @@ def load_measurements(
     repository = measurements.parent
     return Loaded(
         measurements=measurements,
-        cache_dir=cache_dir,
+        context=context,
         catalog=catalog,
-        imported=[(item, cached_read(item.csv_path, cache_dir)) for item in discover(measurements)],
+        imported=[(item, cached_read(item.csv_path, store)) for item in discover(measurements)],
         runs=runs_frame(every),
-        profiled=_profiled_runs(measurements, records, cache_dir),
+        profiled=_profiled_runs(measurements, records, store),
         steps=cached_steps(
-            {run_id: measurements / "runs" / run_id for run_id in records}, cache_dir
+            {run_id: measurements / "runs" / run_id for run_id in records}, context.cache_dir
         ),
         records=records,
         experiments=load_experiments(config) if config.is_file() else None,
@@ -131,22 +132,26 @@ def load_measurements(
         complexity=read_tables(measurements / "complexity"),
         literature=literature,
         references=references,
-        citation={**read_citation(repository), "report-commit": report_commit(repository)},
+        citation={
+            **read_citation(repository),
+            "report-commit": report_commit(repository),
+            **context.citation,  # the release's version and URL, over the file's
+        },
         benchmarks=read_benchmarks(repository),
-        traces=_imported_traces(measurements, cache_dir) + _run_traces(measurements, records),
+        traces=_imported_traces(measurements, store) + _run_traces(measurements, records),
         calibrations=read_calibrations(measurements),
         kinds=kinds,
         captures={kind.name: kind.find(measurements) for kind in kinds},
     )
 
 
-def _imported_traces(measurements: Path, cache_dir: Path) -> list[LoadedTrace]:
+def _imported_traces(measurements: Path, store: Store) -> list[LoadedTrace]:
     return [
         LoadedTrace(
             slug=item.name,
             path=item.trace_path,
             source=item.source,
-            ncu=cached_read(item.csv_path, cache_dir) if item.csv_path else None,
+            ncu=cached_read(item.csv_path, store) if item.csv_path else None,
         )
         for item in discover_traces(measurements)
     ]
@@ -193,12 +198,12 @@ def _check_cited(literature: list[LiteratureRow], references: dict[str, Referenc
 
 
 def _profiled_runs(
-    measurements: Path, records: dict[str, RunRecord], cache_dir: Path
+    measurements: Path, records: dict[str, RunRecord], store: Store
 ) -> list[ProfiledRun]:
     """Every ok run profiled with `nox -s measure -- --ncu` (runs/<id>/ncu.csv)."""
     found = []
     for run_id, record in records.items():
         csv_path = measurements / "runs" / run_id / "ncu.csv"
         if csv_path.is_file():
-            found.append(ProfiledRun(record, csv_path, parsed_export(csv_path, cache_dir)))
+            found.append(ProfiledRun(record, csv_path, parsed_export(csv_path, store)))
     return found

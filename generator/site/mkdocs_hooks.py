@@ -44,7 +44,6 @@ from mkdocs.structure.pages import Page
 
 from generator.pages.paths import DATA_DIR, INCLUDES_DIR, downloads_root, is_download
 from generator.pages.template_cache import keep_compiled
-from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, html_cache
 from generator.site.stamp import (
     CHANGED_SINCE_ENV,
     DIRTY_ENV,
@@ -109,29 +108,7 @@ def _includes_changed(source: Path, rendered: Path, downloads: Path) -> bool:
     return False
 
 
-def _only_notebook_suffixes(should_include: Any, suffixes: tuple[str, ...]) -> Any:
-    """mkdocs-jupyter asks of every file whether it is a notebook, building a path object
-    first (0.3 s at 25,000 files); a file without one of the suffixes it reads is not one,
-    so it is answered from its name."""
-
-    def asked(file: File) -> bool:
-        return file.src_uri.endswith(suffixes) and bool(should_include(file))
-
-    return asked
-
-
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """With the notebook executed beside the build (site/notebook.py), mkdocs-jupyter only
-    converts that copy to HTML, and keeps the HTML under the copy's content."""
-    executed = os.environ.get(EXECUTED_ENV)
-    jupyter = config.plugins.get("mkdocs-jupyter")
-    suffixes = tuple(getattr(jupyter, "_supported_extensions", ()))  # what it reads
-    if jupyter is not None and suffixes:
-        jupyter.should_include = _only_notebook_suffixes(jupyter.should_include, suffixes)
-    if executed and jupyter is not None:
-        jupyter.config["execute"] = False
-        jupyter.config["cache"] = True
-        jupyter.config["cache_dir"] = str(html_cache(Path(executed)))
     if os.environ.get(DIRTY_ENV) == "1":
         # The 404 page shows the navigation and the config, which a dirty build has as the
         # live site's (publish.py), so the live page stays: drawing the whole navigation
@@ -142,12 +119,6 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 @event_priority(-50)  # after mkdocs-jupyter has wrapped the notebook's file
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    if executed := os.environ.get(EXECUTED_ENV):
-        notebook = files.get_file_from_path(NOTEBOOK)
-        if notebook is not None:
-            # on the wrapper itself: its class computes abs_src_path from the source's
-            # folder, never asking the file it wraps
-            notebook.abs_src_path = executed
     for name in WITH_INCLUDES:
         file = files.get_file_from_path(name)
         if file is None or file.abs_src_path is None:

@@ -6,7 +6,8 @@ imports, the theme, plugins, hooks and Markdown extensions its config loads. Tha
 depend on the pages, so the build starts the process with the stages (`start`): it loads
 mkdocs.yml's config to import all of that, then waits for one line on its standard input,
 the arguments and environment of the build publish asks for (`WarmMkDocs.run`). The build
-itself is `mkdocs ARGS...` as before (`lean_imports`), in that process.
+itself is `mkdocs ARGS...` as before, in that process (`python -m
+generator.site.mkdocs_process --wait-for-stdin`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class WarmMkDocs:
 
 def start() -> WarmMkDocs:
     """A MkDocs process, warming up in the current folder (where mkdocs.yml is)."""
-    command = [sys.executable, "-m", "generator.site.lean_imports", WAIT_FLAG]
+    command = [sys.executable, "-m", "generator.site.mkdocs_process", WAIT_FLAG]
     pipe = subprocess.PIPE
     return WarmMkDocs(subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=pipe, text=True))
 
@@ -80,3 +81,7 @@ def warm_then_run() -> None:
         # The build waits for this process to end, and its last garbage collections would
         # walk every page MkDocs made (0.12 s of a dirty build at 1,000 runs): skipped.
         gc.freeze()
+
+
+if __name__ == "__main__":
+    warm_then_run()

@@ -6,7 +6,6 @@ after one more export draws that one alone."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import fields, replace
 from functools import partial
 from pathlib import Path
@@ -16,22 +15,18 @@ from generator.analysis.views import MeasurementView
 from generator.memo import content_bytes
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
-from generator.site.content_cache import (
-    code_digest,
-    entry_path,
-    map_on_cores,
-    read_entry,
-    write_entry,
-)
+from generator.pages.workers import map_on_cores
+from generator.site.content_cache import PageEntry
+from generator.site.context import BuildContext
+from generator.store import Store
+
+ENTRY: PageEntry[dict[str, Any]] = PageEntry(dict)
 
 
-def view_key(view: MeasurementView, code: str) -> str:
-    """The view's content (every field but the chart) and the code that draws it."""
-    digest = hashlib.sha256(f"measurement\0{code}".encode())
-    for field in fields(view):
-        if field.name != "chart":
-            digest.update(content_bytes(getattr(view, field.name)))
-    return digest.hexdigest()[:32]
+def view_key(view: MeasurementView, store: Store) -> str:
+    """The view's content (every field but the chart); the store adds the code's digest."""
+    parts = [content_bytes(getattr(view, f.name)) for f in fields(view) if f.name != "chart"]
+    return store.key("pages", parts)
 
 
 def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page]:
@@ -45,21 +40,19 @@ def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page
 
 
 def drawn_measurements(
-    views: list[MeasurementView], cache_dir: Path
+    views: list[MeasurementView], context: BuildContext
 ) -> tuple[list[MeasurementView], dict[str, Page]]:
     """Each view with its roofline chart, and its page by slug (downloads made), from the
-    cache or drawn and stored."""
-    code = code_digest()
-    paths = [entry_path(cache_dir, "pages", view_key(view, code)) for view in views]
-    found = [read_entry(path, dict) for path in paths]
-    missing = [i for i, item in enumerate(found) if item is None]
-    draw = partial(_draw, charts_dir=cache_dir / "charts")
-    for index, made in zip(missing, map_on_cores(draw, [views[i] for i in missing]), strict=True):
-        found[index] = (made[0], write_entry(paths[index], *made))
+    store or drawn and stored."""
+    draw = partial(_draw, charts_dir=context.cache_dir / "charts")
+
+    def make(missing: list[int]) -> list[tuple[dict[str, Any], Page]]:
+        return map_on_cores(draw, [views[i] for i in missing], context.workers)
+
+    keys = [view_key(view, context.store) for view in views]
+    found = context.store.get_or_make_all("pages", keys, make, ENTRY)
     drawn, pages = [], {}
-    for view, item in zip(views, found, strict=True):
-        assert item is not None
-        chart, page = item
+    for view, (chart, page) in zip(views, found, strict=True):
         drawn.append(replace(view, chart=chart))
         pages[view.slug] = page
     return drawn, pages

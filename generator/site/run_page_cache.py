@@ -9,9 +9,7 @@ site/written.py leaves the others' files in docs/ untouched."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from generator.ingest.digests import file_digest
@@ -20,22 +18,24 @@ from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page, Report
 from generator.pages.run_pages import RUN_FILES, RunContext, run_page
 from generator.pages.runs import run_contexts
-from generator.site.content_cache import code_digest, entry_path, read_entry, write_entry
+from generator.site.content_cache import PageEntry
+from generator.store import Store
+
+ENTRY: PageEntry[str] = PageEntry(str)
 
 
-def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, code: str) -> str:
+def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, store: Store) -> str:
     """The page's inputs by content. The context's folder, steps and record are keyed by the
     run's files' digests (the steps are parsed from steps.csv, the record from run.json, by
     code the key holds): comparing them as values would cost more than making the page."""
-    digest = hashlib.sha256(f"run page\0{code}\0".encode())
     by_value = replace(context, folder=None, steps=None, record=None)
-    digest.update(content_bytes((row, by_value, citation)))
+    parts: list[str | bytes] = [content_bytes((row, by_value, citation))]
     if context.folder is not None:
         for name in RUN_FILES:
             path = context.folder / name
-            digest.update(f"\0{name}\0{file_digest(path) if path.is_file() else '-'}".encode())
-    digest.update(f"\0{context.steps is not None}\0{context.record is not None}".encode())
-    return digest.hexdigest()[:32]
+            parts += [name, file_digest(path) if path.is_file() else "-"]
+    parts.append(f"{context.steps is not None}\0{context.record is not None}")
+    return store.key("runs", parts)
 
 
 def _made(row: dict[str, Any], context: RunContext, citation: Any) -> Page:
@@ -44,17 +44,14 @@ def _made(row: dict[str, Any], context: RunContext, citation: Any) -> Page:
     return replace(linked[0], files=files, tables={}, copies={})
 
 
-def cached_run_pages(report: Report, cache_dir: Path) -> dict[str, Page]:
-    """Each run's page by run id, downloads made, from the cache or made and stored."""
-    code = code_digest()
+def cached_run_pages(report: Report, store: Store) -> dict[str, Page]:
+    """Each run's page by run id, downloads made, from the store or made and stored."""
     contexts = run_contexts(report)
-    pages = {}
-    for row in report.runs.to_dicts():
-        run_id = row["run_id"]
-        context = contexts.get(run_id, RunContext())
-        path = entry_path(cache_dir, "runs", run_page_key(row, context, report.citation, code))
-        found = read_entry(path, str)
-        if found is None:
-            found = (run_id, write_entry(path, run_id, _made(row, context, report.citation)))
-        pages[run_id] = found[1]
-    return pages
+    rows = report.runs.to_dicts()
+    made_from = [(row, contexts.get(row["run_id"], RunContext())) for row in rows]
+
+    def make(missing: list[int]) -> list[tuple[str, Page]]:
+        return [(made_from[i][0]["run_id"], _made(*made_from[i], report.citation)) for i in missing]
+
+    keys = [run_page_key(row, context, report.citation, store) for row, context in made_from]
+    return dict(store.get_or_make_all("runs", keys, make, ENTRY))

@@ -1,14 +1,13 @@
 """Profiler traces analysed and drawn once. Reading a trace's JSON, attributing its work and
 drawing its page cost ~0.3 s a run, so each finished `TraceView` (slimmed to what the pages
-read) and its trace page (downloads made) are kept in the cache folder under a key of
-everything they are made from (the trace's bytes, the run's layers.csv, the ceilings or
-source, the run's id and this package's code and templates). A rebuild after one more run
+read) and its trace page (downloads made) are kept in the store (kind `traces`) under a key
+of everything they are made from (the trace's bytes, the run's layers.csv, the ceilings or
+source, the run's id and, through the store, this package's code and templates). A rebuild after one more run
 reads, analyses and draws that run alone; a cold build does the misses in one process per
 core."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -21,16 +20,24 @@ from generator.analysis.views import TraceView
 from generator.ingest.digests import file_digest
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
-from generator.site.content_cache import entry_path, map_on_cores, read_entry, write_entry
+from generator.pages.workers import map_on_cores
+from generator.site.content_cache import PageEntry
+from generator.site.context import BuildContext
+from generator.store import Store
+
+KIND = "traces"
+ENTRY: PageEntry[TraceView] = PageEntry(TraceView)
 
 
-def trace_key(files: list[Path], inputs: str, code: str) -> str:
-    """The cache key of one trace view: its files' content, what else it is made from
-    (`inputs`: slug, source or ceilings, phase) and the analysis code."""
-    digest = hashlib.sha256(f"{code}\0{inputs}".encode())
-    for path in files:
-        digest.update(f"\0{path.name}\0".encode() + file_digest(path).encode())
-    return digest.hexdigest()[:32]
+def trace_key(files: list[Path], inputs: str, store: Store) -> str:
+    """The store's key of one trace view: its files' content and what else it is made from
+    (`inputs`: slug, source or ceilings, phase)."""
+    named = [part for path in files for part in (path.name, file_digest(path))]
+    return store.key(KIND, [inputs, *named])
+
+
+def is_stored(key: str, store: Store) -> bool:
+    return store.has(KIND, key, ENTRY)
 
 
 def slim(view: TraceView) -> TraceView:
@@ -98,16 +105,15 @@ def _compute(job: Callable[[], TraceView], charts_dir: Path) -> tuple[TraceView,
 
 
 def cached_traces(
-    jobs: list[tuple[str, Callable[[], TraceView]]], cache_dir: Path
+    jobs: list[tuple[str, Callable[[], TraceView]]], context: BuildContext
 ) -> list[tuple[TraceView, Page]]:
-    """Each job's view and trace page, from the cache or computed (in a process per core
+    """Each job's view and trace page, from the store or computed (in the build's pool
     when many are missing: a cold build's reading, analysing and drawing of every trace)
     and stored. `jobs`: (key, a picklable function that computes the view)."""
-    paths = [entry_path(cache_dir, "traces", key) for key, _ in jobs]
-    found = [read_entry(path, TraceView) for path in paths]
-    missing = [i for i, item in enumerate(found) if item is None]
-    compute = partial(_compute, charts_dir=cache_dir / "charts")
-    computed = map_on_cores(compute, [jobs[i][1] for i in missing])
-    for index, item in zip(missing, computed, strict=True):
-        found[index] = (item[0], write_entry(paths[index], *item))
-    return [item for item in found if item is not None]
+    compute = partial(_compute, charts_dir=context.cache_dir / "charts")
+
+    def make(missing: list[int]) -> list[tuple[TraceView, Page]]:
+        return map_on_cores(compute, [jobs[i][1] for i in missing], context.workers)
+
+    keys = [key for key, _ in jobs]
+    return context.store.get_or_make_all(KIND, keys, make, ENTRY)

@@ -16,6 +16,7 @@ from generator.ingest import read_ncu_csv
 from generator.ingest.cache import DEFAULT_CACHE, cached_read
 from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, NcuExport, default_memory_budget
 from generator.records.finding import Finding, findings_json
+from generator.store import Store
 from generator.summaries.device_text import device_text
 
 
@@ -83,7 +84,7 @@ def read_export(
         return read_ncu_rep(path)[0]
     budget = default_memory_budget() if memory_budget is None else memory_budget
     if path.is_file() and path.stat().st_size * IN_MEMORY_FACTOR > budget:
-        return cached_read(path, cache_dir, budget)
+        return cached_read(path, Store(cache_dir), budget)
     return read_ncu_csv(path, budget)
 
 
