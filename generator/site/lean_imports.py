@@ -14,8 +14,7 @@ build converts the Explore notebook into that cache beforehand (site/notebook.py
 those modules are loaded lazily: on first use, which a build that finds the cache never
 makes. A build that does convert loads them then, and works as before.
 
-`python -m generator.site.lean_imports ARGS...` runs `mkdocs ARGS...` this way
-(`--wait-for-stdin`: warmed up first, the arguments read later, site/mkdocs_process.py).
+`python -m generator.site.lean_imports ARGS...` runs `mkdocs ARGS...` this way.
 """
 
 from __future__ import annotations
@@ -65,12 +64,7 @@ def defer_unused() -> None:
 if __name__ == "__main__":
     skip_unused()
     defer_unused()
-    from generator.site.mkdocs_process import WAIT_FLAG, warm_then_run
+    from mkdocs.__main__ import cli
 
-    if sys.argv[1:] == [WAIT_FLAG]:
-        warm_then_run()  # site/mkdocs_process.py
-    else:
-        from mkdocs.__main__ import cli
-
-        sys.argv[0] = "mkdocs"
-        cli()
+    sys.argv[0] = "mkdocs"
+    cli()
