@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import UserError
+from generator.pages.page import Page
 from generator.site import own_pages
 from generator.site.files import install, sync_tree
 from generator.site.links import article_targets, check_links, targets
@@ -167,11 +168,12 @@ def test_a_page_is_written_again_only_when_its_markdown_or_shell_changed(
 ) -> None:
     monkeypatch.chdir(REPO)  # mkdocs.yml lives there
     site = tmp_path / "site"
-    pages = {"measurements/runs/a.md": "# A\n", "measurements/runs/b.md": "# B\n"}
+    texts = {"measurements/runs/a.md": "# A\n", "measurements/runs/b.md": "# B\n"}
+    pages = own_pages.own_pages([Page(path, "", text) for path, text in texts.items()])
     shells = {s: f"<t>RA-SHELL-TITLE</t>{MARKDOWN_HTML}" for s in SHELLS}
     kept, write = own_pages.plan(site, pages, shells, None)
-    assert kept == {} and sorted(write) == sorted(pages)  # nothing recorded: all
-    made = own_pages.render(pages, shells, {p: to_html(p, t) for p, t in pages.items()}, write)
+    assert kept == {} and sorted(write) == sorted(texts)  # nothing recorded: all
+    made = own_pages.render(pages, shells, own_pages.convert(pages, write), write)
     own_pages.write(site, made, set())
     assert "<t>A</t>" in (site / "measurements/runs/a/index.html").read_text()
     record = own_pages.Record(
@@ -181,12 +183,13 @@ def test_a_page_is_written_again_only_when_its_markdown_or_shell_changed(
     )
     own_pages.save_record(tmp_path / "cache", site, record)
     assert own_pages.read_record(tmp_path / "cache", site) == record
-    changed = {**pages, "measurements/runs/b.md": "# B, again\n"}
+    again = {**texts, "measurements/runs/b.md": "# B, again\n"}
+    changed = own_pages.own_pages([Page(path, "", text) for path, text in again.items()])
     assert own_pages.changed_markdown(changed, record) == ["measurements/runs/b.md"]
     kept, write = own_pages.plan(site, changed, shells, record)
     assert list(kept) == ["measurements/runs/a.md"] and write == ["measurements/runs/b.md"]
     other = {s: t + "<nav>new</nav>" for s, t in shells.items()}  # the navigation changed
-    assert own_pages.plan(site, pages, other, record)[1] == list(pages)
+    assert own_pages.plan(site, pages, other, record)[1] == list(texts)
     (site / "measurements/runs/a/index.html").unlink()  # its file gone: written again
     assert own_pages.plan(site, pages, shells, record)[1] == ["measurements/runs/a.md"]
     own_pages.write(site, {}, {"measurements/runs/b.md"})  # a page no longer made

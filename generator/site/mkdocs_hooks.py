@@ -1,7 +1,8 @@
 """MkDocs hooks (`hooks:` in mkdocs.yml and the build's config), on MkDocs' documented
 events only: give MkDocs the downloads of the pages it builds, put generated text into
-hand-written pages, point mkdocs-jupyter at the notebook executed beside the build, and keep
-the theme's compiled templates between builds.
+hand-written pages, point mkdocs-jupyter at the notebook executed beside the build, leave
+the shells of the pages per run out of the sitemap, and keep the theme's compiled templates
+between builds.
 
 The downloads (`DATA_DIR/...`) lie beside docs_dir (`paths.downloads_root`), so MkDocs
 never lists them all (22,000 files at 1,000 runs, nearly all the pages per run's, which the
@@ -18,6 +19,7 @@ Loaded by MkDocs from this file's path, not imported by the generator.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from generator.pages.paths import DATA_DIR, INCLUDES_DIR, downloads_root
 from generator.pages.render import page_slug
 from generator.pages.template_cache import keep_compiled
 from generator.site.notebook import EXECUTED_ENV, NOTEBOOK, html_cache
+from generator.site.shell import SHELL
 from generator.site.stamp import TEMPLATE_CACHE_ENV
 
 _MARKER = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
@@ -81,6 +84,13 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         return path.read_text(encoding="utf-8") if path.is_file() else ""
 
     return _MARKER.sub(included, markdown)
+
+
+def on_template_context(context: Any, template_name: str, config: MkDocsConfig) -> Any:
+    """The shells (site/shell.py) are built to be filled, not read: not in the sitemap."""
+    if template_name == "sitemap.xml":
+        context["pages"] = [f for f in context["pages"] if posixpath.basename(f.src_uri) != SHELL]
+    return context
 
 
 def on_env(env: Any, config: MkDocsConfig, files: Files) -> Any:

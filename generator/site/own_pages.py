@@ -69,9 +69,17 @@ def save_record(cache_dir: Path, site_dir: Path, record: Record) -> None:
     write_text(record_path(cache_dir, site_dir), json.dumps(data, separators=(",", ":")))
 
 
-def own_pages(pages: list[Page]) -> dict[str, str]:
-    """The pages per run among the written ones: path -> Markdown."""
-    return {page.path: page.markdown for page in pages if is_own(page.path)}
+@dataclass(frozen=True)
+class Own:
+    """The pages per run among the written ones: path -> Markdown, and path -> its key."""
+
+    markdown: dict[str, str]
+    keys: dict[str, str]
+
+
+def own_pages(pages: list[Page]) -> Own:
+    markdown = {page.path: page.markdown for page in pages if is_own(page.path)}
+    return Own(markdown, {path: page_key(path, text) for path, text in markdown.items()})
 
 
 def page_key(path: str, markdown: str) -> str:
@@ -86,15 +94,16 @@ def _convert(item: tuple[str, str]) -> Html:
     return to_html(*item)
 
 
-def convert(pages: dict[str, str], paths: list[str]) -> dict[str, Html]:
+def convert(pages: Own, paths: list[str]) -> dict[str, Html]:
     """These pages' HTML, in a process per core when there are many."""
-    return dict(zip(paths, map_on_cores(_convert, [(p, pages[p]) for p in paths]), strict=True))
+    items = [(path, pages.markdown[path]) for path in paths]
+    return dict(zip(paths, map_on_cores(_convert, items), strict=True))
 
 
-def changed_markdown(pages: dict[str, str], previous: Record | None) -> list[str]:
+def changed_markdown(pages: Own, previous: Record | None) -> list[str]:
     """The pages whose Markdown is not the one site/ was last written from."""
     kept = previous.pages if previous is not None else {}
-    return [p for p, text in pages.items() if kept.get(p, ("",))[0] != page_key(p, text)]
+    return [path for path, key in pages.keys.items() if kept.get(path, ("",))[0] != key]
 
 
 def page_file(site_dir: Path, path: str) -> Path:
@@ -102,20 +111,22 @@ def page_file(site_dir: Path, path: str) -> Path:
 
 
 def plan(
-    site_dir: Path, pages: dict[str, str], shells: dict[str, str], previous: Record | None
+    site_dir: Path, pages: Own, shells: dict[str, str], previous: Record | None
 ) -> tuple[_Pages, list[str]]:
     """The pages site/ holds as they should be (their entries kept), and those to write:
     another Markdown, another shell, or their file gone."""
     kept: _Pages = {}
     write = []
-    for path, text in pages.items():
-        shell = shell_of(path)
+    same_shell = {
+        shell: previous is not None and previous.shells.get(shell) == digest(text)
+        for shell, text in shells.items()
+    }
+    for path, key in pages.keys.items():
         entry = previous.pages.get(path) if previous is not None else None
         if (
             entry is not None
-            and previous is not None
-            and entry[0] == page_key(path, text)
-            and previous.shells.get(shell) == digest(shells[shell])
+            and entry[0] == key
+            and same_shell[shell_of(path)]
             and page_file(site_dir, path).is_file()
         ):
             kept[path] = entry
@@ -125,14 +136,14 @@ def plan(
 
 
 def render(
-    pages: dict[str, str], shells: dict[str, str], html: dict[str, Html], paths: list[str]
+    pages: Own, shells: dict[str, str], html: dict[str, Html], paths: list[str]
 ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
     """Each page to write: (its key, its themed HTML, its links' targets)."""
     made = {}
     for path in paths:
         shell, url, converted = shell_of(path), page_url(path), html[path]
         themed = fill(shells[shell], page_url(shell), url, converted.title, converted.body)
-        made[path] = (page_key(path, pages[path]), themed, targets(url, converted.body))
+        made[path] = (pages.keys[path], themed, targets(url, converted.body))
     return made
 
 

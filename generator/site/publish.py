@@ -130,6 +130,8 @@ def _build(
     for relative, content in drawn.items():  # the chart files drawn while MkDocs ran
         write_bytes(downloads / relative, content)
     shells = {s: (output / page_url(s) / "index.html").read_text("utf-8") for s in SHELLS}
+    for shell in SHELLS:  # filled, not published
+        shutil.rmtree(output / page_url(shell))
     kept, to_write = own_pages.plan(site_dir, pages, shells, previous)
     html.update(own_pages.convert(pages, [p for p in to_write if p not in html]))
     made = own_pages.render(pages, shells, html, to_write)
@@ -143,7 +145,7 @@ def _build(
     installed = install(output, site_dir, DATA_DIR, previous.mkdocs if previous else frozenset())
     if (downloads / DATA_DIR).is_dir():
         sync_tree(downloads / DATA_DIR, site_dir / DATA_DIR)
-    own_pages.write(site_dir, made, set(previous.pages if previous else ()) - set(pages))
+    own_pages.write(site_dir, made, set(previous.pages if previous else ()) - set(pages.keys))
     write_text(site_dir / RELEASE_FILE, release.to_json())
     record = own_pages.Record(
         installed,

@@ -5,7 +5,9 @@ navigation) is right at their depth. The shell's content is a placeholder betwee
 markers and its title a placeholder word; `fill` puts a page's title and HTML there and its
 own URL where the shell's stands (the canonical link).
 
-Every page per run hides its table of contents (`hide: [toc]`), is in no nav section (so
+The shells themselves are not published: publish reads them from MkDocs' output and leaves
+them out of site/, and the hooks leave them out of the sitemap. Every page per run hides
+its table of contents (`hide: [toc]`), is in no nav section (so
 no nav item is active on it) and is left out of the search index: the shell is the same.
 """
 
