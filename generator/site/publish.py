@@ -34,10 +34,13 @@ from generator.site.markdown_html import page_url
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, Release
 from generator.site.shell import EXCLUDE_DOCS, SHELLS
-from generator.site.stamp import TEMPLATE_CACHE_ENV
+from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
 
 HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
+# Copied by the build where they changed (`files.sync_tree`), not by MkDocs at every build:
+# MathJax and Vega, 600 files that change with their packages' versions only.
+STATIC = (MATHJAX_DIR.as_posix(), VEGA_DIR.as_posix())
 
 
 def publish(
@@ -84,12 +87,13 @@ def _start_mkdocs(
 ) -> subprocess.Popen[bytes]:
     """`mkdocs build --strict` of the pages MkDocs builds, into staging/site, started."""
     child = staging / "mkdocs.yml"
+    excluded = EXCLUDE_DOCS + "".join(f"/{folder}/\n" for folder in STATIC)
     child.write_text(
         f"INHERIT: {json.dumps(str(config.resolve()))}\n"
         f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
         f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
         f"hooks: [{json.dumps(str(HOOKS))}]\n"
-        f"exclude_docs: {json.dumps(EXCLUDE_DOCS)}\n" + release.mkdocs_config(),
+        f"exclude_docs: {json.dumps(excluded)}\n" + release.mkdocs_config(),
         encoding="utf-8",
     )
     env = {
@@ -143,8 +147,12 @@ def _build(
         shutil.rmtree(site_dir, ignore_errors=True)
     site_dir.mkdir(parents=True, exist_ok=True)
     installed = install(output, site_dir, DATA_DIR, previous.mkdocs if previous else frozenset())
-    if (downloads / DATA_DIR).is_dir():
-        sync_tree(downloads / DATA_DIR, site_dir / DATA_DIR)
+    for source, target in (
+        (downloads / DATA_DIR, DATA_DIR),
+        *((written.docs_dir / d, d) for d in STATIC),
+    ):
+        if source.is_dir():
+            sync_tree(source, site_dir / target)
     own_pages.write(site_dir, made, set(previous.pages if previous else ()) - set(pages.keys))
     write_text(site_dir / RELEASE_FILE, release.to_json())
     record = own_pages.Record(
