@@ -72,7 +72,7 @@ SHELLS = tuple(
 
 def shell_pages() -> list[Page]:
     """The shells, written into docs/ with the generated pages (no nav, no search)."""
-    return [Page(path, TITLE, MARKDOWN) for path in SHELLS]
+    return [Page(path, TITLE, MARKDOWN, in_nav=False) for path in SHELLS]
 
 
 def fill(shell: str, shell_url: str, url: str, title: str, body: str) -> str:
