@@ -175,6 +175,7 @@ def _check_links(
     ours = {page_url(p): links for p, (_, links) in kept.items()}
     ours.update({page_url(p): links for p, (_, _, links) in made.items()})
     files = {*built, *written.held.downloads, *(f"{url}index.html" for url in ours)}
+    files.update(f"{d}/{p}" for d in STATIC for p in relative_files(written.docs_dir / d))
     for relative in built:
         if relative.endswith("index.html") and not relative.startswith("assets/"):
             url = os.path.dirname(relative)
