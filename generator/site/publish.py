@@ -33,7 +33,7 @@ from generator.site.links import article_targets, check_links
 from generator.site.markdown_html import page_url
 from generator.site.notebook import EXECUTED_ENV, Execution
 from generator.site.release import RELEASE_FILE, Release
-from generator.site.shell import EXCLUDE_DOCS, SHELLS
+from generator.site.shell import EXCLUDE_DOCS, SHELLS, is_own
 from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
 
@@ -163,6 +163,11 @@ def _build(
     own_pages.save_record(cache_dir, site_dir, record)
 
 
+def _into_ours(target: str) -> bool:
+    """Whether a site-relative target lies among the pages per run or the downloads."""
+    return target.startswith(f"{DATA_DIR}/") or is_own(f"{target.rstrip('/')}.md")
+
+
 def _check_links(
     output: Path,
     built: frozenset[str],
@@ -170,8 +175,9 @@ def _check_links(
     kept: dict[str, tuple[str, tuple[str, ...]]],
     made: dict[str, tuple[str, str, tuple[str, ...]]],
 ) -> None:
-    """Every relative link of the site as it will be: the pages per run (their links kept
-    from when they were written, or just made) and the content of MkDocs' pages."""
+    """Every relative link of the pages per run (their links kept from when they were
+    written, or just made), and those of MkDocs' pages into them or the downloads, against
+    the site as it will be."""
     ours = {page_url(p): links for p, (_, links) in kept.items()}
     ours.update({page_url(p): links for p, (_, _, links) in made.items()})
     files = {*built, *written.held.downloads, *(f"{url}index.html" for url in ours)}
@@ -180,5 +186,8 @@ def _check_links(
         if relative.endswith("index.html") and not relative.startswith("assets/"):
             url = os.path.dirname(relative)
             text = (output / relative).read_text(encoding="utf-8", errors="replace")
-            ours[f"{url}/" if url else ""] = article_targets(f"{url}/" if url else "", text)
+            found = article_targets(f"{url}/" if url else "", text)
+            # MkDocs checks its pages' Markdown links (--strict); here, their links into the
+            # pages per run and the downloads, which it does not know (raw HTML among them)
+            ours[f"{url}/" if url else ""] = tuple(t for t in found if _into_ours(t))
     check_links(ours, files)
