@@ -161,6 +161,7 @@ def _build(
         {**kept, **{path: (key, links) for path, (key, _, links) in made.items()}},
     )
     own_pages.save_record(cache_dir, site_dir, record)
+    print(f"publish: {len(made)} of {len(pages.keys)} pages per run written, {len(html)} converted")
 
 
 def _into_ours(target: str) -> bool:
