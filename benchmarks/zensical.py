@@ -51,7 +51,9 @@ def prepare(folder: Path) -> Path:
     assert written is not None
     shutil.copytree(downloads_root(docs) / DATA_DIR, docs / DATA_DIR, dirs_exist_ok=True)
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
-    config.update(docs_dir=str(docs), site_dir=str(folder / "site"), nav=written.nav)
+    # relative to the config's folder: Zensical 0.0.73 panicked on absolute ones
+    # ("invariant: Id(Format(Path(RootDir)))"); MkDocs reads both
+    config.update(docs_dir="docs", site_dir="site", nav=written.nav)
     as_is = folder / "as-is.yml"  # hooks and plugins kept: what Zensical makes of them
     as_is.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), "utf-8")
     config.pop("hooks", None)
@@ -74,7 +76,7 @@ def _time(command: list[str], site: Path, clean_site: bool = True) -> dict[str, 
     if clean_site:
         shutil.rmtree(site, ignore_errors=True)
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=site.parent, check=False)
     seconds = time.perf_counter() - start
     said = (done.stdout + done.stderr).strip()
     return {"seconds": seconds, "returncode": done.returncode, "pages": _pages(site),
