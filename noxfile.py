@@ -139,7 +139,9 @@ def bench(session: nox.Session) -> None:
     replicated runs, `-- --reports-only` only the binary .ncu-rep read against a bare
     ncu-report iteration, `-- --peer-only --tracelens PATH` only AMD's TraceLens against ours
     on the real traces; TraceLens is not on the package index, so PATH is a checkout of
-    AMD-AGI/TraceLens). torch is never installed here: HTA does not need it."""
+    AMD-AGI/TraceLens; `-- --zensical-only --zensical PATH` the committed report's pages
+    built by MkDocs and by Zensical, PATH the zensical command of a separate virtualenv).
+    torch is never installed here: HTA does not need it."""
     # the site extra: the rebuild is timed too; ncu-rep: the binary report's read and its floor
     session.install("-e", ".[site,bench,ncu-rep]")
     session.run("python", "-m", "benchmarks.run", *session.posargs)

@@ -368,6 +368,20 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _zensical_only(out: Path, zensical: str | None) -> int:
+    from benchmarks.zensical import measure_zensical, zensical_table
+
+    if not out.is_file():
+        raise SystemExit(f"{out} does not exist: run the full benchmark first")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    print("bench: the committed report's pages with MkDocs and Zensical …", file=sys.stderr)
+    result = measure_zensical(zensical, DATA / "zensical")
+    result["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    write_json(out, [{**entry, "zensical": result} for entry in document])
+    print(zensical_table(result))
+    return 0
+
+
 def _site_only(out: Path) -> int:
     if not out.is_file():
         raise SystemExit(f"{out} does not exist: run the full benchmark first")
@@ -460,6 +474,17 @@ def main(argv: list[str] | None = None) -> int:
         "not on the package index (PyPI's `tracelens` is another project). Without it, the "
         "full run keeps the committed peer results and says so",
     )
+    parser.add_argument(
+        "--zensical-only",
+        action="store_true",
+        help="build the committed report's pages with MkDocs and with Zensical (--zensical) "
+        "and update it in OUT, keeping the other results (benchmarks/zensical.py)",
+    )
+    parser.add_argument(
+        "--zensical",
+        metavar="PATH",
+        help="the zensical command of a separate virtualenv (it is in none of ours)",
+    )
     parser.add_argument("--rank-mb", type=int, default=50, help="MB per rank (default 50)")
     parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
     args = parser.parse_args(argv)
@@ -468,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         return scaling_only(Path(args.out), DATA, sizes, args.note, args.scaling_rebuilds)
     if args.site_only:
         return _site_only(Path(args.out))
+    if args.zensical_only:
+        return _zensical_only(Path(args.out), args.zensical)
     if args.ranks_only:
         return _ranks_only(Path(args.out), args.rank_mb, args.ranks)
     if args.reports_only:

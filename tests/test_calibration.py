@@ -161,31 +161,6 @@ def test_session_cvs_per_device_from_checks_that_recorded_their_spreads() -> Non
     assert session_cvs([calibration("2026-11-25T08:00:00+00:00", [old_style])]) == {}
 
 
-def test_a_dirty_build_renders_the_methodology_again_only_when_its_include_changed(
-    tmp_path: Path,
-) -> None:
-    import os
-
-    from generator.pages.paths import INCLUDES_DIR, downloads_root
-    from generator.site.mkdocs_hooks import _includes_changed
-
-    source = tmp_path / "docs" / "methodology.md"
-    downloads = downloads_root(tmp_path / "docs")
-    included = downloads / INCLUDES_DIR / "calibration-coverage.md.txt"
-    rendered = tmp_path / "site" / "methodology" / "index.html"
-    for path, text in ((source, "a\n<!-- generated: calibration-coverage -->\n"),
-                       (included, "Our 95 % intervals ..."), (rendered, "<html>")):  # fmt: skip
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    os.utime(included, (1_000, 1_000))
-    os.utime(rendered, (2_000, 2_000))
-    assert not _includes_changed(source, rendered, downloads)  # kept: its time kept
-    os.utime(included, (3_000, 3_000))
-    assert _includes_changed(source, rendered, downloads)  # written anew since
-    included.unlink()
-    assert _includes_changed(source, rendered, downloads)
-
-
 def test_compiled_runs_have_their_own_between_invocation_variation() -> None:
     """A compiled step's processes vary in their own way (bimodal blocks on this VM): the
     variation its re-measurements show is kept apart from the device's eager one, so it does

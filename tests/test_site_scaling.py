@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -112,7 +111,7 @@ def _docs_files(docs: Path) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """The golden set built, then one more run added and built again (dirty), and the same
+    """The golden set built, then one more run added and built again, and the same
     inputs built from nothing (an empty cache folder) for comparison."""
     root = tmp_path_factory.mktemp("scale")
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -161,7 +160,7 @@ def test_one_more_run_renders_only_its_charts_and_pages(one_more: dict[str, obje
     assert isinstance(new_charts, set)
     before, after = one_more["before_site"], one_more["after_site"]
     assert isinstance(before, dict) and isinstance(after, dict)
-    # site/ is a copy of the previous one (new inodes, times kept): a new time is a new render
+    # a file whose bytes did not change is left in site/ as it was: a new time is a new write
     rerendered = {
         p for p in after if p.endswith(".html") and (p not in before or before[p][1] != after[p][1])
     }
@@ -177,7 +176,7 @@ def test_one_more_run_renders_only_its_charts_and_pages(one_more: dict[str, obje
 def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
     site, fresh = one_more["site"], one_more["fresh"]
     assert isinstance(site, Path) and isinstance(fresh, Path)
-    ignore = {".roofline-atlas-build", ".roofline-atlas-mkdocs.json"}  # name their folders
+    ignore = {".roofline-atlas-build"}  # names its folders
     ours = {p for p in _files(site) if p not in ignore}
     assert ours == {p for p in _files(fresh) if p not in ignore}
     differ = [
@@ -190,6 +189,30 @@ def test_one_more_run_equals_a_full_build(one_more: dict[str, object]) -> None:
     assert differ == []
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert any(d["location"].startswith("methodology/") for d in index["docs"])
+    # the pages per run are the build's own (site/shell.py): unindexed
+    pages = {d["location"].split("#")[0] for d in index["docs"]}
+    assert "measurements/runs/" in pages  # the runs page
+    assert not [
+        p for p in pages if p.startswith("measurements/runs/") and p != "measurements/runs/"
+    ]
+
+
+def test_a_page_per_run_has_the_sites_look(one_more: dict[str, object]) -> None:
+    """Rendered by the build into the shell MkDocs built at its depth: the theme's header,
+    navigation, search box and palettes, its own title, URL and content."""
+    site, added = one_more["site"], one_more["added"]
+    assert isinstance(site, Path)
+    page = (site / "measurements" / "runs" / str(added) / "index.html").read_text("utf-8")
+    methodology = (site / "methodology" / "index.html").read_text("utf-8")
+    for part in ('class="md-header', 'data-md-component="search"', 'data-md-color-scheme="slate"',
+                 'class="md-nav md-nav--primary"', "../../../assets/stylesheets/"):  # fmt: skip
+        assert part in page and part.replace("../../../", "../") in methodology, part
+    assert f"<code>{added}</code>" in page  # its own content
+    assert f"measurements/runs/{added}/" in page  # its canonical URL
+    assert "RA-SHELL" not in page and "_shell" not in page
+    assert '<a href="../">All measured runs</a>' in page  # Markdown links rewritten
+    trace = site / "measurements" / "traces" / f"run-{added}" / "index.html"
+    assert 'class="md-header' in trace.read_text("utf-8")
 
 
 def test_mkdocs_keeps_its_theme_compiled_between_builds(one_more: dict[str, object]) -> None:
@@ -443,51 +466,6 @@ def test_the_rebuild_after_one_more_run_is_the_median_of_several(
     assert entry["stages_one_more_s"] == {"load": 0.6, "write": 3.0}
     assert entry["one_more_peak_bytes"] == {"build_bytes": 7_000_000}
     assert "median of 3: 5.0 to 7.0 s" in site_scaling.scaling_table([entry])
-
-
-def test_a_dirty_build_copies_the_downloads_of_folders_changed_since(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The hooks copy the downloads written since the live site was built, looking only
-    into folders stamped since then: a download is written new or renamed over its old
-    copy, and either stamps its folder."""
-    from types import SimpleNamespace
-
-    from generator.atomic import write_bytes
-    from generator.pages.paths import DATA_DIR, downloads_root
-    from generator.site import mkdocs_hooks
-    from generator.site.stamp import CHANGED_SINCE_ENV, DIRTY_ENV
-
-    docs, site = tmp_path / "docs", tmp_path / "site"
-    data = downloads_root(docs) / DATA_DIR
-    for name in ("old/a.csv", "renamed/b.csv", "new/c.csv"):
-        (data / name).parent.mkdir(parents=True, exist_ok=True)
-        (data / name).write_text("before")
-    since = 2_000_000_000 * 10**9
-    for folder in (data / "old", data / "renamed", data / "new", data):
-        os.utime(folder, ns=(since - 10**9, since - 10**9))
-    for name in ("old/a.csv", "renamed/b.csv"):
-        os.utime(data / name, ns=(since - 10**9, since - 10**9))
-    write_bytes(data / "renamed" / "b.csv", b"after")  # as a changed download is written
-    (data / "new" / "d.csv").write_text("new")  # as a new one is
-    for path in (
-        data / "renamed" / "b.csv",
-        data / "renamed",
-        data / "new",
-        data / "new" / "d.csv",
-    ):
-        os.utime(path, ns=(since + 10**9, since + 10**9))
-    # a file stamped since in a folder that was not: not looked at (nothing we write does so)
-    os.utime(data / "old" / "a.csv", ns=(since + 10**9, since + 10**9))
-    monkeypatch.setenv(DIRTY_ENV, "1")
-    monkeypatch.setenv(CHANGED_SINCE_ENV, str(since))
-    mkdocs_hooks._copy_downloads(SimpleNamespace(docs_dir=str(docs), site_dir=str(site)))  # type: ignore[arg-type]
-    copied = sorted(p.relative_to(site / DATA_DIR).as_posix() for p in site.rglob("*.csv"))
-    assert copied == ["new/d.csv", "renamed/b.csv"]  # c.csv: older than the live site
-    assert (site / DATA_DIR / "renamed" / "b.csv").read_text() == "after"
-    monkeypatch.setenv(DIRTY_ENV, "0")  # a full build copies every download
-    mkdocs_hooks._copy_downloads(SimpleNamespace(docs_dir=str(docs), site_dir=str(site)))  # type: ignore[arg-type]
-    assert (site / DATA_DIR / "old" / "a.csv").read_text() == "before"
 
 
 def test_a_cached_run_trace_keeps_what_the_pages_across_runs_read(tmp_path: Path) -> None:

@@ -35,10 +35,6 @@ from generator.pages import (
 )
 from generator.pages.page import Generated, HandWritten
 
-# One nav entry per ncu export while there are this few (the committed report has 13);
-# beyond, the run-profiled ones are reached from the Kernels index, so the nav keeps its size.
-KERNEL_PAGES_IN_NAV = 24
-
 
 def under(section: str | None, entry: Generated, **nav: Any) -> Generated:
     """The entry placed in a reader's section, with its nav options (see `Generated`)."""
@@ -72,7 +68,6 @@ REGISTRY: tuple[Generated | HandWritten, ...] = (
     under(
         "Kernels",
         measurement.PAGE,
-        nav_all_up_to=KERNEL_PAGES_IN_NAV,
         nav_order=imported_first,
     ),
     under("Traces", trace_profile.INDEX),

@@ -49,6 +49,7 @@ class RunContext:
     steps: pl.DataFrame | None = None
     kernel_page: str | None = None  # relative link
     trace_page: str | None = None  # relative link
+    experiments: frozenset[str] = frozenset()  # the groups with an experiment page
 
 
 def _timed_in(record: RunRecord | None) -> list[tuple[str, str]]:
@@ -108,13 +109,21 @@ def _history(record: RunRecord | None) -> list[dict[str, str]]:
     ]
 
 
+def _group(group: str, experiments: frozenset[str]) -> str:
+    """A group, linked to its experiment page where it has one (it may have left the config)."""
+    return f"[{group}](../experiments/{group}.md)" if group in experiments else group
+
+
 def _facts(
-    row: dict[str, Any], result: Result | None, record: RunRecord | None = None
+    row: dict[str, Any],
+    result: Result | None,
+    record: RunRecord | None = None,
+    experiments: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     groups = [g for g in (record.groups or []) if g != row["group"]] if record else []
     throughput = result.throughput if result else None
     facts = [
-        ("group", f"[{row['group']}](../experiments/{row['group']}.md)"),
+        ("group", _group(row["group"], experiments)),
         ("model", row["model"]),
         ("dataset", row["dataset"]),
         ("batch", str(row["batch"])),
@@ -122,11 +131,7 @@ def _facts(
         ("precision", row["precision"]),
         ("device", row["device_label"]),
         ("status", row["status"]),
-        *(
-            [("also serves", ", ".join(f"[{g}](../experiments/{g}.md)" for g in groups))]
-            if groups
-            else []
-        ),
+        *([("also serves", ", ".join(_group(g, experiments) for g in groups))] if groups else []),
         *_result_facts(row, result),
         *_timed_in(record),
         ("CV of single steps", percent(100 * row["cv"]) if row.get("cv") is not None else "n/a"),
@@ -195,7 +200,7 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         quote=quote(context.result, verdict) if ok else None,
         conditions=conditions_text(row, context.record),
         url=_citation_url(citation, row["run_id"]),
-        facts=_facts(row, context.result, context.record),
+        facts=_facts(row, context.result, context.record, context.experiments),
         history=_history(context.record),
         error=one_line(row["error"]) if row.get("error") else None,
         findings=admonitions(context.findings) if context.findings else None,

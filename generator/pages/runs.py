@@ -153,6 +153,8 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
     """Each run's verdict, record, files and the pages that link from its page."""
     kernels = {view.slug for view in report.views}
     traces = {view.slug for view in report.traces}
+    groups = report.experiments.groups if report.experiments is not None else []
+    experiments = frozenset(group.id for group in groups)
     contexts = {}
     for run_id, workload, status in report.runs.select("run_id", "workload", "status").rows():
         result = report.results.get(workload) if status == "ok" else None
@@ -168,6 +170,7 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
             steps=report.steps.get(run_id),
             kernel_page=f"../{slug}.md" if slug in kernels else None,
             trace_page=f"../traces/{slug}.md" if slug in traces else None,
+            experiments=experiments,
         )
     return contexts
 

@@ -5,9 +5,10 @@
 
 Everything the stages share (the store, the cache folder, the pool of workers, the
 release's citation fields) is one `BuildContext` (site/context.py), made here and passed
-to them. Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored); the
-HTML is built into a temporary folder and moved over site/ only when `mkdocs build
---strict` succeeded, so a failed build never leaves a partial site.
+to them. Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored);
+MkDocs builds the aggregate and hand-written pages into a temporary folder and the build
+renders the pages per run itself; site/ changes only when `mkdocs build --strict` and the
+link check succeeded, so a failed build never leaves a partial site (site/publish.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from generator.site.check import check
 from generator.site.context import BuildContext, build_context
 from generator.site.draw import draw
 from generator.site.load import load_measurements
-from generator.site.mkdocs_process import start as start_mkdocs
 from generator.site.notebook import Execution
 from generator.site.notebook import start as start_notebook
 from generator.site.publish import publish
@@ -136,7 +136,6 @@ def build_site(
     # executed beside the stages below, from the inputs alone (site/notebook.py)
     if notebook is None and fingerprint:
         notebook = start_notebook(docs_dir, measurements, context.store, fingerprint)
-    mkdocs = start_mkdocs() if run_mkdocs else None  # warms up meanwhile (mkdocs_process.py)
     try:
         # One pool of processes serves every stage (context.workers); the chart files are
         # drawn in it while MkDocs builds the pages.
@@ -147,14 +146,15 @@ def build_site(
             written = times.run(
                 "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
             )
-            dirty = run_mkdocs and times.run(
-                "publish",
-                publish, written, measurements, site_dir, release, notebook, mkdocs, cache_dir,
-            )  # fmt: skip
+            if run_mkdocs:
+                times.run(
+                    "publish",
+                    publish, written, measurements, site_dir, release, notebook, cache_dir,
+                    context.workers,
+                )  # fmt: skip
     except BaseException:
-        for process in (notebook, mkdocs):
-            if process is not None:
-                process.cancel()
+        if notebook is not None:
+            notebook.cancel()
         raise
     if stage_times := os.environ.get(STAGE_TIMES_ENV):
         write_json(Path(stage_times), times.seconds)
@@ -167,6 +167,5 @@ def build_site(
     print(
         f"report: {len(report.views)} imported measurements, {len(written.pages)} generated pages"
         + (f" -> {site_dir}/" if run_mkdocs else f" in {docs_dir}/")
-        + (" (MkDocs rendered only the changed pages)" if dirty else "")
     )
     return written

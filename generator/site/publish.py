@@ -1,50 +1,47 @@
-"""Stage 6, publish: `mkdocs build --strict` into a staging folder; site/ changes only when
-it succeeded, so a failed build never leaves a partial site.
+"""Stage 6, publish: site/ built from the written pages.
 
-A full build's staging folder replaces site/ whole. When the previous site was built with
-the same navigation, config and libraries, and no source file has gone since, MkDocs builds
-`--dirty` instead: into an empty staging folder it writes only the pages and files written
-since the previous build started (the write stage leaves unchanged files untouched), and
-those files are then moved into site/, each by one rename. Nothing of the previous site is
-copied or deleted, so the cost follows what changed, not the site's size. The state file
-goes before the moves and comes back after them: a build stopped in between leaves no
-state, and the next build is a full one. The hooks in `mkdocs_hooks.py` keep the search
-index whole; the notebook page, which reads the measurements when it runs, is always
-rendered again. The result equals a full build (tests/test_site_scaling.py compares them
-file by file).
+MkDocs builds the aggregate and hand-written pages in full: `mkdocs build --strict` into a
+staging folder, with a config that inherits mkdocs.yml and names this build's docs folder,
+nav and release, and leaves the pages per run out by MkDocs' own `exclude_docs`
+(site/shell.py). Meanwhile the build converts the pages per run whose Markdown changed
+(site/own_pages.py); once MkDocs is done, it wraps them in the shells MkDocs built. site/
+changes only after MkDocs succeeded and every link of the HTML checks out (site/links.py):
+then MkDocs' files are moved in where their bytes differ (`files.install`), the downloads
+copied where they changed (`files.sync_tree`), and the pages per run written where their
+Markdown or their shell changed. The result equals a build from nothing, file for file
+(tests/test_site_scaling.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO
 
-from generator.atomic import write_bytes
+from generator.atomic import write_bytes, write_text
 from generator.errors import UserError
-from generator.pages.paths import downloads_root
-from generator.site.files import relative_files, swap_dir
-from generator.site.mkdocs_process import WarmMkDocs
-from generator.site.mkdocs_process import start as start_mkdocs
+from generator.ingest.cache import DEFAULT_CACHE
+from generator.pages.paths import DATA_DIR, downloads_root
+from generator.pages.workers import Workers
+from generator.site import own_pages
+from generator.site.files import install, relative_files, sync_tree
+from generator.site.links import article_targets, check_links
+from generator.site.markdown_html import page_url
 from generator.site.notebook import EXECUTED_ENV, Execution
-from generator.site.release import RELEASE_FILE, THEME_DIR, Release
-from generator.site.stamp import (
-    CHANGED_SINCE_ENV,
-    DIRTY_ENV,
-    LIVE_SITE_ENV,
-    RENDER_ALWAYS_ENV,
-    TEMPLATE_CACHE_ENV,
-    library_versions,
-)
+from generator.site.release import RELEASE_FILE, Release
+from generator.site.shell import EXCLUDE_DOCS, SHELLS, is_own
+from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
 
 HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
-STATE = ".roofline-atlas-mkdocs.json"  # in site/: what the previous build was made with
-_LIBRARIES = ("mkdocs", "mkdocs-material", "mkdocs-jupyter", "pymdown-extensions", "markdown")
+# Copied by the build where they changed (`files.sync_tree`), not by MkDocs at every build:
+# MathJax and Vega, 600 files that change with their packages' versions only.
+STATIC = (MATHJAX_DIR.as_posix(), VEGA_DIR.as_posix())
 
 
 def publish(
@@ -53,155 +50,149 @@ def publish(
     site_dir: Path,
     release: Release,
     notebook: Execution | None = None,
-    mkdocs: WarmMkDocs | None = None,
-    cache_dir: Path | None = None,
-) -> bool:
-    """Build site_dir as `release`; True when MkDocs rendered only the changed pages
-    (--dirty). `notebook`: the Explore notebook executed beside the build (else MkDocs
-    executes it); `mkdocs`: the MkDocs process started with the build (else one starts);
-    `cache_dir`: where MkDocs keeps its theme's compiled templates (else nowhere)."""
+    cache_dir: Path = DEFAULT_CACHE,
+    workers: Workers | None = None,
+) -> None:
+    """Build site_dir as `release`. `notebook`: the Explore notebook executed beside the
+    build (else MkDocs executes it). `workers`: the build's pool, which converts the pages
+    per run."""
     config = Path("mkdocs.yml")
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
-    parent = site_dir.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=parent))
+    site_dir.resolve().parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.resolve().parent))
     try:
         executed = notebook.wait() if notebook is not None else None
-        output, dirty = _build(
-            written, measurements, site_dir, config, staging, release, executed, mkdocs, cache_dir
-        )
-        if dirty:
-            _move_into(output, site_dir)
-        else:
-            swap_dir(output, site_dir)
+        output = staging / "site"
+        log = staging / "mkdocs.log"
+        with log.open("w+", encoding="utf-8") as said:
+            mkdocs = _start_mkdocs(written, measurements, config, staging, release, executed,
+                                   cache_dir, said)  # fmt: skip
+            try:
+                _build(written, site_dir, cache_dir, release, output, mkdocs, said, workers)
+            finally:
+                if mkdocs.poll() is None:
+                    mkdocs.kill()
+                    mkdocs.wait()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return dirty
+
+
+def _start_mkdocs(
+    written: Written,
+    measurements: Path,
+    config: Path,
+    staging: Path,
+    release: Release,
+    executed: Path | None,
+    cache_dir: Path,
+    said: IO[str],
+) -> subprocess.Popen[bytes]:
+    """`mkdocs build --strict` of the pages MkDocs builds, into staging/site, started."""
+    child = staging / "mkdocs.yml"
+    excluded = EXCLUDE_DOCS + "".join(f"/{folder}/\n" for folder in STATIC)
+    child.write_text(
+        f"INHERIT: {json.dumps(str(config.resolve()))}\n"
+        f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
+        f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
+        f"hooks: [{json.dumps(str(HOOKS))}]\n"
+        f"exclude_docs: {json.dumps(excluded)}\n" + release.mkdocs_config(),
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        # the Explore notebook, executed during the build, reads this build's measurements
+        "RA_MEASUREMENTS": str(measurements.resolve()),
+        TEMPLATE_CACHE_ENV: str(cache_dir / "mkdocs-templates"),
+        **({EXECUTED_ENV: str(executed)} if executed else {}),
+    }
+    command = [
+        sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+        "--config-file", str(child), "--site-dir", str(staging / "site"),
+    ]  # fmt: skip
+    return subprocess.Popen(command, env=env, stdout=said, stderr=subprocess.STDOUT)
 
 
 def _build(
     written: Written,
-    measurements: Path,
     site_dir: Path,
-    config: Path,
-    staging: Path,
+    cache_dir: Path,
     release: Release,
-    executed: Path | None = None,
-    mkdocs: WarmMkDocs | None = None,
-    cache_dir: Path | None = None,
-) -> tuple[Path, bool]:
-    # A child config inherits mkdocs.yml and points at this build's docs folder; the
-    # release gives the site's URL (the version's own, when it has one) and theme overrides.
-    child = staging / "mkdocs.yml"
-    child_text = (
-        f"INHERIT: {json.dumps(str(config.resolve()))}\n"
-        f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
-        f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
-        f"hooks: [{json.dumps(str(HOOKS))}]\n" + release.mkdocs_config()
-    )
-    child.write_text(child_text, encoding="utf-8")
-    # A download gone makes the next build a full one, as a page gone does.
-    downloads = downloads_root(written.docs_dir)
-    sources = sorted([*relative_files(written.docs_dir), *written.held.downloads])
-    state = {
-        "key": _config_key(child_text, config),
-        "sources": sources,
-        "started_ns": _file_clock_now(written.docs_dir),
-    }
-    output = staging / "site"
-    since = _changed_since(site_dir, state)
-    dirty = since is not None
-    output.mkdir()
-    notebooks = [path for path in sources if path.endswith(".ipynb")]
-    args = [
-        "build", "--strict", "--quiet", "--config-file", str(child), "--site-dir", str(output),
-        *(["--dirty"] if dirty else []),
-    ]  # fmt: skip
-    # The Explore notebook, executed during the build, reads this build's measurements.
-    env = {
-        "RA_MEASUREMENTS": str(measurements.resolve()),
-        DIRTY_ENV: "1" if dirty else "0",
-        CHANGED_SINCE_ENV: str(since or 0),
-        LIVE_SITE_ENV: str(site_dir.resolve()),
-        RENDER_ALWAYS_ENV: os.pathsep.join(notebooks),
-        **({EXECUTED_ENV: str(executed)} if executed else {}),
-        **({TEMPLATE_CACHE_ENV: str(cache_dir / "mkdocs-templates")} if cache_dir else {}),
-    }
-    process = mkdocs or start_mkdocs()
-    process.send(args, env)
-    # The chart files still to draw are drawn while MkDocs runs (a few in this process,
-    # many in the build's pool already).
+    output: Path,
+    mkdocs: subprocess.Popen[bytes],
+    said: IO[str],
+    workers: Workers | None = None,
+) -> None:
+    pages = own_pages.own_pages(written.pages)
+    previous = own_pages.read_record(cache_dir, site_dir)
+    # while MkDocs runs: the pages per run whose Markdown changed, and the charts' files
+    html = own_pages.convert(pages, own_pages.changed_markdown(pages, previous), workers)
     drawn = written.later.files() if written.later is not None else {}
-    result = process.wait()
-    if result.returncode != 0:
+    if mkdocs.wait() != 0:
+        said.seek(0)
         raise UserError(
-            "mkdocs build --strict failed; site/ was left as it was:\n"
-            + (result.stderr or result.stdout).strip(),
+            "mkdocs build --strict failed; site/ was left as it was:\n" + said.read().strip(),
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
+    downloads = downloads_root(written.docs_dir)
     for relative, content in drawn.items():  # the chart files drawn while MkDocs ran
         write_bytes(downloads / relative, content)
-        write_bytes(output / relative, content)  # over the placeholder the hooks copied
-    (output / STATE).write_text(json.dumps(state), encoding="utf-8")
-    (output / RELEASE_FILE).write_text(release.to_json(), encoding="utf-8")
-    return output, dirty
+    shells = {s: (output / page_url(s) / "index.html").read_text("utf-8") for s in SHELLS}
+    for shell in SHELLS:  # filled, not published
+        shutil.rmtree(output / page_url(shell))
+    kept, to_write = own_pages.plan(site_dir, pages, shells, previous)
+    html.update(own_pages.convert(pages, [p for p in to_write if p not in html], workers))
+    made = own_pages.render(pages, shells, html, to_write)
+    built = frozenset(p for p in relative_files(output) if not p.startswith(f"{DATA_DIR}/"))
+    _check_links(output, built, written, kept, made)
+    # site/ changes from here: a build stopped before the record is saved starts anew
+    own_pages.take_record(cache_dir, site_dir)
+    if previous is None:
+        shutil.rmtree(site_dir, ignore_errors=True)
+    site_dir.mkdir(parents=True, exist_ok=True)
+    installed = install(output, site_dir, DATA_DIR, previous.mkdocs if previous else frozenset())
+    for source, target in (
+        (downloads / DATA_DIR, DATA_DIR),
+        *((written.docs_dir / d, d) for d in STATIC),
+    ):
+        if source.is_dir():
+            sync_tree(source, site_dir / target)
+    own_pages.write(site_dir, made, set(previous.pages if previous else ()) - set(pages.keys))
+    write_text(site_dir / RELEASE_FILE, release.to_json())
+    record = own_pages.Record(
+        installed,
+        {shell: own_pages.digest(text) for shell, text in shells.items()},
+        {**kept, **{path: (key, links) for path, (key, _, links) in made.items()}},
+    )
+    own_pages.save_record(cache_dir, site_dir, record)
+    print(f"publish: {len(made)} of {len(pages.keys)} pages per run written, {len(html)} converted")
 
 
-def _move_into(output: Path, site_dir: Path) -> None:
-    """A dirty build's files moved over their old copies in site_dir, one rename each (a
-    reader of the site sees a whole old or a whole new file), the state file last."""
-    (site_dir / STATE).unlink(missing_ok=True)
-    last = [output / STATE, output / RELEASE_FILE]
-    files = [p for p in output.rglob("*") if not p.is_dir() and p not in last]
-    for path in [*files, *last]:
-        target = site_dir / path.relative_to(output)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, target)
+def _into_ours(target: str) -> bool:
+    """Whether a site-relative target lies among the pages per run or the downloads."""
+    return target.startswith(f"{DATA_DIR}/") or is_own(f"{target.rstrip('/')}.md")
 
 
-def _config_key(child_text: str, config: Path) -> str:
-    """What every page's HTML depends on besides its own source: the navigation, the
-    config, the hooks and the libraries that render it."""
-    text = child_text + library_versions(_LIBRARIES)
-    theme = b"".join(p.read_bytes() for p in sorted(THEME_DIR.rglob("*.html")))
-    return hashlib.sha256(
-        text.encode() + config.read_bytes() + HOOKS.read_bytes() + theme
-    ).hexdigest()
-
-
-def _file_clock_now(folder: Path) -> int:
-    """Now, as the file system holding `folder` stamps a file written now (ns): sources
-    written from this time on are newer than what this build renders from. Read from a
-    file, not the system clock, which runs finer (the kernel stamps files from a coarser
-    clock, some file systems to the second) and would date a file written just after it as
-    before it."""
-    handle, name = tempfile.mkstemp(prefix=".started-", dir=folder)
-    try:
-        return os.fstat(handle).st_mtime_ns
-    finally:
-        os.close(handle)
-        os.unlink(name)
-
-
-def _changed_since(site_dir: Path, state: dict[str, Any]) -> int | None:
-    """When site_dir can be updated by a dirty build, the time (ns) from which a source
-    counts as changed since it was built: the previous build's start (`_file_clock_now`;
-    a file stamped in that same tick counts too). None: a full build is needed, when the
-    navigation or config changed since, or a source has gone (a dirty build never deletes
-    the HTML of a removed page), or there is no previous build's state."""
-    path = site_dir / STATE
-    if not path.is_file():
-        return None
-    try:
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    sources = state["sources"]
-    assert isinstance(sources, list)
-    started = previous.get("started_ns")
-    if not isinstance(started, int) or previous.get("key") != state["key"]:
-        return None
-    if not set(previous.get("sources", [])) <= set(sources):
-        return None
-    return started
+def _check_links(
+    output: Path,
+    built: frozenset[str],
+    written: Written,
+    kept: dict[str, tuple[str, tuple[str, ...]]],
+    made: dict[str, tuple[str, str, tuple[str, ...]]],
+) -> None:
+    """Every relative link of the pages per run (their links kept from when they were
+    written, or just made), and those of MkDocs' pages into them or the downloads, against
+    the site as it will be."""
+    ours = {page_url(p): links for p, (_, links) in kept.items()}
+    ours.update({page_url(p): links for p, (_, _, links) in made.items()})
+    files = {*built, *written.held.downloads, *(f"{url}index.html" for url in ours)}
+    files.update(f"{d}/{p}" for d in STATIC for p in relative_files(written.docs_dir / d))
+    for relative in built:
+        if relative.endswith("index.html") and not relative.startswith("assets/"):
+            url = os.path.dirname(relative)
+            text = (output / relative).read_text(encoding="utf-8", errors="replace")
+            found = article_targets(f"{url}/" if url else "", text)
+            # MkDocs checks its pages' Markdown links (--strict); here, their links into the
+            # pages per run and the downloads, which it does not know (raw HTML among them)
+            ours[f"{url}/" if url else ""] = tuple(t for t in found if _into_ours(t))
+    check_links(ours, files)

@@ -16,14 +16,6 @@ VEGA_DIR = Path("assets") / "vega"
 PACKAGE = Path(__file__).resolve().parents[1]
 MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
-DIRTY_ENV = "RA_MKDOCS_DIRTY"  # publish.py tells mkdocs_hooks.py that a build is --dirty
-# ... and, in a dirty build, where the live site is (MkDocs writes only the changed files
-# into an empty folder) and which sources to render whatever their times (os.pathsep-separated)
-LIVE_SITE_ENV = "RA_LIVE_SITE"
-RENDER_ALWAYS_ENV = "RA_RENDER_ALWAYS"
-# ... and from when (nanoseconds since the epoch) a source counts as changed since the live
-# site was built
-CHANGED_SINCE_ENV = "RA_CHANGED_SINCE_NS"
 # where MkDocs keeps its theme's compiled templates between builds (the build's cache folder)
 TEMPLATE_CACHE_ENV = "RA_MKDOCS_TEMPLATES"
 LIBRARIES = (

@@ -15,6 +15,7 @@ from generator.pages.paths import GENERATED_DIR
 from generator.pages.registry import REGISTRY
 from generator.pages.render import download_path
 from generator.site.files import copy_mathjax, relative_files, write_vega_bundle
+from generator.site.shell import shell_pages
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
 from generator.site.written import Held, write_docs
 
@@ -23,7 +24,8 @@ from generator.site.written import Held, write_docs
 class LaterFiles:
     """Chart files still being drawn when the pages were written. An empty file stands in
     for each among the downloads, so MkDocs, which runs meanwhile, finds every file a page
-    links; publish writes the real bytes there and into the built site once MkDocs is done."""
+    links; publish writes the real bytes there once MkDocs is done, before the downloads are
+    copied into the site."""
 
     renderer: ChartRenderer
     paths: dict[str, tuple[str, int]]  # docs-relative path -> (chart key, 0 SVG / 1 PDF)
@@ -71,7 +73,9 @@ def write_pages(
         drawn = renderer.drawn_so_far()
         later = LaterFiles(renderer, _not_drawn(pages, drawn))
         drawn = {**drawn, **{key: (b"", b"") for key, _ in later.paths.values()}}
-    linked, held = write_docs(pages, docs_dir, cache_dir, drawn)
+    # the shells MkDocs builds for the pages per run (site/shell.py): in no nav
+    linked, held = write_docs([*pages, *shell_pages()], docs_dir, cache_dir, drawn)
+    linked = linked[: len(pages)]
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)
     hand_written = _hand_written(docs_dir)
