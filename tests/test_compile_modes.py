@@ -5,6 +5,7 @@ and a fake NVML and torch.cuda; one real torch.compile of a tiny model."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,11 @@ def test_the_mode_is_in_the_run_id_and_eager_keeps_its_id(tmp_path: Path) -> Non
 
 
 def test_a_committed_run_of_version_2_loads_and_says_memory_not_measured(tmp_path: Path) -> None:
-    source = REPO / "measurements" / "runs" / "D-resnet18-cifar10-b64-inference-fp32-cpu-e2a45839"
+    # an H100 run of 2026-11-23 (every CPU run has since been measured again with memory)
+    source = (
+        REPO / "measurements" / "runs" / "B-resnet18-cifar10-b128-train_step-fp32-cuda-4bed1e9a"
+    )
+    assert json.loads((source / "run.json").read_text())["schema_version"] < 3
     shutil.copytree(source, tmp_path / source.name)
     record = read_run(tmp_path / source.name)
     assert record is not None and record.schema_version == 3
