@@ -196,3 +196,19 @@ def test_compiled_runs_have_their_own_between_invocation_variation() -> None:
     assert cvs[eager] < 0.02 < 0.3 < cvs[compiled]  # the compiled ratios do not widen eager's
     # the committed records calibrate both: this machine's eager and compiled runs
     assert {eager, compiled} <= set(session_cvs(read_calibrations(REPO / "measurements")))
+
+
+def test_a_run_that_missed_twice_is_listed_once() -> None:
+    from generator.pages.calibration import calibration_page
+
+    runs = pl.DataFrame({"run_id": ["b"], "model": ["m"], "batch": [1], "phase": ["train_step"],
+                         "precision": ["fp32"], "device": ["cpu"],
+                         "device_label": ["AMD EPYC (2 threads)"]})  # fmt: skip
+    calls = [
+        calibration("2026-11-25T08:00:00+00:00", [item("b", 1.2, False)]),
+        calibration("2026-11-25T09:00:00+00:00", [item("b", 1.3, False)]),
+    ]
+    report = SimpleNamespace(runs=runs, records={}, calibrations=calls, results={})
+    page = calibration_page(report)  # type: ignore[arg-type]
+    [flagged] = [line for line in page.markdown.splitlines() if "are flagged" in line]
+    assert flagged.count("[m b1 train_step fp32 AMD EPYC](runs/b.md)") == 1  # the table: twice

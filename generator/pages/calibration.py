@@ -49,7 +49,8 @@ def calibration_page(report: Report) -> Page:
         }
         for _, item in items
     ]
-    misses = ", ".join(_link(item.run_id, labels) for _, item in items if not item.inside)
+    missed = dict.fromkeys(item.run_id for _, item in items if not item.inside)  # once each
+    misses = ", ".join(_link(run_id, labels) for run_id in missed)
     table = pl.DataFrame(
         [{"call_started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
     ) if items else pl.DataFrame()  # fmt: skip
