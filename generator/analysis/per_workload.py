@@ -39,11 +39,21 @@ def run_blocks(frame: pl.DataFrame, column: str = "step_s") -> list[list[float]]
     if not in_blocks(frame):
         kept = [t for t in times if t is not None]
         return [kept] if kept else []
+    found = blocks_by_number(frame, column)
+    return [found[block] for block in sorted(found)]
+
+
+def blocks_by_number(frame: pl.DataFrame, column: str = "step_s") -> dict[int, list[float]]:
+    """A run timed in blocks: its step times (or `column`'s) by block number (unique across
+    the `measure` calls that added blocks to it)."""
     found: dict[int, list[float]] = {}
+    if column not in frame.columns or not in_blocks(frame):
+        return found
+    times = frame[column].cast(pl.Float64).to_list()
     for block, time in zip(frame["block"].to_list(), times, strict=True):
         if block is not None and time is not None:
-            found.setdefault(block, []).append(time)
-    return [found[block] for block in sorted(found)]
+            found.setdefault(int(block), []).append(time)
+    return found
 
 
 def workload_blocks(

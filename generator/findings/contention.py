@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.per_workload import blocks_by_number
 from generator.analysis.thresholds import CONTENDED_CORE_SHARE, CONTENDED_SLOWDOWN
 from generator.formatting import number, percent
 from generator.records.finding import Finding
@@ -21,15 +22,12 @@ def _share(block: dict[str, Any]) -> float:
     return sum(float(p["cpu_percent"]) for p in block.get("busy_processes") or ()) / 100
 
 
-def _block_medians(steps: pl.DataFrame) -> dict[tuple[int, int], float]:
-    if not {"invocation", "block", "step_s"} <= set(steps.columns):
-        return {}
-    medians = steps.group_by("invocation", "block").agg(pl.col("step_s").median())
-    return {(int(i), int(b)): float(s) for i, b, s in medians.iter_rows()}
+def _block_medians(steps: pl.DataFrame) -> dict[int, float]:
+    return {b: statistics.median(t) for b, t in blocks_by_number(steps).items()}
 
 
-def _key(block: dict[str, Any]) -> tuple[int, int]:
-    return int(block.get("invocation", 0)), int(block["block"])
+def _key(block: dict[str, Any]) -> int:
+    return int(block["block"])
 
 
 def contention_findings(
