@@ -116,8 +116,8 @@ def execute(
     nsys = None
     if use_nsys:
         nsys = NsysSettings(nsys_mode.find_nsys(torch.cuda.is_available()), nsys_timeout_s)
-    session = Session(measurements, force, ncu, command_line(argv), console, nsys=nsys)
-    session.force_ceilings = force and not keep_ceilings
+    session = Session(measurements, force, ncu, command_line(argv), console, nsys=nsys,
+                      keep_ceilings=keep_ceilings)  # fmt: skip
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -174,13 +174,13 @@ class Session:
     outcomes: list[Outcome] = field(default_factory=list)
     block_runner: BlockRunner | None = None  # the blocks method: runs one block
     nsys: NsysSettings | None = None  # `measure --nsys`: each CUDA run's step under nsys
-    force_ceilings: bool | None = None  # None: as `force` (`measure --keep-ceilings`: False)
+    keep_ceilings: bool = False  # `measure --force --keep-ceilings`: the runs only
 
     def prepare(self, device: str) -> None:
         """Ceilings and environment of `device`, once per call."""
         if device not in self.ceilings:
-            force = self.force if self.force_ceilings is None else self.force_ceilings
-            self.ceilings[device] = _ceilings(self.measurements, device, force, self.console)
+            again = self.force and not self.keep_ceilings
+            self.ceilings[device] = _ceilings(self.measurements, device, again, self.console)
         if device not in self.environments:
             self.environments[device] = environment(device, Path.cwd())
 
