@@ -156,6 +156,30 @@ def test_session_cv_recovers_the_third_level(session: float) -> None:
     assert session_cv([]) == 0.0
 
 
+def test_one_wide_check_cannot_cancel_the_shifts_of_the_precise_ones() -> None:
+    """The compiled checks of 2026-11-27 in miniature: precise configurations re-measured
+    about 10 % off, and one contended run whose block medians spread 130 % (its ratio well
+    inside its own spread). Unweighted moments give nothing; weighted by each check's own
+    variance, the estimate is the level at which the standardised ratios have unit
+    variance."""
+    precise = [SessionCheck(1.0, 0.05, 6, math.exp(shift), 0.05, 6) for shift in (0.1, -0.1) * 5]
+    wide = SessionCheck(1.0, 1.3, 6, math.exp(-0.44), 1.3, 6)
+    moments = sum(
+        math.log(c.again_s / c.committed_s) ** 2
+        - c.committed_cv**2 / c.committed_blocks
+        - c.again_cv**2 / c.again_blocks
+        for c in [*precise, wide]
+    )
+    assert moments < 0  # the old estimator: floored at 0
+    found = session_cv([*precise, wide])
+    own = 2 * 0.05**2 / 6
+    standardised = [0.01 / (own + 2 * found**2)] * 10 + [0.44**2 / (2 * 1.3**2 / 6 + 2 * found**2)]
+    assert sum(standardised) == pytest.approx(11)
+    assert 0.06 < found < 0.07
+    assert session_cv(precise) > found  # without the wide check, a little more
+    assert session_cv([wide]) == 0.0  # a check inside its own spread shows no third level
+
+
 def test_an_estimated_session_level_restores_the_coverage() -> None:
     """Out of sample: the level estimated from one set of re-measurements, stated in the
     intervals of new results, covers their re-measurements at about the nominal rate."""
