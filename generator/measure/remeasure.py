@@ -114,9 +114,13 @@ def remeasure(
     # between-invocation variation that earlier calls measured (none before the first).
     cvs = session_cvs(read_calibrations(measurements))
     known = cvs.get(name, 0.0)
+    modes = sorted({mode_of_run_id(record.run_id) for record in picked})
+    variations = ", ".join(
+        f"{100 * cvs.get(session_key(name, each), 0.0):.1f} % {each}" for each in modes
+    )
     console.print(
         f"re-measuring {sample} configurations on {name} (seed {seed}; between-invocation "
-        f"variation known so far: {100 * known:.1f} %, eager)"
+        f"variation known so far: {variations})"
     )
     measure_blocks(states, runner, lambda state: None, None, seed)
     items, failed = [], []
