@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+import yaml
+
 from generator.atomic import write_bytes, write_text
 from generator.errors import UserError
 from generator.ingest.cache import DEFAULT_CACHE
@@ -38,7 +40,6 @@ from generator.site.shell import EXCLUDE_DOCS, SHELLS, is_own
 from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
 
-HOOKS = Path(__file__).resolve().with_name("mkdocs_hooks.py")
 # Copied by the build where they changed (`files.sync_tree`), not by MkDocs at every build:
 # MathJax and Vega, 600 files that change with their packages' versions only.
 STATIC = (MATHJAX_DIR.as_posix(), VEGA_DIR.as_posix())
@@ -89,16 +90,7 @@ def _start_mkdocs(
     said: IO[str],
 ) -> subprocess.Popen[bytes]:
     """`mkdocs build --strict` of the pages MkDocs builds, into staging/site, started."""
-    child = staging / "mkdocs.yml"
-    excluded = EXCLUDE_DOCS + "".join(f"/{folder}/\n" for folder in STATIC)
-    child.write_text(
-        f"INHERIT: {json.dumps(str(config.resolve()))}\n"
-        f"docs_dir: {json.dumps(str(written.docs_dir.resolve()))}\n"
-        f"nav: {json.dumps(written.nav, ensure_ascii=False)}\n"
-        f"hooks: [{json.dumps(str(HOOKS))}]\n"
-        f"exclude_docs: {json.dumps(excluded)}\n" + release.mkdocs_config(),
-        encoding="utf-8",
-    )
+    child = build_config(config, written.docs_dir, written.nav, release, staging)
     env = {
         **os.environ,
         # the Explore notebook, executed during the build, reads this build's measurements
@@ -111,6 +103,39 @@ def _start_mkdocs(
         "--config-file", str(child), "--site-dir", str(staging / "site"),
     ]  # fmt: skip
     return subprocess.Popen(command, env=env, stdout=said, stderr=subprocess.STDOUT)
+
+
+def build_config(
+    config: Path, docs_dir: Path, nav: object, release: Release, staging: Path
+) -> Path:
+    """The config this build's MkDocs reads (written into staging): mkdocs.yml inherited,
+    with this build's docs folder, nav, hooks, release and the pages per run excluded."""
+    child = staging / "mkdocs.yml"
+    excluded = EXCLUDE_DOCS + "".join(f"/{folder}/\n" for folder in STATIC)
+    child.write_text(
+        f"INHERIT: {json.dumps(str(config.resolve()))}\n"
+        f"docs_dir: {json.dumps(str(docs_dir.resolve()))}\n"
+        f"nav: {json.dumps(nav, ensure_ascii=False)}\n"
+        f"hooks: {json.dumps([str(hook) for hook in hooks_of(config)])}\n"
+        f"exclude_docs: {json.dumps(excluded)}\n" + release.mkdocs_config(),
+        encoding="utf-8",
+    )
+    return child
+
+
+class _AnyTag(yaml.SafeLoader):
+    """mkdocs.yml's tags (`!!python/name:`, `!ENV`) read as nothing: only `hooks` is read."""
+
+
+_AnyTag.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def hooks_of(config: Path) -> list[Path]:
+    """mkdocs.yml's hooks, as absolute paths. The build's config inherits mkdocs.yml from
+    another folder, where MkDocs would resolve their relative paths, so it names them all
+    again (naming one would drop the others: a list is replaced, not merged)."""
+    data = yaml.load(config.read_text(encoding="utf-8"), Loader=_AnyTag) or {}
+    return [(config.resolve().parent / hook).resolve() for hook in data.get("hooks") or []]
 
 
 def _build(
