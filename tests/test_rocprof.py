@@ -365,3 +365,36 @@ def test_the_imported_rocprofv3_capture_has_its_page(repo_site: Path) -> None:
     assert "rocprofv3 --runtime-trace" in page  # what to record for copies and HIP calls
     index = (repo_site / "measurements" / "traces" / "index.html").read_text(encoding="utf-8")
     assert 'href="mi350x-rocprofv3-tracelens/"' in index
+
+
+def test_a_capture_is_read_once_per_content_of_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a build, a capture's analysis is kept under its files' paths and digests: the
+    next build reads nothing, and a changed file is read again."""
+    import generator.site.captures as captures
+    from generator.store import Store, storing_in
+
+    folder = tmp_path / "capture"
+    (folder / "nsys").mkdir(parents=True)
+    write(synthetic(), folder / "nsys" / "results.json")
+    reads: list[object] = []
+
+    def counted(paths: Any) -> Any:
+        reads.append(paths)
+        return read_nsys(paths)
+
+    monkeypatch.setattr(captures, "read_nsys", counted)
+    with storing_in(Store(tmp_path / "cache")):
+        first = captures.nsys_analysis(folder)
+        again = captures.nsys_analysis(folder)
+        assert len(reads) == 1
+        assert again.kernel_time_s == first.kernel_time_s
+        assert again.capture.files == first.capture.files
+        document = synthetic()
+        document["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"].pop()  # GPU 1's
+        write(document, folder / "nsys" / "results.json")
+        changed = captures.nsys_analysis(folder)
+    assert len(reads) == 2 and changed.kernel_time_s != first.kernel_time_s
+    assert captures.nsys_analysis(folder).kernel_time_s == changed.kernel_time_s  # no store
+    assert len(reads) == 3

@@ -6,18 +6,21 @@ files and checked."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from generator.analysis.multirank_store import read_capture
-from generator.analysis.nsys_analysis import analyse_nsys
+from generator.analysis.nsys_analysis import NsysAnalysis, analyse_nsys
 from generator.analysis.trace_roofline import Roof, catalog_roof, ceilings_roof
 from generator.analysis.views import CaptureView, NsysView
 from generator.catalog import Device, device_label, lookup_device
 from generator.findings.nsys_checks import nsys_findings
 from generator.findings.rank_checks import rank_findings
-from generator.ingest.nsys.capture import read_nsys
+from generator.ingest.digests import file_digest
+from generator.ingest.nsys.capture import nsys_files, read_nsys
 from generator.pages.page import KindContext
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.import_source import NSYS_DIR, ImportedCapture, ImportedNsys
+from generator.store import active_store
 from generator.summaries.nsys import missing
 
 
@@ -49,10 +52,22 @@ def capture_views(
     return views
 
 
+def nsys_analysis(folder: Path) -> NsysAnalysis:
+    """A capture's files read and analysed, once per content of its files (kept in the
+    build's store: reading the three committed rocprofv3 captures took 3.3 s of every
+    rebuild). Keyed by each file's path and digest: the analysis names the files it read."""
+    files = nsys_files([folder / NSYS_DIR])
+    store = active_store()
+    if store is None:
+        return analyse_nsys(read_nsys([folder / NSYS_DIR]))
+    key = ["nsys", *(part for file in files for part in (str(file), file_digest(file)))]
+    return store.get_or_make("memo", key, lambda: analyse_nsys(read_nsys([folder / NSYS_DIR])))
+
+
 def nsys_views(captures: Sequence[ImportedNsys], catalog: tuple[Device, ...]) -> list[NsysView]:
     views = []
     for item in captures:
-        analysis = analyse_nsys(read_nsys([item.folder / NSYS_DIR]))
+        analysis = nsys_analysis(item.folder)
         device = lookup_device(item.source.device, catalog)
         views.append(
             NsysView(
