@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -54,25 +55,40 @@ def test_every_cpu_result_is_calibrated_and_every_h100_one_is_not(tmp_path: Path
     assert not any(r.step.calibrated for r in found if r.device == "cuda")
 
 
-def test_the_committed_eager_calibration_met_its_bar_and_every_miss_is_flagged() -> None:
-    """The eager results' calibration meets the bar (11 of 12, or better). The compiled
-    results' does not (2026-11-27: 19 of 24; the ResNet-18 ones re-measured 9 to 17 %
-    slower each time, issue 52 stays open for it): whatever the coverage, each result whose
-    newest re-measurement missed carries `not-reproduced` on its page."""
-    from generator.findings.calibration_checks import latest_remeasurements, not_reproduced
+# The compiled runs' calls from when the between-call variation is Paule and Mandel's
+# (hierarchical.session_cv): the two calls before it checked intervals with sigma = 0 and
+# put 19 of 24 inside, all misses ResNet-18's.
+PAULE_MANDEL_SINCE = "2026-11-27T08:50:00+00:00"
+
+
+def _of_mode(calibrations: list[Any], compiled: bool, since: str = "") -> list[Any]:
     from generator.records.run_modes import EAGER, mode_of_run_id
 
-    calibrations = read_calibrations(MEASUREMENTS)
-    eager = [
+    return [
         c.model_copy(update={"configurations": [
-            i for i in c.configurations if mode_of_run_id(i.run_id) == EAGER
+            i for i in c.configurations if (mode_of_run_id(i.run_id) != EAGER) == compiled
         ]})
         for c in calibrations
+        if c.started_at >= since
     ]  # fmt: skip
-    found = coverage(eager)
-    assert found is not None and found.total >= 12
-    assert found.covered >= found.total - found.total // 12  # 11 of 12, or better
-    assert found.min_minutes_after >= 30
+
+
+def test_the_committed_calibration_met_its_bar_and_every_miss_is_flagged() -> None:
+    """Eager results: 11 of 12 re-measurements inside, or better, over every call. Compiled
+    results: the same bar over the calls since the between-call variation is weighed
+    (2026-11-27: 23 of 24; before, 19 of 24, the ResNet-18 ones re-measured 9 to 17 %
+    slower). Whatever the coverage, each result whose newest re-measurement missed
+    carries `not-reproduced` on its page."""
+    from generator.findings.calibration_checks import latest_remeasurements, not_reproduced
+
+    calibrations = read_calibrations(MEASUREMENTS)
+    for compiled, since in ((False, ""), (True, PAULE_MANDEL_SINCE)):
+        found = coverage(_of_mode(calibrations, compiled, since))
+        assert found is not None and found.total >= 12 * (1 + compiled), compiled
+        assert found.covered >= found.total - found.total // 12, compiled  # 11 of 12
+        assert found.min_minutes_after >= 30
+    before = coverage(_of_mode([c for c in calibrations if c.started_at < PAULE_MANDEL_SINCE], True))
+    assert before is not None and before.covered < before.total - before.total // 12
     assert len({item.run_id for c in calibrations for item in c.configurations}) >= 12
     records = {
         folder.name: record
@@ -81,5 +97,4 @@ def test_the_committed_eager_calibration_met_its_bar_and_every_miss_is_flagged()
     }
     newest = latest_remeasurements(calibrations, records)
     misses = {run for run, (_, item) in newest.items() if not item.inside}
-    assert {run for run in misses if mode_of_run_id(run) != EAGER}  # the compiled ResNet-18s
     assert set(not_reproduced(calibrations, records)) == misses
