@@ -198,17 +198,25 @@ def test_compiled_runs_have_their_own_between_invocation_variation() -> None:
     assert {eager, compiled} <= set(session_cvs(read_calibrations(REPO / "measurements")))
 
 
-def test_a_run_that_missed_twice_is_listed_once() -> None:
+def test_a_run_that_missed_twice_is_listed_once_and_one_inside_since_is_not_flagged() -> None:
     from generator.pages.calibration import calibration_page
 
-    runs = pl.DataFrame({"run_id": ["b"], "model": ["m"], "batch": [1], "phase": ["train_step"],
-                         "precision": ["fp32"], "device": ["cpu"],
-                         "device_label": ["AMD EPYC (2 threads)"]})  # fmt: skip
+    runs = pl.DataFrame({"run_id": ["b", "c"], "model": ["m", "n"], "batch": [1, 1],
+                         "phase": ["train_step"] * 2, "precision": ["fp32"] * 2,
+                         "device": ["cpu"] * 2,
+                         "device_label": ["AMD EPYC (2 threads)"] * 2})  # fmt: skip
     calls = [
-        calibration("2026-11-25T08:00:00+00:00", [item("b", 1.2, False)]),
-        calibration("2026-11-25T09:00:00+00:00", [item("b", 1.3, False)]),
+        calibration("2026-11-25T08:00:00+00:00", [item("b", 1.2, False), item("c", 1.2, False)]),
+        calibration("2026-11-25T09:00:00+00:00", [item("b", 1.3, False), item("c", 1.0, True)]),
     ]
-    report = SimpleNamespace(runs=runs, records={}, calibrations=calls, results={})
+    measured = SimpleNamespace(finished_at="2026-11-25T07:00:00+00:00", timing=None)
+    report = SimpleNamespace(
+        runs=runs, records={"b": measured, "c": measured}, calibrations=calls, results={}
+    )
     page = calibration_page(report)  # type: ignore[arg-type]
-    [flagged] = [line for line in page.markdown.splitlines() if "are flagged" in line]
+    box = page.markdown.split('!!! abstract "Coverage"')[1].split("Each call,")[0]
+    flagged, since = box.split("are flagged")[1].split("Missed in a call")
     assert flagged.count("[m b1 train_step fp32 AMD EPYC](runs/b.md)") == 1  # the table: twice
+    assert "runs/c.md" not in flagged and "(runs/c.md)" in since and "runs/b.md" not in since
+    assert "| 2026-11-25 08:00 UTC | eager | 0 of 2 |" in page.markdown
+    assert "| 2026-11-25 09:00 UTC | eager | 1 of 2 |" in page.markdown

@@ -4,6 +4,7 @@ result timed in blocks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -11,13 +12,14 @@ import polars as pl
 from generator.analysis.interval import MIN_BLOCKS
 from generator.analysis.results import Result
 from generator.catalog import device_label
-from generator.findings.calibration_checks import coverage
+from generator.findings.calibration_checks import coverage, not_reproduced
 from generator.formatting import number, percent, seconds
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
 from generator.pages.run_text import half_width, run_label
-from generator.records.calibration import session_cvs
+from generator.records.calibration import CalibrationFile, session_cvs
+from generator.records.run_modes import EAGER, mode_of_run_id
 
 PATH = f"{GENERATED_DIR}/calibration.md"
 
@@ -50,7 +52,9 @@ def calibration_page(report: Report) -> Page:
         for _, item in items
     ]
     missed = dict.fromkeys(item.run_id for _, item in items if not item.inside)  # once each
-    misses = ", ".join(_link(run_id, labels) for run_id in missed)
+    flagged = not_reproduced(report.calibrations, report.records)
+    misses = ", ".join(_link(run_id, labels) for run_id in missed if run_id in flagged)
+    since = ", ".join(_link(run_id, labels) for run_id in missed if run_id not in flagged)
     table = pl.DataFrame(
         [{"call_started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
     ) if items else pl.DataFrame()  # fmt: skip
@@ -70,6 +74,8 @@ def calibration_page(report: Report) -> Page:
         min_blocks=MIN_BLOCKS,
         sentence=found.sentence() if found else None,
         misses=misses,
+        since=since,
+        calls=_calls(report.calibrations),
         rows=rows,
         levels=levels,
         sessions=sessions,
@@ -86,24 +92,43 @@ def calibration_page(report: Report) -> Page:
                 includes={"calibration-coverage": include})  # fmt: skip
 
 
+def _calls(calibrations: Sequence[CalibrationFile]) -> list[dict[str, str]]:
+    """Each call's coverage, eager and compiled apart (their intervals carry their own
+    between-call variation, `records.calibration.session_key`)."""
+    rows = []
+    for call in sorted(calibrations, key=lambda c: c.started_at):
+        by_mode: dict[str, list[bool]] = {}
+        for item in call.configurations:
+            by_mode.setdefault(mode_of_run_id(item.run_id), []).append(item.inside)
+        for mode, inside in sorted(by_mode.items()):
+            rows.append({
+                "call": f"{call.started_at[:16].replace('T', ' ')} UTC",
+                "mode": mode if mode == EAGER else f"torch.compile {mode}",
+                "inside": f"{sum(inside)} of {len(inside)}",
+            })  # fmt: skip
+    return rows
+
+
 def _split(
     report: Report, labels: dict[str, str], items: list[tuple[Any, Any]]
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """What was calibrated, per device (its configurations and how many re-measurements fell
     inside), and each result that was not, with why and the command that re-measures it."""
     device_of = {row["run_id"]: row["device_label"] for row in report.runs.to_dicts()}
-    checked: dict[str, list[bool]] = {}
+    checked: dict[tuple[str, str], list[bool]] = {}
     for _, item in items:
-        checked.setdefault(str(device_of.get(item.run_id, "?")), []).append(item.inside)
+        side = (str(device_of.get(item.run_id, "?")), mode_of_run_id(item.run_id))
+        checked.setdefault(side, []).append(item.inside)
     results = sorted(report.results.values(), key=lambda r: (r.device_label, r.run_ids))
     calibrated = []
-    for device in sorted({r.device_label for r in results if r.step.calibrated}):
-        mine = [r for r in results if r.device_label == device and r.step.calibrated]
-        inside = checked.get(device, [])
+    sides = {(r.device_label, r.compile) for r in results if r.step.calibrated}
+    for device, mode in sorted(sides, key=lambda side: (side[0], side[1] != EAGER, side[1])):
+        ours = [r for r in results if (r.device_label, r.compile) == (device, mode)]
+        inside = checked.get((device, mode), [])
         calibrated.append({
-            "device": device,
-            "configurations": str(len(mine)),
-            "of": str(sum(r.device_label == device for r in results)),
+            "device": device if mode == EAGER else f"{device}, torch.compile {mode}",
+            "configurations": str(sum(r.step.calibrated for r in ours)),
+            "of": str(len(ours)),
             "coverage": f"{sum(inside)} of {len(inside)} inside" if inside else "none yet",
         })  # fmt: skip
     uncalibrated = [
