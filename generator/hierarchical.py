@@ -206,9 +206,7 @@ def session_cv(checks: Sequence[SessionCheck]) -> float:
     if not checks:
         return 0.0
     ratios = [math.log(c.again_s / c.committed_s) ** 2 for c in checks]
-    own = [
-        c.committed_cv**2 / c.committed_blocks + c.again_cv**2 / c.again_blocks for c in checks
-    ]
+    own = [c.committed_cv**2 / c.committed_blocks + c.again_cv**2 / c.again_blocks for c in checks]
 
     def excess(variance: float) -> float:  # decreasing in variance; its root is the estimate
         return sum(

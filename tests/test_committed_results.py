@@ -87,7 +87,9 @@ def test_the_committed_calibration_met_its_bar_and_every_miss_is_flagged() -> No
         assert found is not None and found.total >= 12 * (1 + compiled), compiled
         assert found.covered >= found.total - found.total // 12, compiled  # 11 of 12
         assert found.min_minutes_after >= 30
-    before = coverage(_of_mode([c for c in calibrations if c.started_at < PAULE_MANDEL_SINCE], True))
+    before = coverage(
+        _of_mode([c for c in calibrations if c.started_at < PAULE_MANDEL_SINCE], True)
+    )
     assert before is not None and before.covered < before.total - before.total // 12
     assert len({item.run_id for c in calibrations for item in c.configurations}) >= 12
     records = {

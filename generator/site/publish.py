@@ -123,18 +123,11 @@ def build_config(
     return child
 
 
-class _AnyTag(yaml.SafeLoader):
-    """mkdocs.yml's tags (`!!python/name:`, `!ENV`) read as nothing: only `hooks` is read."""
-
-
-_AnyTag.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def hooks_of(config: Path) -> list[Path]:
     """mkdocs.yml's hooks, as absolute paths. The build's config inherits mkdocs.yml from
     another folder, where MkDocs would resolve their relative paths, so it names them all
     again (naming one would drop the others: a list is replaced, not merged)."""
-    data = yaml.load(config.read_text(encoding="utf-8"), Loader=_AnyTag) or {}
+    data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     return [(config.resolve().parent / hook).resolve() for hook in data.get("hooks") or []]
 
 
