@@ -199,7 +199,7 @@ def session_cv(checks: Sequence[SessionCheck]) -> float:
     SimpleMLP run against a quiet ResNet-18), so they are weighed by them: Paule and
     Mandel's (1982) estimator, the session^2 at which sum r^2 / (v + 2 session^2) equals
     the number of checks (their standardised ratios then have unit variance), floored at
-    zero. Unweighted moments let one wide check cancel the shifts of all the precise ones:
+    zero. In unweighted moments the wide checks outweigh the shifts of the precise ones:
     the compiled checks of 2026-11-27 gave 0 by moments, 0.034 by this. The expected ratio
     is held at 1, not estimated: a shift common to every check is between-invocation
     variation too, as far as a reader who measures again is concerned."""

@@ -318,3 +318,26 @@ def test_a_later_remeasure_checks_the_interval_widened_by_the_earlier_ones(
         blocks = [g["step_s"].to_list() for _, g in steps.group_by("block", maintain_order=True)]
         stated = block_estimate(blocks, session_cv=known)
         assert checked.committed.interval95_s == pytest.approx(stated.remeasure95_s)
+
+
+def test_a_remeasure_of_compiled_runs_records_the_variation_of_compiled_runs(
+    tmp_path: Path,
+) -> None:
+    """A call that checks only compiled runs states their intervals with the compiled
+    variation (`session_key` with the mode), and records that one, not the eager one."""
+    from generator.records.calibration import session_cvs, session_key
+
+    text = TWO_GROUPS.replace('phases = ["train_step", "inference"]',
+                              'phases = ["train_step", "inference"]\ncompile = ["eager", "compile"]')  # fmt: skip
+    measure(tmp_path, text)
+    path, folder = tmp_path / "experiments.toml", tmp_path / "m"
+    for seed in (1, 2):  # checks of both modes: each mode a variation of its own
+        remeasure(path, folder, 4, "cpu", None, seed, 0.0, "remeasure", run_block,
+                  Console(quiet=True))  # fmt: skip
+    known = session_cvs(read_calibrations(folder))
+    name = read_calibrations(folder)[0].device_name
+    compiled = remeasure(path, folder, 2, "cpu", None, 3, 0.0, "remeasure", run_block,
+                         Console(quiet=True), mode="compile")  # fmt: skip
+    assert {i.run_id.rsplit("-", 2)[1] for i in compiled.configurations} == {"compile"}
+    assert known[session_key(name, "compile")] != known[session_key(name)]
+    assert compiled.session_cv == pytest.approx(known[session_key(name, "compile")])

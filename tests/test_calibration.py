@@ -155,7 +155,8 @@ def test_session_cvs_per_device_from_checks_that_recorded_their_spreads() -> Non
     old_style = item("r9", 3.0, False)  # no spreads recorded: not used
     by_device = session_cvs([calibration("2026-11-25T08:00:00+00:00", [*checks, old_style])])
     assert list(by_device) == ["AMD EPYC (2 threads)"]
-    # (mean of r^2 - 2 x 0.01^2 / 5) / 2, r the log ratios above
+    # (mean of r^2 - 2 x 0.01^2 / 5) / 2, r the log ratios above: with every check's own
+    # variance equal, Paule and Mandel's root is the method of moments' value
     squares = [math.log(r) ** 2 - 2 * 0.01**2 / 5 for r in (1.10, 0.92, 1.08, 0.95)]
     assert by_device["AMD EPYC (2 threads)"] == pytest.approx(math.sqrt(sum(squares) / 4 / 2))
     assert session_cvs([calibration("2026-11-25T08:00:00+00:00", [old_style])]) == {}
@@ -218,5 +219,40 @@ def test_a_run_that_missed_twice_is_listed_once_and_one_inside_since_is_not_flag
     flagged, since = box.split("are flagged")[1].split("Missed in a call")
     assert flagged.count("[m b1 train_step fp32 AMD EPYC](runs/b.md)") == 1  # the table: twice
     assert "runs/c.md" not in flagged and "(runs/c.md)" in since and "runs/b.md" not in since
-    assert "| 2026-11-25 08:00 UTC | eager | 0 of 2 |" in page.markdown
-    assert "| 2026-11-25 09:00 UTC | eager | 1 of 2 |" in page.markdown
+    assert "| 2026-11-25 08:00 UTC | eager | 0 % | 0 of 2 |" in page.markdown
+    assert "| 2026-11-25 09:00 UTC | eager | 0 % | 1 of 2 |" in page.markdown
+
+
+def test_coverage_is_stated_per_device_and_compile_mode_eager_first() -> None:
+    """Eager and compiled results carry their own between-call variation, so the page
+    counts their re-measurements apart: in "What was calibrated" and in each call's row."""
+    from generator.pages.calibration import calibration_page
+
+    eager, compiled = "e-cpu-1234abcd", "k-cpu-compile-1234abcd"
+    runs = pl.DataFrame({"run_id": [eager, compiled], "model": ["m", "m"], "batch": [1, 1],
+                         "phase": ["inference"] * 2, "precision": ["fp32"] * 2,
+                         "device": ["cpu"] * 2,
+                         "device_label": ["AMD EPYC (2 threads)"] * 2})  # fmt: skip
+    calls = [
+        calibration("2026-11-25T08:00:00+00:00", [item(compiled, 1.3, False)]),
+        calibration(
+            "2026-11-25T09:00:00+00:00", [item(compiled, 1.0, True), item(eager, 1.0, True)]
+        ),
+    ]
+    result = {
+        run_id: SimpleNamespace(device_label="AMD EPYC (2 threads)", compile=mode,
+                                run_ids=(run_id,), step=SimpleNamespace(calibrated=True))
+        for run_id, mode in ((eager, "eager"), (compiled, "compile"))
+    }  # fmt: skip
+    report = SimpleNamespace(runs=runs, records={}, calibrations=calls, results=result)
+    markdown = calibration_page(report).markdown  # type: ignore[arg-type]
+    table = markdown.split("## What was calibrated")[1].split("!!!")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| AMD")]
+    assert rows == [
+        "| AMD EPYC (2 threads) | 1 | 1 | 1 of 1 inside |",
+        "| AMD EPYC (2 threads), torch.compile compile | 1 | 1 | 1 of 2 inside |",
+    ]
+    assert "| 2026-11-25 08:00 UTC | torch.compile compile | 0 % | 0 of 1 |" in markdown
+    call = markdown.split("| 2026-11-25 09:00 UTC |")[1:]
+    assert [c.split("|")[0].strip() for c in call] == ["eager", "torch.compile compile"]
+    assert "not recorded" in call[1]  # a call of both modes records eager's variation only

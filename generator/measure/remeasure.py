@@ -35,7 +35,7 @@ from generator.records.calibration import (
     write_calibration,
 )
 from generator.records.run import RunRecord, read_run
-from generator.records.run_modes import mode_of, mode_of_run_id
+from generator.records.run_modes import EAGER, mode_of, mode_of_run_id
 
 
 def _minutes_between(earlier: str, later: str) -> float:
@@ -113,8 +113,9 @@ def remeasure(
     # The interval checked is the one the report states now: the committed blocks with the
     # between-invocation variation that earlier calls measured (none before the first).
     cvs = session_cvs(read_calibrations(measurements))
-    known = cvs.get(name, 0.0)
     modes = sorted({mode_of_run_id(record.run_id) for record in picked})
+    # what the checked intervals included: the one mode's, or the device's eager one
+    known = cvs.get(session_key(name, modes[0] if len(modes) == 1 else EAGER), 0.0)
     variations = ", ".join(
         f"{100 * cvs.get(session_key(name, each), 0.0):.1f} % {each}" for each in modes
     )

@@ -100,11 +100,14 @@ def _calls(calibrations: Sequence[CalibrationFile]) -> list[dict[str, str]]:
         by_mode: dict[str, list[bool]] = {}
         for item in call.configurations:
             by_mode.setdefault(mode_of_run_id(item.run_id), []).append(item.inside)
-        for mode, inside in sorted(by_mode.items()):
+        for mode, inside in sorted(by_mode.items(), key=lambda pair: (pair[0] != EAGER, pair[0])):
             rows.append({
                 "call": f"{call.started_at[:16].replace('T', ' ')} UTC",
                 "mode": mode if mode == EAGER else f"torch.compile {mode}",
                 "inside": f"{sum(inside)} of {len(inside)}",
+                # recorded for the call's one mode, or for eager when it checked both
+                "variation": percent(100 * call.session_cv, 2)
+                if len(by_mode) == 1 or mode == EAGER else "not recorded",
             })  # fmt: skip
     return rows
 

@@ -57,7 +57,9 @@ class CalibrationFile(_Part):
     command: str
     commit: str | None = None
     seed: int
-    session_cv: float = 0.0  # the between-invocation variation the checked intervals included
+    # the between-invocation variation the checked intervals included (one compile mode's
+    # when the call checked only that mode, else the device's eager one)
+    session_cv: float = 0.0
     confidence: float = 0.95
     interval: str = "re-measurement"  # which committed interval was checked (run.json)
     configurations: list[Remeasured]
