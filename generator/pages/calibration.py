@@ -27,7 +27,20 @@ PATH = f"{GENERATED_DIR}/calibration.md"
 def _session_name(key: str) -> str:
     """A `records.calibration.session_key` as a reader names it."""
     name, _, mode = key.partition("|")
-    return f"{device_label(name)}, torch.compile {mode}" if mode else device_label(name)
+    return _with_mode(device_label(name), mode or EAGER)
+
+
+def _mode_name(mode: str) -> str:
+    return mode if mode == EAGER else f"torch.compile {mode}"
+
+
+def _with_mode(device: str, mode: str) -> str:
+    """A device's results in one compile mode, as a reader names them (eager: the device)."""
+    return device if mode == EAGER else f"{device}, {_mode_name(mode)}"
+
+
+def _eager_first(mode: str) -> tuple[bool, str]:
+    return mode != EAGER, mode
 
 
 def _link(run_id: str, labels: dict[str, str]) -> str:
@@ -100,10 +113,10 @@ def _calls(calibrations: Sequence[CalibrationFile]) -> list[dict[str, str]]:
         by_mode: dict[str, list[bool]] = {}
         for item in call.configurations:
             by_mode.setdefault(mode_of_run_id(item.run_id), []).append(item.inside)
-        for mode, inside in sorted(by_mode.items(), key=lambda pair: (pair[0] != EAGER, pair[0])):
+        for mode, inside in sorted(by_mode.items(), key=lambda pair: _eager_first(pair[0])):
             rows.append({
                 "call": f"{call.started_at[:16].replace('T', ' ')} UTC",
-                "mode": mode if mode == EAGER else f"torch.compile {mode}",
+                "mode": _mode_name(mode),
                 "inside": f"{sum(inside)} of {len(inside)}",
                 # recorded for the call's one mode, or for eager when it checked both
                 "variation": percent(100 * call.session_cv, 2)
@@ -125,11 +138,11 @@ def _split(
     results = sorted(report.results.values(), key=lambda r: (r.device_label, r.run_ids))
     calibrated = []
     sides = {(r.device_label, r.compile) for r in results if r.step.calibrated}
-    for device, mode in sorted(sides, key=lambda side: (side[0], side[1] != EAGER, side[1])):
+    for device, mode in sorted(sides, key=lambda side: (side[0], *_eager_first(side[1]))):
         ours = [r for r in results if (r.device_label, r.compile) == (device, mode)]
         inside = checked.get((device, mode), [])
         calibrated.append({
-            "device": device if mode == EAGER else f"{device}, torch.compile {mode}",
+            "device": _with_mode(device, mode),
             "configurations": str(sum(r.step.calibrated for r in ours)),
             "of": str(len(ours)),
             "coverage": f"{sum(inside)} of {len(inside)} inside" if inside else "none yet",

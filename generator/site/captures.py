@@ -17,10 +17,10 @@ from generator.findings.nsys_checks import nsys_findings
 from generator.findings.rank_checks import rank_findings
 from generator.ingest.digests import file_digest
 from generator.ingest.nsys.capture import nsys_files, read_nsys
+from generator.memo import remembered
 from generator.pages.page import KindContext
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.import_source import NSYS_DIR, ImportedCapture, ImportedNsys
-from generator.store import active_store
 from generator.summaries.nsys import missing
 
 
@@ -53,15 +53,16 @@ def capture_views(
 
 
 def nsys_analysis(folder: Path) -> NsysAnalysis:
-    """A capture's files read and analysed, once per content of its files (kept in the
-    build's store: reading the three committed rocprofv3 captures took 3.3 s of every
+    """A capture's files read and analysed, once per content of its files (`remembered` in
+    the build's store: reading the three committed rocprofv3 captures took 3.3 s of every
     rebuild). Keyed by each file's path and digest: the analysis names the files it read."""
-    files = nsys_files([folder / NSYS_DIR])
-    store = active_store()
-    if store is None:
-        return analyse_nsys(read_nsys([folder / NSYS_DIR]))
-    key = ["nsys", *(part for file in files for part in (str(file), file_digest(file)))]
-    return store.get_or_make("memo", key, lambda: analyse_nsys(read_nsys([folder / NSYS_DIR])))
+    files = [(str(file), file_digest(file)) for file in nsys_files([folder / NSYS_DIR])]
+    return remembered("nsys-analysis", _read_and_analyse, folder, files)
+
+
+def _read_and_analyse(folder: Path, files: object) -> NsysAnalysis:
+    """`files` (their paths and digests) only keys the result."""
+    return analyse_nsys(read_nsys([folder / NSYS_DIR]))
 
 
 def nsys_views(captures: Sequence[ImportedNsys], catalog: tuple[Device, ...]) -> list[NsysView]:
