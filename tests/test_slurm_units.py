@@ -367,3 +367,25 @@ def test_ctrl_c_during_submission_waits_until_the_manifest_is_saved() -> None:
         done.append("manifest saved")  # reached: the interrupt was held
     assert done == ["manifest saved"]
     assert signal.getsignal(signal.SIGINT) is before  # put back as it was
+
+
+def test_keep_ceilings_reaches_the_slurm_tasks(tmp_path: Path) -> None:
+    """`measure --executor slurm --force --keep-ceilings` measures the runs again, not the
+    device's roofs, as the local executor does."""
+    from types import SimpleNamespace
+
+    from generator.measure.slurm.execute import SlurmRequest, _spec
+
+    task = SimpleNamespace(config=SimpleNamespace(device="cpu"))
+
+    def spec(**given: bool) -> TaskSpec:
+        request = SlurmRequest(
+            config_path=tmp_path / "e.toml", measurements=tmp_path, groups=None, device=None,
+            use_ncu=False, ncu_timeout_s=1.0, argv=[], flags=None,  # type: ignore[arg-type]
+            **given,
+        )  # fmt: skip
+        return _spec(task, request, "measure")  # type: ignore[arg-type]
+
+    assert spec(force=True).force_ceilings
+    assert not spec(force=True, keep_ceilings=True).force_ceilings
+    assert not spec(force=False).force_ceilings

@@ -35,9 +35,8 @@ def run_blocks(frame: pl.DataFrame, column: str = "step_s") -> list[list[float]]
     it)."""
     if column not in frame.columns:
         return []
-    times = frame[column].cast(pl.Float64).to_list()
     if not in_blocks(frame):
-        kept = [t for t in times if t is not None]
+        kept = [t for t in frame[column].cast(pl.Float64).to_list() if t is not None]
         return [kept] if kept else []
     found = blocks_by_number(frame, column)
     return [found[block] for block in sorted(found)]

@@ -284,6 +284,7 @@ def _measure_on_slurm(args: argparse.Namespace, config_path: Path) -> int:
         flags=flags,
         slurm_folder=Path(args.slurm_folder),
         poll_s=args.poll,
+        keep_ceilings=args.keep_ceilings,
     )
     try:
         outcomes = execute_slurm(request)

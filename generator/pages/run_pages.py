@@ -49,7 +49,7 @@ class RunContext:
     steps: pl.DataFrame | None = None
     kernel_page: str | None = None  # relative link
     trace_page: str | None = None  # relative link
-    experiments: frozenset[str] = frozenset()  # the groups with an experiment page
+    experiments: frozenset[str] = frozenset()  # the run's groups with an experiment page
 
 
 def _timed_in(record: RunRecord | None) -> list[tuple[str, str]]:

@@ -156,21 +156,26 @@ def run_contexts(report: Report) -> dict[str, RunContext]:
     groups = report.experiments.groups if report.experiments is not None else []
     experiments = frozenset(group.id for group in groups)
     contexts = {}
-    for run_id, workload, status in report.runs.select("run_id", "workload", "status").rows():
+    for run_id, workload, status, group in report.runs.select(
+        "run_id", "workload", "status", "group"
+    ).rows():
         result = report.results.get(workload) if status == "ok" else None
         points = report.points.get(workload) if status == "ok" else None
         slug = f"run-{run_id}"
+        record = report.records.get(run_id)
+        # the run's own groups with a page (not every group: it is in the page's cache key)
+        own = {group, *(record.groups or [])} if record is not None else {group}
         contexts[run_id] = RunContext(
             findings=report.run_findings.get(run_id, ()),
             verdict=report.step_verdicts.get(run_id),
             result=result,
             points=points,
-            record=report.records.get(run_id),
+            record=record,
             folder=report.run_folders.get(run_id),
             steps=report.steps.get(run_id),
             kernel_page=f"../{slug}.md" if slug in kernels else None,
             trace_page=f"../traces/{slug}.md" if slug in traces else None,
-            experiments=experiments,
+            experiments=frozenset(own & experiments),
         )
     return contexts
 

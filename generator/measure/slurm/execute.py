@@ -38,6 +38,7 @@ class SlurmRequest:
     flags: CommandLineSlurm
     slurm_folder: Path = DEFAULT_SLURM_FOLDER
     poll_s: float = 10.0
+    keep_ceilings: bool = False  # `--force --keep-ceilings`: the runs again, not the roofs
 
 
 class Detached(Exception):
@@ -98,7 +99,7 @@ def _spec(task: Planned, request: SlurmRequest, command: str) -> TaskSpec:
         measurements=request.measurements.resolve(),
         slurm_folder=request.slurm_folder.resolve(),
         command=command,
-        force_ceilings=request.force,
+        force_ceilings=request.force and not request.keep_ceilings,
         use_ncu=request.use_ncu and task.config.device == "cuda",
         ncu_timeout_s=request.ncu_timeout_s,
     )
