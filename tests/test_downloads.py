@@ -15,6 +15,7 @@ from generator.pages.downloads import attach_downloads
 from generator.pages.frame_files import frame_bytes
 from generator.pages.page import Page
 from generator.pages.render import ChartBook, page_slug
+from generator.store import Store
 
 SPEC: dict[str, Any] = {
     "$schema": "https://vega.github.io/schema/vega-lite/v6.4.1.json",
@@ -50,7 +51,7 @@ def test_pages_get_links_and_files(tmp_path: Path) -> None:
         Page(path, "A", markdown, book.specs, {"runs": pl.DataFrame({"run": ["r1"]})}),
         Page("hardware.md", "H", "# H\n"),
     ]
-    linked, files = attach_downloads(pages, tmp_path)
+    linked, files = attach_downloads(pages, Store(tmp_path))
     page = linked[0].markdown
     assert (
         "Chart files: [SVG](../data/experiments-A/sweep.svg) · [PDF](../data/experiments-A/sweep.pdf)"
@@ -74,7 +75,8 @@ def test_a_chart_id_is_used_once_per_page() -> None:
 def test_rendered_charts_are_cached_by_spec(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = chart_files(SPEC, tmp_path)
+    store = Store(tmp_path)
+    first = chart_files(SPEC, store)
     import vl_convert
 
     def refuse(*_: object, **__: object) -> None:
@@ -82,9 +84,9 @@ def test_rendered_charts_are_cached_by_spec(
 
     monkeypatch.setattr(vl_convert, "vegalite_to_svg", refuse)
     monkeypatch.setattr(vl_convert, "vegalite_to_pdf", refuse)
-    assert chart_files(SPEC, tmp_path) == first
+    assert chart_files(SPEC, store) == first
     with pytest.raises(AssertionError, match="rendered again"):
-        chart_files({**SPEC, "mark": "bar"}, tmp_path)
+        chart_files({**SPEC, "mark": "bar"}, store)
 
 
 def test_a_page_per_run_leaves_its_chart_files_to_the_browser(tmp_path: Path) -> None:
@@ -94,7 +96,7 @@ def test_a_page_per_run_leaves_its_chart_files_to_the_browser(tmp_path: Path) ->
     book = ChartBook(path, files=False)
     markdown = "# X\n\n" + str(book.embed(SPEC, "ops")) + "\n"
     page = Page(path, "X", markdown, book.specs, chart_files=False)
-    linked, files = attach_downloads([page], tmp_path)
+    linked, files = attach_downloads([page], Store(tmp_path))
     assert "SVG or PNG from the chart's ⋯ menu" in linked[0].markdown
     assert "[SVG](" not in linked[0].markdown
     assert sorted(files) == ["measurements/data/traces-run-x/ops.spec.js"]
@@ -108,25 +110,26 @@ def test_charts_drawn_in_processes_equal_those_drawn_here(tmp_path: Path) -> Non
         {**SPEC, "data": {"values": [{"x": i, "y": i * i}, {"x": i + 1, "y": 1}]}}
         for i in range(PARALLEL_FROM)
     ]
-    drawn = rendered_charts(specs, tmp_path / "pool")
+    drawn = rendered_charts(specs, Store(tmp_path / "pool"))
     assert set(drawn) == {chart_key(spec) for spec in specs}
     for spec in specs[:2]:
         svg, pdf = drawn[chart_key(spec)]
         assert svg == chart_files(spec)[0]
         assert pdf.startswith(b"%PDF")
-    assert len(list((tmp_path / "pool").glob("*.svg"))) == PARALLEL_FROM
+    assert len(list((tmp_path / "pool" / "charts").rglob("*.pickle"))) == PARALLEL_FROM
 
 
 def test_table_files_are_kept_by_exact_content(tmp_path: Path) -> None:
     from generator.pages.frame_files import cached_frame_bytes, frame_key
 
     frame = pl.DataFrame({"run": ["r1", "r2"], "t": [0.0, 1.5]})
-    made = cached_frame_bytes(frame, tmp_path)
+    store = Store(tmp_path)
+    made = cached_frame_bytes(frame, store)
     assert made == frame_bytes(frame)
     (entry,) = tmp_path.rglob("*.pickle")
     # the second time the bytes come from the entry, not from the frame's encoders
     entry.write_bytes(__import__("pickle").dumps((b"kept", b"kept")))
-    assert cached_frame_bytes(frame.clone(), tmp_path) == (b"kept", b"kept")
+    assert cached_frame_bytes(frame.clone(), store) == (b"kept", b"kept")
     # values that print alike in a table are other keys: -0.0 and 0.0, NaN and null, 1 and 1.0
     assert frame_key(frame) != frame_key(frame.with_columns(pl.Series("t", [-0.0, 1.5])))
     nan, null = (pl.DataFrame({"t": [v]}, schema={"t": pl.Float64}) for v in (float("nan"), None))
@@ -135,7 +138,7 @@ def test_table_files_are_kept_by_exact_content(tmp_path: Path) -> None:
     assert frame_key(frame) != frame_key(frame.rename({"t": "u"}))
     # an unreadable entry is made again
     entry.write_bytes(b"torn")
-    assert cached_frame_bytes(frame, tmp_path) == frame_bytes(frame)
+    assert cached_frame_bytes(frame, store) == frame_bytes(frame)
     # no folder: no cache
     assert cached_frame_bytes(frame, None) == frame_bytes(frame)
 

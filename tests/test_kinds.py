@@ -31,6 +31,7 @@ from generator.site.draw import draw
 from generator.site.kinds import KINDS
 from generator.site.load import Loaded, load_measurements
 from generator.site.write import render_pages, write_pages
+from generator.store import Store
 from tests.helpers import REPO
 
 GENERATOR = REPO / "generator"
@@ -155,7 +156,7 @@ def test_its_page_and_download_are_written(
     built: tuple[Report, list[Page]], tmp_path: Path
 ) -> None:
     docs = tmp_path / "docs"
-    write_pages(built[0], docs, tmp_path / "cache")
+    write_pages(built[0], docs, Store(tmp_path / "cache"))
     assert (
         (docs / TRACE_DIR / "toy-a.md")
         .read_text(encoding="utf-8")

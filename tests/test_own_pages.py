@@ -16,6 +16,7 @@ from generator.site.files import install, sync_tree
 from generator.site.links import article_targets, check_links, targets
 from generator.site.markdown_html import page_url, rewrite, to_html
 from generator.site.shell import MARKDOWN, SHELLS, fill, is_own, shell_of
+from generator.store import Store
 from tests.helpers import REPO
 
 
@@ -181,8 +182,9 @@ def test_a_page_is_written_again_only_when_its_markdown_or_shell_changed(
         {s: own_pages.digest(t) for s, t in shells.items()},
         {p: (key, links) for p, (key, _, links) in made.items()},
     )
-    own_pages.save_record(tmp_path / "cache", site, record)
-    assert own_pages.read_record(tmp_path / "cache", site) == record
+    store = Store(tmp_path / "cache")
+    own_pages.save_record(store, site, record)
+    assert own_pages.read_record(store, site) == record
     again = {**texts, "measurements/runs/b.md": "# B, again\n"}
     changed = own_pages.own_pages([Page(path, "", text) for path, text in again.items()])
     assert own_pages.changed_markdown(changed, record) == ["measurements/runs/b.md"]
@@ -194,8 +196,8 @@ def test_a_page_is_written_again_only_when_its_markdown_or_shell_changed(
     assert own_pages.plan(site, pages, shells, record)[1] == ["measurements/runs/a.md"]
     own_pages.write(site, {}, {"measurements/runs/b.md"})  # a page no longer made
     assert not (site / "measurements/runs/b").exists()
-    assert own_pages.take_record(tmp_path / "cache", site) == record
-    assert own_pages.read_record(tmp_path / "cache", site) is None  # taken until saved
+    assert own_pages.read_record(store, site, take=True) == record
+    assert own_pages.read_record(store, site) is None  # taken until saved
 
 
 MARKDOWN_HTML = (

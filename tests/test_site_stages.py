@@ -29,6 +29,7 @@ from generator.site.publish import publish
 from generator.site.release import make_release
 from generator.site.write import Written, render_pages, write_pages
 from generator.site.written import Held
+from generator.store import Store
 from tests.helpers import REPO
 
 GOLDEN = REPO / "tests" / "data" / "golden" / "measurements"
@@ -152,7 +153,7 @@ def test_write_replaces_the_generated_pages_and_builds_the_nav(
     shutil.copytree(REPO / "docs", docs, ignore=shutil.ignore_patterns("measurements", "assets"))
     (docs / "measurements").mkdir()
     (docs / "measurements" / "stale.md").write_text("left from an older build")
-    written = write_pages(report, docs, tmp_path / "cache")
+    written = write_pages(report, docs, Store(tmp_path / "cache"))
     assert not (docs / "measurements" / "stale.md").exists()
     assert (docs / "measurements" / "overview.md").read_text() == next(
         p.markdown for p in written.pages if p.path == "measurements/overview.md"
@@ -218,7 +219,7 @@ def test_a_build_cut_short_leaves_no_record_of_what_docs_holds(tmp_path: Path) -
     file the stopped write left is removed."""
     from generator.site.written import Held, save_held, take_held, write_docs
 
-    docs, cache = tmp_path / "docs", tmp_path / "cache"
+    docs, cache = tmp_path / "docs", Store(tmp_path / "cache")
     page = Page(path="measurements/a.md", title="A", markdown="# A\n")
     _, held = write_docs([page], docs, cache, drawn={})
     assert held == Held(frozenset({"measurements/a.md"}), frozenset())
@@ -241,8 +242,9 @@ def test_chart_files_not_drawn_yet_are_left_to_publish(
     monkeypatch.setattr(chart_render, "PARALLEL_FROM", 10**6)
     docs = tmp_path / "docs"
     shutil.copytree(REPO / "docs", docs, ignore=shutil.ignore_patterns("measurements", "assets"))
-    with ChartRenderer(tmp_path / "cache" / "charts") as renderer:
-        written = write_pages(report, docs, tmp_path / "cache", renderer)
+    store = Store(tmp_path / "cache")
+    with ChartRenderer(store) as renderer:
+        written = write_pages(report, docs, store, renderer)
         assert written.later is not None and written.later.paths
         for relative in written.later.paths:
             assert (downloads_root(docs) / relative).read_bytes() == b""

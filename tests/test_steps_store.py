@@ -12,7 +12,8 @@ from polars.testing import assert_frame_equal
 
 from generator.errors import UserError
 from generator.ingest import steps
-from generator.ingest.steps import STORE, cached_steps, read_steps
+from generator.ingest.steps import cached_steps, read_steps, stored_path
+from generator.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "measurements" / "runs"
@@ -33,7 +34,7 @@ def _runs(tmp_path: Path, count: int = 3) -> dict[str, Path]:
 
 def test_the_store_gives_what_parsing_gives(tmp_path: Path) -> None:
     folders = _runs(tmp_path)
-    cache = tmp_path / "cache"
+    cache = Store(tmp_path / "cache")
     first = cached_steps(folders, cache)
     again = cached_steps(folders, cache)
     for run, folder in folders.items():
@@ -45,7 +46,7 @@ def test_the_store_gives_what_parsing_gives(tmp_path: Path) -> None:
 
 def test_a_stored_file_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folders = _runs(tmp_path)
-    cache = tmp_path / "cache"
+    cache = Store(tmp_path / "cache")
     cached_steps(folders, cache)
     parsed: list[Path] = []
     real = steps.read_steps
@@ -63,22 +64,22 @@ def test_a_stored_file_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.M
 
 def test_the_store_keeps_the_current_runs_only(tmp_path: Path) -> None:
     folders = _runs(tmp_path)
-    cache = tmp_path / "cache"
+    cache = Store(tmp_path / "cache")
     cached_steps(folders, cache)
     one = dict(list(folders.items())[:1])
     cached_steps(one, cache)
-    _, frames = pickle.loads((cache / STORE).read_bytes())
+    frames = pickle.loads(stored_path(cache).read_bytes())
     assert len(frames) == 1
 
 
 def test_a_torn_or_foreign_store_is_parsed_anew(tmp_path: Path) -> None:
     folders = _runs(tmp_path, 1)
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    (cache / STORE).write_bytes(b"torn")
+    cache = Store(tmp_path / "cache")
+    stored_path(cache).parent.mkdir(parents=True)
+    stored_path(cache).write_bytes(b"torn")
     run = next(iter(folders))
     assert_frame_equal(cached_steps(folders, cache)[run], read_steps(folders[run]))
-    (cache / STORE).write_bytes(pickle.dumps(("other code", {})))
+    stored_path(cache).write_bytes(pickle.dumps(("another version's", {})))
     assert_frame_equal(cached_steps(folders, cache)[run], read_steps(folders[run]))
 
 
@@ -86,4 +87,4 @@ def test_a_missing_steps_file_is_a_user_error(tmp_path: Path) -> None:
     folder = tmp_path / "runs" / "r"
     folder.mkdir(parents=True)
     with pytest.raises(UserError, match=r"without steps\.csv"):
-        cached_steps({"r": folder}, tmp_path / "cache")
+        cached_steps({"r": folder}, Store(tmp_path / "cache"))

@@ -11,11 +11,11 @@ import pytest
 from generator.pages.page import Page
 from generator.site.content_cache import PageEntry, StoredFiles
 from generator.site.written import (
-    manifest_path,
     read_manifest,
     set_aside_unchanged,
     write_docs,
 )
+from generator.store import Store
 
 ENTRY: PageEntry[dict[str, str]] = PageEntry(dict)
 CSV = "measurements/data/traces-run-a/ops.csv"
@@ -34,8 +34,8 @@ def _cached(tmp_path: Path, key: str, content: bytes) -> Page:
 def _write(tmp_path: Path, pages: list[Page]) -> set[str]:
     """write_docs, and the cached files it left untouched."""
     docs, cache = tmp_path / "docs", tmp_path / "cache"
-    kept = set_aside_unchanged(pages, docs, read_manifest(manifest_path(cache, docs)))[1]
-    write_docs(pages, docs, cache, drawn={})
+    kept = set_aside_unchanged(pages, docs, read_manifest(Store(cache), docs))[1]
+    write_docs(pages, docs, Store(cache), drawn={})
     return kept
 
 
@@ -83,10 +83,11 @@ def test_another_entry_or_a_changed_file_is_written_again(tmp_path: Path) -> Non
 
 def test_an_unreadable_manifest_means_every_page_is_written(tmp_path: Path) -> None:
     _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")])
-    manifest = manifest_path(tmp_path / "cache", tmp_path / "docs")
-    for text in ("{", '{"version": 2, "pages": {"p": 3}}', '{"version": 0, "pages": {}}'):
+    store, docs = Store(tmp_path / "cache"), tmp_path / "docs"
+    (manifest,) = (tmp_path / "cache" / "written").glob("*.json")
+    for text in ("{", '{"version": 4, "data": {"p": 3}}', '{"version": 0, "data": {}}'):
         manifest.write_text(text, encoding="utf-8")
-        assert read_manifest(manifest) == {}
+        assert read_manifest(store, docs) == {}
         assert _write(tmp_path, [_cached(tmp_path, "k1", b"x\n")]) == set()
 
 

@@ -1,4 +1,4 @@
-"""Each chart as SVG and PDF, rendered by vl-convert (no browser) and cached by content.
+"""Each chart as SVG and PDF, rendered by vl-convert (no browser) and kept in the store.
 
 vl-convert draws in one JavaScript runtime per process: threads wait on each other (measured:
 60 charts took 10.6 s on two threads and 9.9 s on one), so the misses of a build are drawn in
@@ -13,16 +13,17 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import cache
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
-from generator.atomic import write_bytes
 from generator.pages.workers import Workers, cores, new_pool
+from generator.store import Pickled, Store
 
 EXPORT_WIDTH = 760  # "container" width has no meaning outside a page
 VEGA_LITE_VERSION = "6.4"  # what Altair 6.3 writes (alt.SCHEMA_VERSION v6.4.x)
 RENDER_VERSION = 2  # how the files are made from vl-convert's output (own_gradient_ids)
 PARALLEL_FROM = 6  # fewer misses: a process's start-up (~0.3 s) costs more than it saves
+KIND = "charts"  # the store's kind (generator/store)
+_PAIR = Pickled(tuple)  # (SVG, PDF)
 
 
 def chart_key(spec: dict[str, Any]) -> str:
@@ -41,13 +42,8 @@ def _fixed(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "width": EXPORT_WIDTH} if spec.get("width") == "container" else spec
 
 
-def _cached(key: str, cache_dir: Path | None) -> tuple[bytes, bytes] | None:
-    if cache_dir is None:
-        return None
-    svg_path, pdf_path = cache_dir / f"{key}.svg", cache_dir / f"{key}.pdf"
-    if svg_path.is_file() and pdf_path.is_file():
-        return svg_path.read_bytes(), pdf_path.read_bytes()
-    return None
+def _cached(key: str, store: Store | None) -> tuple[bytes, bytes] | None:
+    return store.read(KIND, store.key(KIND, [key]), _PAIR) if store else None
 
 
 def _render(spec: dict[str, Any]) -> tuple[bytes, bytes]:
@@ -74,19 +70,18 @@ def own_gradient_ids(svg: str) -> str:
     return _GRADIENT_ID.sub(renumber, svg)
 
 
-def _store(key: str, files: tuple[bytes, bytes], cache_dir: Path | None) -> None:
-    if cache_dir is not None:
-        write_bytes(cache_dir / f"{key}.svg", files[0])
-        write_bytes(cache_dir / f"{key}.pdf", files[1])
+def _store(key: str, files: tuple[bytes, bytes], store: Store | None) -> None:
+    if store is not None:
+        store.write(KIND, store.key(KIND, [key]), files, _PAIR)
 
 
-def chart_files(spec: dict[str, Any], cache_dir: Path | None = None) -> tuple[bytes, bytes]:
-    """SVG and PDF of one chart spec, from the cache (`chart_key`) or rendered."""
+def chart_files(spec: dict[str, Any], store: Store | None = None) -> tuple[bytes, bytes]:
+    """SVG and PDF of one chart spec, from the store (`chart_key`) or rendered."""
     key = chart_key(spec)
-    if (found := _cached(key, cache_dir)) is not None:
+    if (found := _cached(key, store)) is not None:
         return found
     files = _render(spec)
-    _store(key, files, cache_dir)
+    _store(key, files, store)
     return files
 
 
@@ -95,8 +90,8 @@ class ChartRenderer:
     when all are in. Cached ones are read; the misses go to a process per core once there
     are enough of them to pay for the processes' start-up, else they are drawn here."""
 
-    def __init__(self, cache_dir: Path | None = None, workers: Workers | None = None) -> None:
-        self.cache_dir = cache_dir
+    def __init__(self, store: Store | None = None, workers: Workers | None = None) -> None:
+        self.store = store
         self.workers = workers  # the build's pool, when there is one
         self._files: dict[str, tuple[bytes, bytes]] = {}
         self._waiting: dict[str, dict[str, Any]] = {}  # misses not yet handed to a process
@@ -118,7 +113,7 @@ class ChartRenderer:
             key = chart_key(spec)
             if key in self._files or key in self._waiting or key in self._futures:
                 continue
-            if (found := _cached(key, self.cache_dir)) is not None:
+            if (found := _cached(key, self.store)) is not None:
                 self._files[key] = found
             else:
                 self._waiting[key] = spec
@@ -138,7 +133,7 @@ class ChartRenderer:
         for key, future in list(self._futures.items()):
             if future.done():
                 self._files[key] = future.result()
-                _store(key, self._files[key], self.cache_dir)
+                _store(key, self._files[key], self.store)
                 del self._futures[key]
         return dict(self._files)
 
@@ -149,15 +144,15 @@ class ChartRenderer:
         self._waiting.clear()
         self._futures.clear()
         for key, made in drawn.items():
-            _store(key, made, self.cache_dir)
+            _store(key, made, self.store)
         self._files.update(drawn)
         return dict(self._files)
 
 
 def rendered_charts(
-    specs: Iterable[dict[str, Any]], cache_dir: Path | None = None
+    specs: Iterable[dict[str, Any]], store: Store | None = None
 ) -> dict[str, tuple[bytes, bytes]]:
-    """Every distinct chart by `chart_key`: cached ones read, the rest rendered."""
-    with ChartRenderer(cache_dir) as renderer:
+    """Every distinct chart by `chart_key`: stored ones read, the rest rendered."""
+    with ChartRenderer(store) as renderer:
         renderer.submit(specs)
         return renderer.files()

@@ -4,7 +4,6 @@ and PDF (rendered by vl_convert, no browser), linked from the page itself."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from generator.pages.chart_render import chart_key, rendered_charts
@@ -12,6 +11,7 @@ from generator.pages.frame_files import cached_frame_bytes
 from generator.pages.page import Page
 from generator.pages.paths import INCLUDES_DIR
 from generator.pages.render import chart_script, download_link, download_path, spec_name
+from generator.store import Store
 
 
 def rendered_specs(pages: list[Page]) -> list[dict[str, Any]]:
@@ -21,18 +21,19 @@ def rendered_specs(pages: list[Page]) -> list[dict[str, Any]]:
 
 def attach_downloads(
     pages: list[Page],
-    cache_dir: Path | None = None,
+    store: Store | None = None,
     drawn: dict[str, tuple[bytes, bytes]] | None = None,
-    frames_dir: Path | None = None,
+    keep_tables: bool = False,
 ) -> tuple[list[Page], dict[str, bytes]]:
     """Each page's charts rendered to SVG and PDF (the page links them under each chart
     already; `drawn`: those already rendered, by `chart_key`) and its tables as CSV and
     Parquet, linked in a Data section at its end. Returns the pages with that section and
-    the files to write (docs-relative -> bytes). `frames_dir`: where the tables' bytes are
-    kept between builds (frame_files.py)."""
+    the files to write (docs-relative -> bytes). `store`: where the chart files are kept
+    between builds, and the tables' bytes with `keep_tables` (frame_files.py; a page kept
+    in the store whole keeps its own)."""
     files: dict[str, bytes] = {}
     linked = []
-    charts = drawn if drawn is not None else rendered_charts(rendered_specs(pages), cache_dir)
+    charts = drawn if drawn is not None else rendered_charts(rendered_specs(pages), store)
     for page in pages:
         for name, text in page.includes.items():
             files[f"{INCLUDES_DIR}/{name}.md.txt"] = text.encode()
@@ -55,7 +56,7 @@ def attach_downloads(
             files[download_path(page.path, name)] = text.encode()
             links.append(f"- [{name}]({download_link(page.path, name)})")
         for name, frame in page.tables.items():
-            csv, parquet = cached_frame_bytes(frame, frames_dir)
+            csv, parquet = cached_frame_bytes(frame, store if keep_tables else None)
             files[download_path(page.path, f"{name}.csv")] = csv
             files[download_path(page.path, f"{name}.parquet")] = parquet
             links.append(

@@ -2,8 +2,8 @@
 
 Encoding costs ~1.5 ms a frame, and a report of 1,000 runs has two tables on every run's
 page: 3 s of every rebuild, though one more run changes a handful of them. The bytes are
-kept under a key of the frame's exact content (`memo.frame_content`), this module's code
-and the Polars version that writes them.
+kept in the store (kind `frames`) under a key of the frame's exact content
+(`memo.frame_content`), this module's code and the Polars version that writes them.
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import pickle
 from pathlib import Path
 
 import polars as pl
 
 from generator.memo import frame_content
+from generator.store import Pickled, Store
 
 _CODE = Path(__file__).read_bytes()
+_PAIR = Pickled(tuple)  # (CSV, Parquet)
 
 
 def _flat(frame: pl.DataFrame) -> pl.DataFrame:
@@ -47,20 +48,8 @@ def frame_key(frame: pl.DataFrame) -> str:
     return digest.hexdigest()[:32]
 
 
-def cached_frame_bytes(frame: pl.DataFrame, folder: Path | None) -> tuple[bytes, bytes]:
-    """`frame_bytes`, from `folder` when it holds them (None: no cache)."""
-    if folder is None:
+def cached_frame_bytes(frame: pl.DataFrame, store: Store | None) -> tuple[bytes, bytes]:
+    """`frame_bytes`, from the store's `frames` entry when it holds them (None: no cache)."""
+    if store is None:
         return frame_bytes(frame)
-    key = frame_key(frame)
-    path = folder / key[:2] / f"{key}.pickle"
-    try:
-        csv, parquet = pickle.loads(path.read_bytes())
-        if isinstance(csv, bytes) and isinstance(parquet, bytes):
-            return csv, parquet
-    except Exception:  # none yet, or unreadable (a torn disk): made again
-        pass
-    made = frame_bytes(frame)
-    # written in place: a torn entry does not unpickle, and is made again
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(made, protocol=5))
-    return made
+    return store.get_or_make("frames", [frame_key(frame)], lambda: frame_bytes(frame), _PAIR)

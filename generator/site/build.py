@@ -139,17 +139,22 @@ def build_site(
     try:
         # One pool of processes serves every stage (context.workers); the chart files are
         # drawn in it while MkDocs builds the pages.
-        renderer = ChartRenderer(cache_dir / "charts", context.workers)
+        renderer = ChartRenderer(context.store, context.workers)
         times = StageTimes()
         with times, storing_in(context.store), context.workers, renderer:
             report = build_report(context, times)
             written = times.run(
-                "write", write_pages, report, docs_dir, cache_dir, renderer if run_mkdocs else None
+                "write",
+                write_pages,
+                report,
+                docs_dir,
+                context.store,
+                renderer if run_mkdocs else None,
             )
             if run_mkdocs:
                 times.run(
                     "publish",
-                    publish, written, measurements, site_dir, release, notebook, cache_dir,
+                    publish, written, measurements, site_dir, release, notebook, context.store,
                     context.workers,
                 )  # fmt: skip
     except BaseException:
@@ -160,7 +165,7 @@ def build_site(
         write_json(Path(stage_times), times.seconds)
     if memory := os.environ.get(PEAK_MEMORY_ENV):
         write_json(Path(memory), peak_memory())
-    save_held(cache_dir, docs_dir, written.held)  # nothing more is written into docs/
+    save_held(context.store, docs_dir, written.held)  # nothing more is written into docs/
     if fingerprint:
         write_text(site_dir / STAMP, fingerprint)
     keep_digests(context.store)

@@ -124,7 +124,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
         runs=runs_frame(every),
         profiled=_profiled_runs(measurements, records, store),
         steps=cached_steps(
-            {run_id: measurements / "runs" / run_id for run_id in records}, context.cache_dir
+            {run_id: measurements / "runs" / run_id for run_id in records}, context.store
         ),
         records=records,
         experiments=load_experiments(config) if config.is_file() else None,

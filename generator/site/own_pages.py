@@ -1,8 +1,8 @@
 """The pages per run rendered by the build (site/shell.py says which and how they take the
 theme's look): each one's Markdown converted as MkDocs would (site/markdown_html.py) and
 written into site/ only when its Markdown or its folder's shell changed, atomically (a
-temporary file renamed over the old page). What site/ holds is recorded in the cache folder
-(`Record`): each page's key and its links' targets, the shells' digests, and the files
+temporary file renamed over the old page). What site/ holds is recorded in the store's
+state (`Record`): each page's key and its links' targets, the shells' digests, and the files
 MkDocs' build left. The record is taken away before site/ is changed and written back once
 it has been: a build stopped in between leaves none, and the next one starts site/ anew.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,9 @@ from generator.pages.workers import Workers, map_on_cores
 from generator.site.links import targets
 from generator.site.markdown_html import Html, page_url, to_html
 from generator.site.shell import fill, is_own, shell_of
+from generator.store import Store
 
-RECORD_VERSION = 1
+KIND = "site"  # the store's state kind (generator/store)
 _Pages = dict[str, tuple[str, tuple[str, ...]]]  # page -> (key, its links' targets)
 
 
@@ -34,39 +34,21 @@ class Record:
     pages: _Pages
 
 
-def record_path(cache_dir: Path, site_dir: Path) -> Path:
-    name = hashlib.sha256(str(site_dir.resolve()).encode()).hexdigest()[:16]
-    return cache_dir / "site" / f"{name}.json"
-
-
-def take_record(cache_dir: Path, site_dir: Path) -> Record | None:
-    """What the last finished build left in site/, or None; removed from the cache either
-    way, until `save_record` (call it only when site/ is about to change)."""
-    path = record_path(cache_dir, site_dir)
-    found = read_record(cache_dir, site_dir)
-    path.unlink(missing_ok=True)
-    return found
-
-
-def read_record(cache_dir: Path, site_dir: Path) -> Record | None:
+def read_record(store: Store, site_dir: Path, take: bool = False) -> Record | None:
+    """What the last finished build left in site/, or None. `take`: removed from the store
+    either way, until `save_record` (take it only when site/ is about to change)."""
+    data = store.read_state(KIND, site_dir, take)
     try:
-        data = json.loads(record_path(cache_dir, site_dir).read_text(encoding="utf-8"))
-        if data.get("version") != RECORD_VERSION:
-            return None
         pages = {str(p): (str(k), tuple(map(str, t))) for p, (k, t) in data["pages"].items()}
         return Record(frozenset(map(str, data["mkdocs"])), dict(data["shells"]), pages)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def save_record(cache_dir: Path, site_dir: Path, record: Record) -> None:
-    data = {
-        "version": RECORD_VERSION,
-        "mkdocs": sorted(record.mkdocs),
-        "shells": record.shells,
-        "pages": {p: [k, list(t)] for p, (k, t) in sorted(record.pages.items())},
-    }
-    write_text(record_path(cache_dir, site_dir), json.dumps(data, separators=(",", ":")))
+def save_record(store: Store, site_dir: Path, record: Record) -> None:
+    pages = {p: [k, list(t)] for p, (k, t) in sorted(record.pages.items())}
+    data = {"mkdocs": sorted(record.mkdocs), "shells": record.shells, "pages": pages}
+    store.save_state(KIND, site_dir, data)
 
 
 @dataclass(frozen=True)

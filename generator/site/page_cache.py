@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from generator.analysis.views import MeasurementView
@@ -29,12 +28,12 @@ def view_key(view: MeasurementView, store: Store) -> str:
     return store.key("pages", parts)
 
 
-def _draw(view: MeasurementView, charts_dir: Path) -> tuple[dict[str, Any], Page]:
+def _draw(view: MeasurementView, store: Store) -> tuple[dict[str, Any], Page]:
     from generator.charts import roofline_chart  # altair: import on use
     from generator.pages.measurement import measurement_page
 
     chart = roofline_chart(view.kernels, view.step, view.match.device, view.title)
-    linked, files = attach_downloads([measurement_page(replace(view, chart=chart))], charts_dir)
+    linked, files = attach_downloads([measurement_page(replace(view, chart=chart))], store)
     # its charts and tables live on as the files made from them
     return chart, replace(linked[0], files=files, charts={}, tables={})
 
@@ -44,7 +43,7 @@ def drawn_measurements(
 ) -> tuple[list[MeasurementView], dict[str, Page]]:
     """Each view with its roofline chart, and its page by slug (downloads made), from the
     store or drawn and stored."""
-    draw = partial(_draw, charts_dir=context.cache_dir / "charts")
+    draw = partial(_draw, store=context.store)
 
     def make(missing: list[int]) -> list[tuple[dict[str, Any], Page]]:
         return map_on_cores(draw, [views[i] for i in missing], context.workers)

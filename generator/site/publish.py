@@ -39,6 +39,7 @@ from generator.site.release import RELEASE_FILE, Release
 from generator.site.shell import EXCLUDE_DOCS, SHELLS, is_own
 from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
+from generator.store import Store
 
 # Copied by the build where they changed (`files.sync_tree`), not by MkDocs at every build:
 # MathJax and Vega, 600 files that change with their packages' versions only.
@@ -51,13 +52,15 @@ def publish(
     site_dir: Path,
     release: Release,
     notebook: Execution | None = None,
-    cache_dir: Path = DEFAULT_CACHE,
+    store: Store | None = None,
     workers: Workers | None = None,
 ) -> None:
     """Build site_dir as `release`. `notebook`: the Explore notebook executed beside the
-    build (else MkDocs executes it). `workers`: the build's pool, which converts the pages
-    per run."""
+    build (else MkDocs executes it). `store`: the build's, which keeps what site/ holds and
+    MkDocs' compiled templates. `workers`: the build's pool, which converts the pages per
+    run."""
     config = Path("mkdocs.yml")
+    store = store or Store(DEFAULT_CACHE)
     if not config.is_file():
         raise UserError("mkdocs.yml not found", fix="run from the repository root")
     site_dir.resolve().parent.mkdir(parents=True, exist_ok=True)
@@ -68,9 +71,9 @@ def publish(
         log = staging / "mkdocs.log"
         with log.open("w+", encoding="utf-8") as said:
             mkdocs = _start_mkdocs(written, measurements, config, staging, release, executed,
-                                   cache_dir, said)  # fmt: skip
+                                   store, said)  # fmt: skip
             try:
-                _build(written, site_dir, cache_dir, release, output, mkdocs, said, workers)
+                _build(written, site_dir, store, release, output, mkdocs, said, workers)
             finally:
                 if mkdocs.poll() is None:
                     mkdocs.kill()
@@ -86,7 +89,7 @@ def _start_mkdocs(
     staging: Path,
     release: Release,
     executed: Path | None,
-    cache_dir: Path,
+    store: Store,
     said: IO[str],
 ) -> subprocess.Popen[bytes]:
     """`mkdocs build --strict` of the pages MkDocs builds, into staging/site, started."""
@@ -95,7 +98,7 @@ def _start_mkdocs(
         **os.environ,
         # the Explore notebook, executed during the build, reads this build's measurements
         "RA_MEASUREMENTS": str(measurements.resolve()),
-        TEMPLATE_CACHE_ENV: str(cache_dir / "mkdocs-templates"),
+        **({TEMPLATE_CACHE_ENV: str(store.folder)} if store.folder else {}),
         **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
     command = [
@@ -134,7 +137,7 @@ def hooks_of(config: Path) -> list[Path]:
 def _build(
     written: Written,
     site_dir: Path,
-    cache_dir: Path,
+    store: Store,
     release: Release,
     output: Path,
     mkdocs: subprocess.Popen[bytes],
@@ -142,7 +145,7 @@ def _build(
     workers: Workers | None = None,
 ) -> None:
     pages = own_pages.own_pages(written.pages)
-    previous = own_pages.read_record(cache_dir, site_dir)
+    previous = own_pages.read_record(store, site_dir)
     # while MkDocs runs: the pages per run whose Markdown changed, and the charts' files
     html = own_pages.convert(pages, own_pages.changed_markdown(pages, previous), workers)
     drawn = written.later.files() if written.later is not None else {}
@@ -164,7 +167,7 @@ def _build(
     built = frozenset(p for p in relative_files(output) if not p.startswith(f"{DATA_DIR}/"))
     _check_links(output, built, written, kept, made)
     # site/ changes from here: a build stopped before the record is saved starts anew
-    own_pages.take_record(cache_dir, site_dir)
+    own_pages.read_record(store, site_dir, take=True)
     if previous is None:
         shutil.rmtree(site_dir, ignore_errors=True)
     site_dir.mkdir(parents=True, exist_ok=True)
@@ -182,7 +185,7 @@ def _build(
         {shell: own_pages.digest(text) for shell, text in shells.items()},
         {**kept, **{path: (key, links) for path, (key, _, links) in made.items()}},
     )
-    own_pages.save_record(cache_dir, site_dir, record)
+    own_pages.save_record(store, site_dir, record)
     print(f"publish: {len(made)} of {len(pages.keys)} pages per run written, {len(html)} converted")
 
 

@@ -93,13 +93,13 @@ def for_aggregates(view: TraceView) -> TraceView:
     )
 
 
-def _compute(job: Callable[[], TraceView], charts_dir: Path) -> tuple[TraceView, Page]:
+def _compute(job: Callable[[], TraceView], store: Store) -> tuple[TraceView, Page]:
     """The view as the other pages read it and its page, downloads made (charts through
     the chart cache)."""
     from generator.pages.trace_profile import trace_page  # altair: import on use
 
     view = slim(job())
-    linked, files = attach_downloads([trace_page(view)], charts_dir)
+    linked, files = attach_downloads([trace_page(view)], store)
     # its charts and tables live on as the files made from them
     return for_aggregates(view), replace(linked[0], files=files, charts={}, tables={})
 
@@ -110,7 +110,7 @@ def cached_traces(
     """Each job's view and trace page, from the store or computed (in the build's pool
     when many are missing: a cold build's reading, analysing and drawing of every trace)
     and stored. `jobs`: (key, a picklable function that computes the view)."""
-    compute = partial(_compute, charts_dir=context.cache_dir / "charts")
+    compute = partial(_compute, store=context.store)
 
     def make(missing: list[int]) -> list[tuple[TraceView, Page]]:
         return map_on_cores(compute, [jobs[i][1] for i in missing], context.workers)

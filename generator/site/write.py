@@ -18,6 +18,7 @@ from generator.site.files import copy_mathjax, relative_files, write_vega_bundle
 from generator.site.shell import shell_pages
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
 from generator.site.written import Held, write_docs
+from generator.store import Store
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,13 @@ def render_pages(
 
 
 def write_pages(
-    report: Report, docs_dir: Path, cache_dir: Path, renderer: ChartRenderer | None = None
+    report: Report, docs_dir: Path, store: Store, renderer: ChartRenderer | None = None
 ) -> Written:
     """`renderer`: one the caller keeps open until MkDocs is done; the chart files it has
     not drawn yet are left to publish (`LaterFiles`). Without it, all are written here."""
     later = None
     if renderer is None:
-        with ChartRenderer(cache_dir / "charts") as own:
+        with ChartRenderer(store) as own:
             pages, made = render_pages(report, own)
             drawn = own.files()
     else:
@@ -74,7 +75,7 @@ def write_pages(
         later = LaterFiles(renderer, _not_drawn(pages, drawn))
         drawn = {**drawn, **{key: (b"", b"") for key, _ in later.paths.values()}}
     # the shells MkDocs builds for the pages per run (site/shell.py): in no nav
-    linked, held = write_docs([*pages, *shell_pages()], docs_dir, cache_dir, drawn)
+    linked, held = write_docs([*pages, *shell_pages()], docs_dir, store, drawn)
     linked = linked[: len(pages)]
     write_vega_bundle(docs_dir / VEGA_DIR)
     copy_mathjax(docs_dir / MATHJAX_DIR)

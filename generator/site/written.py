@@ -4,7 +4,7 @@ back from the cache nor compares them with docs/ when their page is the one writ
 At 1,000 runs the trace pages' downloads are ~380 MB: a rebuild after one more run read them
 all from the cache and all from docs/ to find that 999 pages' worth had not changed. After
 each write, for every page whose files came from a cache entry (`StoredFiles`), a manifest
-in the cache folder records the entry's key and the size and modification time in
+(the store's state of kind `written`) records the entry's key and the size and modification time in
 nanoseconds of each of its files and of the page's Markdown as found in docs/. The next
 build leaves them untouched, unread, when the page's entry's key is the one recorded and
 every file still has the recorded size and time.
@@ -14,21 +14,17 @@ the usual way: read, compared, written where it differs.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from generator.atomic import write_text
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page
 from generator.pages.paths import downloads_root, is_download
 from generator.site.content_cache import StoredFiles
 from generator.site.files import replace_generated
+from generator.store import Store
 
-MANIFEST_VERSION = 3  # 2: a page's own Markdown recorded with its files; 3: downloads apart
-HELD_VERSION = 1
 _Recorded = dict[str, tuple[str, dict[str, tuple[int, int]]]]  # page -> (key, file -> stat)
 
 
@@ -49,18 +45,17 @@ class Held:
 def write_docs(
     pages: list[Page],
     docs_dir: Path,
-    cache_dir: Path,
+    store: Store,
     drawn: dict[str, tuple[bytes, bytes]] | None = None,
 ) -> tuple[list[Page], Held]:
     """The pages written into docs_dir's generated folder and their downloads beside it
     (`downloads_root`; `drawn`: their charts' files, see attach_downloads), the cached files
     docs/ holds as recorded left untouched; the pages as written, downloads linked, and
     what the folders hold now."""
-    manifest = manifest_path(cache_dir, docs_dir)
-    recorded = read_manifest(manifest)
-    previous = take_held(cache_dir, docs_dir)
+    recorded = read_manifest(store, docs_dir)
+    previous = take_held(store, docs_dir)
     to_link, kept = set_aside_unchanged(pages, docs_dir, recorded)
-    linked, files = attach_downloads(to_link, drawn=drawn, frames_dir=cache_dir / "frames")
+    linked, files = attach_downloads(to_link, store, drawn, keep_tables=True)
     markdown = {page.path: page.markdown for page in linked if page.path not in kept}
     held = []
     for root, download in ((docs_dir, False), (downloads_root(docs_dir), True)):
@@ -74,34 +69,26 @@ def write_docs(
             )
         )
     unchanged = {page: entry for page, entry in recorded.items() if page in kept}
-    save_manifest(manifest, pages, docs_dir, unchanged, recorded)
+    save_manifest(store, pages, docs_dir, unchanged, recorded)
     return linked, Held(*held)
 
 
-def held_path(cache_dir: Path, docs_dir: Path) -> Path:
-    return manifest_path(cache_dir, docs_dir).with_suffix(".held.json")
-
-
-def take_held(cache_dir: Path, docs_dir: Path) -> Held | None:
+def take_held(store: Store, docs_dir: Path) -> Held | None:
     """What the last finished build left in the generated folders, or None (none saved,
-    or not readable); removed from the cache either way, until `save_held`."""
-    path = held_path(cache_dir, docs_dir)
+    or not readable); removed from the store either way, until `save_held`."""
+    data = store.read_state("held", docs_dir, take=True)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        found = None
-        if data.get("version") == HELD_VERSION:
-            found = Held(frozenset(map(str, data["docs"])), frozenset(map(str, data["downloads"])))
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        found = None
-    path.unlink(missing_ok=True)
-    return found
+        return Held(frozenset(map(str, data["docs"])), frozenset(map(str, data["downloads"])))
+    except (TypeError, KeyError):
+        return None
 
 
-def save_held(cache_dir: Path, docs_dir: Path, held: Held) -> None:
+def save_held(store: Store, docs_dir: Path, held: Held) -> None:
     """Called once nothing more is written into the generated folders (the chart files
     drawn while MkDocs ran included)."""
-    data = {"version": HELD_VERSION, "docs": sorted(held.docs), "downloads": sorted(held.downloads)}
-    write_text(held_path(cache_dir, docs_dir), json.dumps(data, separators=(",", ":")))
+    store.save_state(
+        "held", docs_dir, {"docs": sorted(held.docs), "downloads": sorted(held.downloads)}
+    )
 
 
 def _roots(docs_dir: Path) -> tuple[str, str]:
@@ -113,22 +100,13 @@ def _located(roots: tuple[str, str], name: str) -> str:
     return os.path.join(roots[is_download(name)], name)
 
 
-def manifest_path(cache_dir: Path, docs_dir: Path) -> Path:
-    """One manifest per docs folder (a cache folder may serve several)."""
-    name = hashlib.sha256(str(docs_dir.resolve()).encode()).hexdigest()[:16]
-    return cache_dir / "written" / f"{name}.json"
-
-
-def read_manifest(path: Path) -> _Recorded:
+def read_manifest(store: Store, docs_dir: Path) -> _Recorded:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("version") != MANIFEST_VERSION:
-            return {}
         return {
             page: (str(key), {name: (int(s[0]), int(s[1])) for name, s in files.items()})
-            for page, (key, files) in data["pages"].items()
+            for page, (key, files) in store.read_state("written", docs_dir).items()
         }
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return {}  # none yet, or not ours: every page goes the usual way
 
 
@@ -176,7 +154,7 @@ def _as_recorded(
 
 
 def save_manifest(
-    path: Path,
+    store: Store,
     pages: list[Page],
     docs_dir: Path,
     unchanged: _Recorded | None = None,
@@ -199,5 +177,4 @@ def save_manifest(
             entry = (page.files.key, stats)
         recorded[page.path] = entry
     if recorded != previous:
-        text = json.dumps({"version": MANIFEST_VERSION, "pages": recorded}, separators=(",", ":"))
-        write_text(path, text)
+        store.save_state("written", docs_dir, recorded)

@@ -11,6 +11,10 @@ one kind's folder, clears them. Every write is atomic (a temporary file or folde
 rename); an entry that cannot be read back (a torn disk, another version's pickle) is made
 again, never an error. A kind is written by its codec: a pickle by default, Parquet frames
 for parsed exports, text for the executed notebook.
+
+Besides entries, the store keeps a build's *state* about a folder it writes (what docs/ or
+site/ holds after a build: `read_state`, `save_state`), one versioned JSON file per kind and
+folder, since a cache folder may serve several.
 """
 
 from __future__ import annotations
@@ -60,6 +64,13 @@ KINDS: dict[str, Kind] = {
     "notebook": Kind(2, by_code=False),  # site/notebook: the executed Explore notebook
     "digests": Kind(3, by_code=False),  # ingest/digests: the inputs' digests by their stat
     "templates": Kind(1, by_code=False),  # pages/template_cache: compiled Jinja templates
+    "charts": Kind(1, by_code=False),  # pages/chart_render: a chart's SVG and PDF
+    "frames": Kind(1, by_code=False),  # pages/frame_files: a table's CSV and Parquet
+    "steps": Kind(1, by_code=False),  # ingest/steps: the current runs' parsed steps.csv
+    # state about a folder (`read_state`), not entries:
+    "site": Kind(2, by_code=False),  # site/own_pages: what site/ holds
+    "written": Kind(4, by_code=False),  # site/written: docs/' cached pages' files by stat
+    "held": Kind(2, by_code=False),  # site/written: every file the generated folders hold
 }
 
 
@@ -243,6 +254,33 @@ class Store:
         for index, made in zip(missing, make(missing), strict=True):
             found[index] = self.write(kind, digests[index], made, codec)
         return cast(list[T], found)
+
+    def _state_path(self, kind: str, folder: Path) -> Path:
+        assert self.folder is not None
+        name = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+        return self.folder / kind / f"{name}.json"
+
+    def read_state(self, kind: str, folder: Path, take: bool = False) -> Any:
+        """The JSON last saved about `folder` in this kind's version, or None (none saved,
+        unreadable, another version's). `take`: removed either way, until `save_state`: a
+        record of what a folder holds is taken before the folder changes, so a build cut
+        short leaves none and the next one looks at the folder itself."""
+        if self.folder is None:
+            return None
+        path = self._state_path(kind, folder)
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            found = saved["data"] if saved["version"] == KINDS[kind].version else None
+        except (OSError, ValueError, TypeError, KeyError):
+            found = None
+        if take:
+            path.unlink(missing_ok=True)
+        return found
+
+    def save_state(self, kind: str, folder: Path, data: Any) -> None:
+        if self.folder is not None:
+            saved = {"version": KINDS[kind].version, "data": data}
+            write_text(self._state_path(kind, folder), json.dumps(saved, separators=(",", ":")))
 
 
 # The store of the build running in this thread: what the pure functions deep in the
