@@ -153,3 +153,26 @@ def test_writes_leave_no_temporary_files(tmp_path: Path) -> None:
     store.get_or_make("ncu", ["k"], lambda: Frames({"t": pl.DataFrame({"a": [1]})}, {}), FRAMES)
     leftovers = [p for p in tmp_path.rglob("*") if p.name.startswith(".")]
     assert leftovers == []
+
+
+def test_a_folders_state_is_saved_taken_and_versioned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """State about a folder: read back as saved, one file per folder, removed when taken
+    (a build cut short leaves none), and none when torn or of another version."""
+    store, docs, other = Store(tmp_path / "cache"), tmp_path / "docs", tmp_path / "other"
+    assert store.read_state("held", docs) is None  # none saved yet
+    store.save_state("held", docs, {"docs": ["a.md"]})
+    store.save_state("held", other, {"docs": ["b.md"]})
+    assert store.read_state("held", docs) == {"docs": ["a.md"]}
+    assert store.read_state("held", docs, take=True) == {"docs": ["a.md"]}
+    assert store.read_state("held", docs) is None  # taken until saved again
+    assert store.read_state("held", other) == {"docs": ["b.md"]}  # another folder's kept
+    (saved,) = (tmp_path / "cache" / "held").glob("*.json")
+    saved.write_text("{torn")
+    assert store.read_state("held", other) is None
+    store.save_state("held", other, {"docs": []})
+    monkeypatch.setitem(KINDS, "held", Kind(KINDS["held"].version + 1, by_code=False))
+    assert store.read_state("held", other) is None  # another version's state
+    assert Store(None).read_state("held", docs) is None  # a store keeping nothing
+    Store(None).save_state("held", docs, {})
