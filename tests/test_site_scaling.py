@@ -42,7 +42,7 @@ from generator.records.import_source import (
 )
 from generator.records.run import read_run
 from generator.site.analyse import _run_view_of_trace
-from generator.site.build import build_report, build_site
+from generator.site.build import STAGE_TIMES_ENV, build_report, build_site
 from generator.site.context import build_context
 from tests.conftest import copy_docs
 from tests.helpers import REPO
@@ -125,7 +125,9 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         before_docs, before_site = _docs_files(docs), _files(site)
         before_charts = set(_files(cache / "charts"))
         added = replicate_run(TRACED, measurements / "runs", 902)
+        monkeypatch.setenv(STAGE_TIMES_ENV, str(root / "stages.json"))
         build_site(measurements, docs, site, cache_dir=cache)
+        monkeypatch.delenv(STAGE_TIMES_ENV)
         # from nothing, caches and memo too: what they kept equals what is computed anew
         fresh = root / "fresh"
         build_site(
@@ -135,8 +137,17 @@ def one_more(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "added": added, "docs": docs, "site": site, "fresh": fresh / "site",
         "before_docs": before_docs, "before_site": before_site, "after_docs": _docs_files(docs),
         "after_site": _files(site), "new_charts": set(_files(cache / "charts")) - before_charts,
-        "cache": cache,
+        "cache": cache, "stages": json.loads((root / "stages.json").read_text()),
     }  # fmt: skip
+
+
+def test_a_build_records_each_stage_and_mkdocs_within_publish(
+    one_more: dict[str, object],
+) -> None:
+    stages = one_more["stages"]
+    assert isinstance(stages, dict)
+    assert list(stages) == ["load", "analyse", "check", "draw", "write", "publish", "mkdocs"]
+    assert 0 < stages["mkdocs"] <= stages["publish"]  # MkDocs' process, part of publish
 
 
 def test_one_more_run_rewrites_only_what_changed(one_more: dict[str, object]) -> None:
@@ -405,6 +416,23 @@ def test_performance_page_gives_the_median_rebuild_and_its_range() -> None:
         11.5,
         13.0,
     )
+
+
+def test_performance_page_says_what_mkdocs_alone_took_of_a_rebuild() -> None:
+    """The build records MkDocs' own seconds within publish; the page shows them in the
+    profile and says when they alone exceed the rebuild target (MkDocs builds its pages in
+    full at every build)."""
+    stages = {"load": 3.0, "publish": 8.0, "mkdocs": 7.5}
+    over = [SCALING[0], {**SCALING[1], "full_s": 70.0, "stages_one_more_s": stages}]
+    page = performance_page(_results(over))  # type: ignore[arg-type]
+    assert "one more run: load 3 s, publish 8 s (MkDocs 7.5 s of it)" in page.markdown
+    assert "MkDocs alone, building its pages in full, took 7.5 s of each rebuild" in page.markdown
+    assert "10.7 % of the full build: no rebuild can meet the 10 % target" in page.markdown
+    under = [SCALING[0], {**SCALING[1], "stages_one_more_s": stages}]  # 7.5 of 150 s: 5 %
+    page = performance_page(_results(under))  # type: ignore[arg-type]
+    assert "5.0 % of the full build." in page.markdown and "no rebuild can" not in page.markdown
+    page = performance_page(_results(SCALING))  # type: ignore[arg-type]
+    assert "MkDocs alone" not in page.markdown  # not measured by that bench: not said
 
 
 def test_performance_page_says_when_scaling_was_not_measured() -> None:

@@ -75,9 +75,38 @@ def _finished(entry: dict[str, Any]) -> bool:
     return "one_more_run_s" in entry and "failed" not in entry
 
 
+MKDOCS = "mkdocs"  # site/build.py's MKDOCS_WITHIN_PUBLISH (not imported: no build code here)
+
+
 def _stages(entry: dict[str, Any]) -> str:
-    """'load 3.1 s, analyse 40 s, …' of one build."""
-    return ", ".join(f"{name} {si(seconds, 's')}" for name, seconds in entry.items())
+    """'load 3.1 s, analyse 40 s, …, publish 6.3 s (MkDocs 5.7 s of it)' of one build."""
+    named = []
+    for name, seconds in entry.items():
+        if name == MKDOCS:
+            continue
+        mkdocs = (
+            f" (MkDocs {si(entry[MKDOCS], 's')} of it)"
+            if name == "publish" and MKDOCS in entry
+            else ""
+        )
+        named.append(f"{name} {si(seconds, 's')}{mkdocs}")
+    return ", ".join(named)
+
+
+def _floor(entry: dict[str, Any], target: float) -> str:
+    """What MkDocs alone took of the rebuilds after one more run, against the target: a
+    rebuild cannot be shorter than MkDocs' build of its pages, which is in full every time."""
+    mkdocs = entry.get("stages_one_more_s", {}).get(MKDOCS)
+    if mkdocs is None:
+        return ""
+    share = mkdocs / entry["full_s"]
+    said = (
+        f" MkDocs alone, building its pages in full, took {si(mkdocs, 's')} of each rebuild"
+        f" (median), {100 * share:.1f} % of the full build"
+    )
+    if share >= target:
+        return said + f": no rebuild can meet the {100 * target:.0f} % target while it does."
+    return said + "."
 
 
 def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
@@ -93,7 +122,7 @@ def _verdict(entries: list[dict[str, Any]], targets: dict[str, float]) -> str:
         + ("target met: under " if share < targets["one_more_over_full"] else "target missed: ")
         + f"{100 * targets['one_more_over_full']:.0f} %)",
     ]
-    return "; ".join(parts) + "."
+    return "; ".join(parts) + "." + _floor(at_1000, targets["one_more_over_full"])
 
 
 def _median_of(entry: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import IO
 
@@ -54,8 +55,9 @@ def publish(
     notebook: Execution | None = None,
     store: Store | None = None,
     workers: Workers | None = None,
-) -> None:
-    """Build site_dir as `release`. `notebook`: the Explore notebook executed beside the
+) -> float:
+    """Build site_dir as `release`; returns MkDocs' own seconds (its process, start to end:
+    the bench's floor of a rebuild). `notebook`: the Explore notebook executed beside the
     build (else MkDocs executes it). `store`: the build's, which keeps what site/ holds and
     MkDocs' compiled templates. `workers`: the build's pool, which converts the pages per
     run."""
@@ -70,10 +72,12 @@ def publish(
         output = staging / "site"
         log = staging / "mkdocs.log"
         with log.open("w+", encoding="utf-8") as said:
+            started = time.perf_counter()
             mkdocs = _start_mkdocs(written, measurements, config, staging, release, executed,
                                    store, said)  # fmt: skip
             try:
-                _build(written, site_dir, store, release, output, mkdocs, said, workers)
+                return _build(written, site_dir, store, release, output, mkdocs, said, workers,
+                              started)  # fmt: skip
             finally:
                 if mkdocs.poll() is None:
                     mkdocs.kill()
@@ -142,14 +146,17 @@ def _build(
     output: Path,
     mkdocs: subprocess.Popen[bytes],
     said: IO[str],
-    workers: Workers | None = None,
-) -> None:
+    workers: Workers | None,
+    started: float,
+) -> float:
     pages = own_pages.own_pages(written.pages)
     previous = own_pages.read_record(store, site_dir)
     # while MkDocs runs: the pages per run whose Markdown changed, and the charts' files
     html = own_pages.convert(pages, own_pages.changed_markdown(pages, previous), workers)
     drawn = written.later.files() if written.later is not None else {}
-    if mkdocs.wait() != 0:
+    code = mkdocs.wait()
+    mkdocs_s = time.perf_counter() - started
+    if code != 0:
         said.seek(0)
         raise UserError(
             "mkdocs build --strict failed; site/ was left as it was:\n" + said.read().strip(),
@@ -187,6 +194,7 @@ def _build(
     )
     own_pages.save_record(store, site_dir, record)
     print(f"publish: {len(made)} of {len(pages.keys)} pages per run written, {len(html)} converted")
+    return mkdocs_s
 
 
 def _into_ours(target: str) -> bool:
