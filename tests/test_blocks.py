@@ -119,6 +119,10 @@ def test_force_adds_blocks_and_history(tmp_path: Path) -> None:
     steps = pl.read_csv(inference / "steps.csv")
     assert steps["block"].unique().sort().to_list() == list(range(6))
     assert steps.group_by("invocation").len().sort("invocation")["len"].to_list() == [9, 9]
+    # every block's conditions, the first call's kept: contended-blocks judges them all
+    blocks = record.conditions["blocks"]  # type: ignore[index]
+    assert [(b["invocation"], b["block"]) for b in blocks] == [(0, 0), (0, 1), (0, 2), (1, 3),
+                                                              (1, 4), (1, 5)]  # fmt: skip
 
 
 def test_a_rival_result_in_another_group_is_retired(tmp_path: Path) -> None:

@@ -2,16 +2,17 @@
 every other configuration's (measure.blocks), each result written as soon as it stops.
 
 Measuring a configuration again (`--force`) adds blocks to a result of the same method: its
-steps.csv keeps the earlier blocks, the estimate is over all of them, and run.json's
-`history` gains the invocation. A result of another method (one process, rounds) is replaced,
-and so are the rival results of the same configuration filed in other groups before results
-were shared."""
+steps.csv keeps the earlier blocks, the estimate is over all of them, run.json's
+`conditions.blocks` keeps each earlier block's conditions and `history` gains the invocation.
+A result of another method (one process, rounds) is replaced, and so are the rival results
+of the same configuration filed in other groups before results were shared."""
 
 from __future__ import annotations
 
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,16 +73,27 @@ class Session(Protocol):
     ) -> Outcome: ...
 
 
-def _prior(
-    existing: RunRecord | None, folder: Path
-) -> tuple[list[dict[str, Any]], list[Invocation]]:
-    """The earlier blocks' rows and history of a blocks result, or nothing to add to."""
+@dataclass(frozen=True)
+class Prior:
+    """What a blocks result measured before, which `--force` adds to: its steps.csv rows,
+    its history of invocations and each earlier block's conditions (run.json's
+    `conditions.blocks`, which the contended-blocks check reads: without them it judged
+    the newest call's blocks alone)."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    history: list[Invocation] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _prior(existing: RunRecord | None, folder: Path) -> Prior:
+    """The earlier blocks of a blocks result, or nothing to add to."""
     if existing is None or existing.status != "ok" or existing.timing is None:
-        return [], []
+        return Prior()
     if existing.timing.method != "blocks" or not (folder / "steps.csv").exists():
-        return [], []
+        return Prior()
     rows = pl.read_csv(folder / "steps.csv").to_dicts()
-    return rows, list(existing.history or [])
+    blocks = (existing.conditions or {}).get("blocks") or []
+    return Prior(rows, list(existing.history or []), list(blocks))
 
 
 def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
@@ -149,7 +161,7 @@ def measure_by_blocks(
 ) -> None:
     index = _Index(session.runs_dir)
     states: list[BlockState] = []
-    prior: dict[int, tuple[list[dict[str, Any]], list[Invocation]]] = {}
+    prior: dict[int, Prior] = {}
     for shared in share_configurations(runs, device_name):
         if (outcome := session.skip(shared.config)) is not None:
             session.outcomes.append(outcome)
@@ -158,9 +170,9 @@ def measure_by_blocks(
                 _keep_groups(session.runs_dir / outcome.run_id, shared.groups)
             continue
         folder = session.runs_dir / shared.config.run_id(device_name(shared.config.device))
-        rows, history = _prior(read_run(folder), folder) if session.force else ([], [])
-        state = BlockState(shared, prior=_by_block(rows))
-        prior[id(state)] = (rows, history)
+        earlier = _prior(read_run(folder), folder) if session.force else Prior()
+        state = BlockState(shared, prior=_by_block(earlier.rows))
+        prior[id(state)] = earlier
         states.append(state)
     if not states:
         return
@@ -183,9 +195,8 @@ def measure_by_blocks(
         bar.update(tasks[id(state)], completed=len(state.times()), description=f"  {run_id}{note}")
 
     def finish(state: BlockState) -> None:
-        rows, history = prior[id(state)]
         name = device_name(state.config.device)
-        outcome = _record(session, state, rows, history, started_at,
+        outcome = _record(session, state, prior[id(state)], started_at,
                           headers[state.config.device],
                           known.get(session_key(name, state.config.compile), 0.0))  # fmt: skip
         session.outcomes.append(outcome)
@@ -211,17 +222,17 @@ def _keep_groups(folder: Path, groups: tuple[str, ...]) -> None:
 def _record(
     session: Session,
     state: BlockState,
-    prior_rows: list[dict[str, Any]],
-    history: list[Invocation],
+    prior: Prior,
     started_at: str,
     header: dict[str, Any],
     session_cv: float,
 ) -> Outcome:
     config = state.config
+    history = prior.history
     invocation = len(history)
     first = len(state.prior)
-    rows = list(prior_rows)
-    blocks_conditions = []
+    rows = list(prior.rows)
+    blocks_conditions = list(prior.blocks)  # every block's, the earlier calls' first
     resources: list[dict[str, Any]] = []
     for offset, block in enumerate(state.blocks):
         number = first + offset
