@@ -38,6 +38,13 @@ def test_contended_blocks_are_named_with_their_slowdown() -> None:
     assert finding.evidence.startswith("2 of 4 blocks ran while other processes (p0)")
     assert "31.5 % to 98.7 % of a core" in finding.evidence
     assert "191.4× the quiet blocks'" in finding.evidence  # 0.04785 / 0.00025
+    assert "not judged" not in finding.evidence  # every block's conditions are there
+    # blocks measured without their conditions recorded: the finding says how many it judged
+    more = _steps({0: 0.0478, 1: 0.0479, 2: 0.00025, 3: 0.00025, 4: 0.00025, 5: 0.00025})
+    [partial] = contention_findings(conditions, more)
+    assert "(conditions were recorded for 4 of its 6 blocks; the others were not judged)" in (
+        partial.evidence
+    )
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,11 @@ def contention_findings(
         if ratio < CONTENDED_SLOWDOWN:  # the contention does not show in the step times
             return []
         evidence += f"; their median step is {number(ratio)}× the quiet blocks'"
+    if len(medians) > len(blocks):  # a `measure --force` before 2026-11-27 kept its own only
+        evidence += (
+            f" (conditions were recorded for {len(blocks)} of its {len(medians)} blocks; "
+            "the others were not judged)"
+        )
     return [
         Finding(
             "contended-blocks",
