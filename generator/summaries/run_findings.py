@@ -1,6 +1,9 @@
 """Findings a run folder's own files support, derived again without measuring again: a run
 measured before a check existed gets it from the files it already has (layers.csv and the
-timed phase medians), and run.json is rewritten atomically only where they changed."""
+timed phase medians; run.json's measured memory and compile record), and run.json is
+rewritten atomically only where they changed. Every finding measure writes is derived here:
+one left out would be dropped from run.json by a rederive (memory-mismatch was, from 18
+committed runs, until 2026-11-27)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.findings import layer_time_by_phase, profiler_overhead
+from generator.measure.resources import resource_findings
 from generator.records.finding import Finding, findings_json
 from generator.records.run import LAYERS_FILE, RunRecord, read_run, write_run
 
@@ -21,13 +25,17 @@ class Rederived:
 
 
 def run_findings(folder: Path, record: RunRecord) -> list[Finding]:
-    """What the run's files say: its per-layer times against its timed phases."""
-    layers = folder / LAYERS_FILE
-    if record.status != "ok" or not layers.is_file():
+    """What the run's files say, in the order measure writes them: its per-layer times
+    against its timed phases, then its compile record and measured memory."""
+    if record.status != "ok":
         return []
-    with layers.open(newline="", encoding="utf-8") as handle:
-        by_phase = layer_time_by_phase(csv.DictReader(handle))
-    return profiler_overhead(by_phase, record.phase_median_s or {})
+    found = []
+    layers = folder / LAYERS_FILE
+    if layers.is_file():
+        with layers.open(newline="", encoding="utf-8") as handle:
+            by_phase = layer_time_by_phase(csv.DictReader(handle))
+        found += profiler_overhead(by_phase, record.phase_median_s or {})
+    return found + resource_findings(record.compile, record.memory or {})
 
 
 def rederive(measurements: Path) -> list[Rederived]:
