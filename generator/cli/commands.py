@@ -157,6 +157,15 @@ def cmd_complexity_tables(args: argparse.Namespace) -> int:
 def cmd_rederive(args: argparse.Namespace) -> int:
     from generator.summaries.run_findings import rederive
 
+    if args.counts:
+        from generator.summaries.run_complexity import recount
+
+        recounted = recount(Path(args.measurements))
+        for counted in recounted:
+            if counted.changed:
+                print(f"{counted.run_id}: counted again ({', '.join(counted.changed)})")
+        changed = sum(bool(counted.changed) for counted in recounted)
+        print(f"{len(recounted)} runs counted, {changed} with other counts today")
     done = rederive(Path(args.measurements))
     for run in done:
         if run.changed:

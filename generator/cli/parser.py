@@ -276,13 +276,21 @@ def _add_complexity(commands: argparse._SubParsersAction[argparse.ArgumentParser
 def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rederive = commands.add_parser(
         "rederive",
-        help="recompute the findings run.json holds from each run's own files (no torch)",
+        help="recompute the findings run.json holds from each run's own files (no torch); "
+        "--counts: the analytic counts too (torch)",
         description="For every run folder under MEASUREMENTS/runs/, derive again the findings "
         "its files support (profiler-overhead: per-layer times from the profiled step adding "
         "up to more than 1.1x the timed phase) and rewrite run.json atomically where they "
         "changed. Nothing is measured again.",
     )
     rederive.add_argument("--measurements", default="measurements", help="default: %(default)s")
+    rederive.add_argument(
+        "--counts",
+        action="store_true",
+        help="first count each run's analytic FLOPs and bytes again by today's conventions "
+        "(needs torch, no GPU): where they differ, complexity.csv, layers.csv and run.json's "
+        "complexity, modelled point and memory footprint are rewritten; the timings are kept",
+    )
     rederive.set_defaults(handler=cmd_rederive)
 
 

@@ -56,6 +56,13 @@ def memory_summary(blocks: list[dict[str, Any] | None], analytic: dict[str, Any]
     }
 
 
+def with_footprint(memory: dict[str, Any], analytic: dict[str, Any]) -> dict[str, Any]:
+    """run.json's `memory` with another analytic footprint (counted again) and its ratio."""
+    measured, total = memory.get("measured"), analytic["total_bytes"]
+    ratio = measured["step_bytes"] / total if measured and total else None
+    return {**memory, "analytic": analytic, **({"ratio": ratio} if measured else {})}
+
+
 def resource_findings(compiled: dict[str, Any] | None, memory: dict[str, Any]) -> list[Finding]:
     found = []
     if compiled and compiled["recompiles_during_timing"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -29,6 +29,9 @@ from generator.records.run import (
     Timing,
 )
 from generator.stats import summarize_times
+
+if TYPE_CHECKING:  # it imports torch: only where the counts are made
+    from generator.complexity.analyze import Complexity
 
 STEP_COLUMNS = [
     "invocation",  # blocks: which measure call (0 = the first), as run.json's history
@@ -151,6 +154,51 @@ def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> dict[str, 
     return {"profile_command": profile, "export_command": export}
 
 
+def analytic_counts(config: RunConfig) -> Complexity:
+    """The configuration's analytic counts (needs torch: the model is built on the meta
+    device), by today's counting conventions."""
+    from generator.complexity import analyze
+
+    return analyze(
+        config.model,
+        config.input_shape,
+        config.batch,
+        config.classes,
+        optimizer=config.optimizer,
+        precision=config.precision,
+        training=config.phase == "train_step",
+        vocab=config.vocab,
+        lm_phase=config.lm_phase,
+    )
+
+
+def write_layer_files(
+    folder: Path, complexity: Complexity, profiled: bool
+) -> list[dict[str, Any]] | None:
+    """complexity.csv (each layer's counts) and, for a profiled run, layers.csv (those
+    beside the layer times of the trace in `folder`); returns layers.csv's rows."""
+    from generator.complexity.report import LAYER_COLUMNS, complexity_dict
+
+    layers = complexity_dict(complexity, None)["layers"]
+    write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
+    if not profiled:
+        return None
+    layer_rows = measured_layers(folder / TRACE_FILE, layers)
+    write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
+    return layer_rows
+
+
+def modelled_point(totals: dict[str, Any], median_s: float) -> ModelledPoint:
+    """CPU (and any run without counters): analytic FLOPs and bytes over measured time."""
+    return ModelledPoint(
+        flops=totals["step_flops"],
+        bytes=totals["min_traffic_bytes"],
+        time_s=median_s,
+        attained_flops_per_s=totals["step_flops"] / median_s,
+        arithmetic_intensity=totals["arithmetic_intensity"],
+    )
+
+
 def measure_one(
     config: RunConfig,
     folder: Path,
@@ -165,11 +213,8 @@ def measure_one(
     profiled step (`result.ops`, the trace already in `folder`), and return run.json's
     measured part. `timing_method`: what the method adds to or overrides in the timing
     statistics (rounds and stopping rule, or the block estimate)."""
-    from generator.complexity import analyze
     from generator.complexity.footprint import footprint
-    from generator.complexity.report import LAYER_COLUMNS, complexity_dict
 
-    trace_path = folder / TRACE_FILE
     timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | timing_method
     phases = {}
     for name in STEP_COLUMNS:
@@ -179,23 +224,10 @@ def measure_one(
     write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
     if config.profile:
         write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
-    complexity = analyze(
-        config.model,
-        config.input_shape,
-        config.batch,
-        config.classes,
-        optimizer=config.optimizer,
-        precision=config.precision,
-        training=config.phase == "train_step",
-        vocab=config.vocab,
-        lm_phase=config.lm_phase,
-    )
-    layers = complexity_dict(complexity, None)["layers"]
-    write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
+    complexity = analytic_counts(config)
+    layer_rows = write_layer_files(folder, complexity, config.profile)
     found: list[Finding] = []
-    if config.profile:
-        layer_rows = measured_layers(trace_path, layers)
-        write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
+    if layer_rows is not None:
         found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
     totals = complexity.totals()
     analytic = footprint(complexity, token_inputs=config.vocab is not None)
@@ -216,14 +248,7 @@ def measure_one(
         timing=Timing.model_validate(timing),
         phase_median_s=phases,
         complexity=totals,
-        # CPU (and any run without counters): analytic FLOPs and bytes over measured time.
-        modelled_point=ModelledPoint(
-            flops=totals["step_flops"],
-            bytes=totals["min_traffic_bytes"],
-            time_s=median,
-            attained_flops_per_s=totals["step_flops"] / median,
-            arithmetic_intensity=totals["arithmetic_intensity"],
-        ),
+        modelled_point=modelled_point(totals, median),
         files=[*files, *_ncu_files(ncu), NCU_LOG] if profiled and ncu is not None else files,
         conditions=conditions,
         findings=findings_json(found),

@@ -1,0 +1,56 @@
+"""Analytic counts derived again by today's conventions (summaries/run_complexity.py,
+`rederive --counts`): one configuration has one count whatever device measured it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.summaries.run_complexity import recount
+
+REPO = Path(__file__).resolve().parents[1]
+RUNS = REPO / "measurements" / "runs"
+# ResNet-18 b128 training step, fp32: on the H100 (measured 2026-11-23, BatchNorm's training
+# forward then counted at 8 FLOP an element) and on this VM's CPU (counted at 6)
+H100 = "B-resnet18-cifar10-b128-train_step-fp32-cuda-4bed1e9a"
+CPU = "A-resnet18-cifar10-b128-train_step-fp32-cpu-d6ced0a3"
+
+
+def _run(folder: Path) -> dict[str, object]:
+    return json.loads((folder / "run.json").read_text())  # type: ignore[no-any-return]
+
+
+def test_an_older_count_is_made_todays_and_nothing_measured_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in (H100, CPU):
+        shutil.copytree(RUNS / name, tmp_path / "runs" / name)
+    before = _run(tmp_path / "runs" / H100)
+    cpu = _run(RUNS / CPU)
+    assert before["complexity"] != cpu["complexity"]  # two counts for one configuration
+    assert main(["rederive", "--counts", "--measurements", str(tmp_path)]) == 0
+    said = capsys.readouterr().out
+    assert f"{H100}: counted again (forward_flops, step_flops, arithmetic_intensity)" in said
+    assert "2 runs counted, 1 with other counts today" in said
+    after = _run(tmp_path / "runs" / H100)
+    assert after["complexity"] == cpu["complexity"]  # one count now
+    point, old = after["modelled_point"], before["modelled_point"]
+    assert isinstance(point, dict) and isinstance(old, dict)
+    assert point["flops"] == cpu["complexity"]["step_flops"]  # type: ignore[index]
+    assert point["time_s"] == old["time_s"]
+    assert point["attained_flops_per_s"] == pytest.approx(point["flops"] / point["time_s"])
+    # everything else as it was on disk: its version, its timing, its keys
+    unchanged = {k: v for k, v in before.items() if k not in ("complexity", "modelled_point")}
+    assert {k: v for k, v in after.items() if k not in ("complexity", "modelled_point")} == (
+        unchanged
+    )
+    layers = (tmp_path / "runs" / H100 / "complexity.csv").read_text()
+    assert "batch_norm: 6 FLOP per output element" in layers and "8 FLOP" not in layers
+    assert (tmp_path / "runs" / CPU / "run.json").read_bytes() == (
+        RUNS / CPU / "run.json"
+    ).read_bytes()
+    assert [r.changed for r in recount(tmp_path)] == [(), ()]  # counted again: the same
