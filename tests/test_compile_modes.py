@@ -16,10 +16,11 @@ from generator.complexity import analyze
 from generator.complexity.footprint import footprint
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
+from generator.findings.resource_checks import resource_findings
 from generator.measure.compiled import compile_arguments, compile_record
 from generator.measure.energy import NvmlMeter, RaplMeter, energy_summary
 from generator.measure.memory import CpuMemory, CudaMemory
-from generator.measure.resources import compile_summary, memory_summary, resource_findings
+from generator.measure.resources import compile_summary, memory_summary
 from generator.records.run import NOT_MEASURED, read_run
 from tests.helpers import REPO
 

@@ -158,7 +158,7 @@ def cmd_rederive(args: argparse.Namespace) -> int:
     from generator.summaries.run_findings import rederive
 
     if args.counts:
-        from generator.summaries.run_complexity import recount
+        from generator.measure.recount import recount
 
         recounted = recount(Path(args.measurements))
         for counted in recounted:

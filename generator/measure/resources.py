@@ -1,5 +1,6 @@
 """A run's compile time, measured memory and energy, from its blocks' records: what
-run.json's `compile`, `memory` and `energy` say, and the findings they raise."""
+run.json's `compile`, `memory` and `energy` say (the findings they raise:
+findings/resource_checks.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,7 @@ import statistics
 from typing import Any
 
 from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
-from generator.formatting import number
 from generator.measure.compiled import PHASES_NOTE
-from generator.records.finding import Finding
 
 
 def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str, Any] | None:
@@ -61,28 +60,3 @@ def with_footprint(memory: dict[str, Any], analytic: dict[str, Any]) -> dict[str
     measured, total = memory.get("measured"), analytic["total_bytes"]
     ratio = measured["step_bytes"] / total if measured and total else None
     return {**memory, "analytic": analytic, **({"ratio": ratio} if measured else {})}
-
-
-def resource_findings(compiled: dict[str, Any] | None, memory: dict[str, Any]) -> list[Finding]:
-    found = []
-    if compiled and compiled["recompiles_during_timing"]:
-        found.append(Finding(
-            "recompiled", "warning", "The model recompiled during the timed steps",
-            f"dynamo compiled {compiled['recompiles_during_timing']} new graph(s) while the "
-            "steps were timed: their compile time is inside the step times",
-            "find what changes between calls (TORCH_LOGS=recompiles) and keep it fixed",
-        ))  # fmt: skip
-    ratio = memory.get("ratio")
-    factor = MEMORY_MISMATCH_FACTOR
-    if ratio is not None and not 1 / factor <= ratio <= factor:
-        measured = memory["measured"]
-        found.append(Finding(
-            "memory-mismatch", "info", "Measured memory is far from the analytic footprint",
-            f"the step's measured peak ({number(measured['step_bytes'] / 2**20, 3)} MiB, "
-            f"{measured.get('method', '')}) is {number(ratio, 3)}× its analytic footprint "
-            f"({number(memory['analytic']['total_bytes'] / 2**20, 3)} MiB), outside "
-            f"1/{factor:g}..{factor:g}",
-            "above: allocator pools, workspaces and loaded kernels the count leaves out (they "
-            "dominate a small model); below: activations freed or recomputed early",
-        ))  # fmt: skip
-    return found

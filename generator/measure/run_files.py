@@ -14,9 +14,10 @@ import polars as pl
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig
 from generator.findings import layer_time_by_phase, profiler_overhead
+from generator.findings.resource_checks import resource_findings
 from generator.measure import ncu as ncu_mode
 from generator.measure.energy import energy_summary
-from generator.measure.resources import compile_summary, memory_summary, resource_findings
+from generator.measure.resources import compile_summary, memory_summary
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
 from generator.records.finding import Finding, findings_json

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.findings import layer_time_by_phase, profiler_overhead
-from generator.measure.resources import resource_findings
+from generator.findings.resource_checks import resource_findings
 from generator.records.finding import Finding, findings_json
 from generator.records.run import LAYERS_FILE, RunRecord, read_run, write_run
 

@@ -1,4 +1,4 @@
-"""Analytic counts derived again by today's conventions (summaries/run_complexity.py,
+"""Analytic counts derived again by today's conventions (measure/recount.py,
 `rederive --counts`): one configuration has one count whatever device measured it."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.summaries.run_complexity import recount
+from generator.measure.recount import recount
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "measurements" / "runs"
+OLD = REPO / "tests" / "data" / "recount"  # the H100 run's files as counted on 2026-11-23
 # ResNet-18 b128 training step, fp32: on the H100 (measured 2026-11-23, BatchNorm's training
 # forward then counted at 8 FLOP an element) and on this VM's CPU (counted at 6)
 H100 = "B-resnet18-cifar10-b128-train_step-fp32-cuda-4bed1e9a"
@@ -29,6 +30,8 @@ def test_an_older_count_is_made_todays_and_nothing_measured_changes(
 ) -> None:
     for name in (H100, CPU):
         shutil.copytree(RUNS / name, tmp_path / "runs" / name)
+    for name in ("run.json", "complexity.csv", "layers.csv"):
+        shutil.copy(OLD / name, tmp_path / "runs" / H100 / name)
     before = _run(tmp_path / "runs" / H100)
     cpu = _run(RUNS / CPU)
     assert before["complexity"] != cpu["complexity"]  # two counts for one configuration
@@ -50,6 +53,8 @@ def test_an_older_count_is_made_todays_and_nothing_measured_changes(
     )
     layers = (tmp_path / "runs" / H100 / "complexity.csv").read_text()
     assert "batch_norm: 6 FLOP per output element" in layers and "8 FLOP" not in layers
+    for name in ("run.json", "complexity.csv", "layers.csv"):  # as committed, counted again
+        assert (tmp_path / "runs" / H100 / name).read_bytes() == (RUNS / H100 / name).read_bytes()
     assert (tmp_path / "runs" / CPU / "run.json").read_bytes() == (
         RUNS / CPU / "run.json"
     ).read_bytes()
