@@ -42,7 +42,7 @@ def test_contended_blocks_are_named_with_their_slowdown() -> None:
     # blocks measured without their conditions recorded: the finding says how many it judged
     more = _steps({0: 0.0478, 1: 0.0479, 2: 0.00025, 3: 0.00025, 4: 0.00025, 5: 0.00025})
     [partial] = contention_findings(conditions, more)
-    assert "(conditions were recorded for 4 of its 6 blocks; the others were not judged)" in (
+    assert "(other processes were sampled in 4 of its 6 blocks; the others were not judged)" in (
         partial.evidence
     )
 

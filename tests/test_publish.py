@@ -324,3 +324,20 @@ def test_a_fork_overrides_the_urls_of_citation_cff(monkeypatch: pytest.MonkeyPat
     assert fork.url == "https://fork.example/their-atlas/2026.11/"
     assert fork.repo_url == "https://fork.example/their-repo"
     assert 'site_url: "https://fork.example/their-atlas/2026.11/"' in fork.mkdocs_config()
+
+
+def test_mkdocs_is_timed_to_its_own_end_not_to_the_builds_wait() -> None:
+    """publish waits for MkDocs only after converting the pages per run and writing the
+    chart files; the seconds it records for MkDocs end when MkDocs' process did."""
+    import sys
+    import time
+
+    from generator.site.publish import _Watched
+
+    started = time.perf_counter()
+    watched = _Watched(subprocess.Popen([sys.executable, "-c", "pass"]), started)
+    time.sleep(1.5)  # the build's own work beside MkDocs
+    code, seconds = watched.wait()
+    assert code == 0 and 0 < seconds < 1.2
+    failing = _Watched(subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"]), started)
+    assert failing.wait()[0] == 3

@@ -175,4 +175,6 @@ def test_a_folders_state_is_saved_taken_and_versioned(
     monkeypatch.setitem(KINDS, "held", Kind(KINDS["held"].version + 1, by_code=False))
     assert store.read_state("held", other) is None  # another version's state
     assert Store(None).read_state("held", docs) is None  # a store keeping nothing
+    with pytest.raises(KeyError):  # a kind not in the table is a mistake, not "none saved"
+        store.read_state("no such kind", docs)
     Store(None).save_state("held", docs, {})

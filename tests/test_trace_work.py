@@ -23,7 +23,7 @@ from generator.analysis.trace_work import (
 )
 from generator.cli import main
 from generator.findings import trace_findings
-from generator.measure.run_files import measured_layers
+from generator.measure.run_files import layer_times
 from generator.records.ceilings import read_ceilings
 from tests.helpers import REPO
 from tests.trace_helpers import REAL_TRACES
@@ -88,7 +88,7 @@ def test_a_file_that_is_not_current_is_never_read(tmp_path: Path) -> None:
 
 def test_measure_stores_the_work_of_its_profiled_step(tmp_path: Path) -> None:
     path = _copy(CPU_RUN / "trace.json.gz", tmp_path / "run")
-    measured_layers(path, [])
+    layer_times(path)
     assert stored_state(path.parent, path) == "current"
 
 

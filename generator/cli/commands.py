@@ -158,6 +158,7 @@ def cmd_rederive(args: argparse.Namespace) -> int:
     from generator.summaries.run_findings import rederive
 
     if args.counts:
+        require_torch("rederive --counts")
         from generator.measure.recount import recount
 
         recounted = recount(Path(args.measurements))

@@ -280,8 +280,11 @@ def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "--counts: the analytic counts too (torch)",
         description="For every run folder under MEASUREMENTS/runs/, derive again the findings "
         "its files support (profiler-overhead: per-layer times from the profiled step adding "
-        "up to more than 1.1x the timed phase) and rewrite run.json atomically where they "
-        "changed. Nothing is measured again.",
+        "up to more than 1.1x the timed phase; memory-mismatch: the measured peak more than "
+        "3x from the analytic footprint; recompiled: a compiled model compiling again while "
+        "timed) and rewrite run.json atomically where they changed. With --counts, first "
+        "count each run's analytic FLOPs and bytes again by today's conventions. Nothing is "
+        "measured again.",
     )
     rederive.add_argument("--measurements", default="measurements", help="default: %(default)s")
     rederive.add_argument(

@@ -58,7 +58,7 @@ def contention_findings(
         evidence += f"; their median step is {number(ratio)}× the quiet blocks'"
     if len(medians) > len(blocks):  # a `measure --force` before 2026-11-27 kept its own only
         evidence += (
-            f" (conditions were recorded for {len(blocks)} of its {len(medians)} blocks; "
+            f" (other processes were sampled in {len(blocks)} of its {len(medians)} blocks; "
             "the others were not judged)"
         )
     return [

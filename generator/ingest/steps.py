@@ -37,9 +37,14 @@ def read_steps(folder: Path) -> pl.DataFrame:
     return pl.read_csv(path).filter(pl.col("step_s").is_not_null())
 
 
+def _address(store: Store) -> str:
+    """The one entry of the current runs' frames, by this module's code."""
+    return store.key(KIND, ["the current runs' frames", _CODE])
+
+
 def stored_path(store: Store) -> Path:
-    """Where the store keeps the current runs' frames (one entry, by this module's code)."""
-    return store.path(KIND, store.key(KIND, ["the current runs' frames", _CODE]), _FRAMES)
+    """Where the store keeps the current runs' frames."""
+    return store.path(KIND, _address(store), _FRAMES)
 
 
 def cached_steps(folders: dict[str, Path], store: Store | None) -> dict[str, pl.DataFrame]:
@@ -47,7 +52,7 @@ def cached_steps(folders: dict[str, Path], store: Store | None) -> dict[str, pl.
     file)."""
     if store is None or store.folder is None:
         return {run: read_steps(folder) for run, folder in folders.items()}
-    address = store.key(KIND, ["the current runs' frames", _CODE])
+    address = _address(store)
     stored = store.read(KIND, address, _FRAMES) or {}
     kept: dict[str, pl.DataFrame] = {}
     found = {}

@@ -1,12 +1,16 @@
 """Analytic counts derived again from each run's configuration by today's counting
-conventions, without measuring again: a run measured before a convention changed (on
-2026-11-26 BatchNorm's training forward went from 8 to 6 FLOP an element) keeps the counts
-of its day, and the same configuration then showed two FLOP counts, one per device. Where
-today's counts differ, the run's complexity.csv and layers.csv are written again and
-run.json's `complexity`, `modelled_point` (the same median step over the new FLOPs) and
-the analytic footprint beside the measured memory; everything measured stays as it was, and
-`rederive` then derives the findings again. Needs torch (the model is built on the meta device),
-no GPU."""
+conventions, without measuring again. A run measured before a convention changed keeps the
+counts of its day, and the same configuration then showed two counts, one per device. The
+H100 runs of 2026-11-23 counted BatchNorm's forward at 8 FLOP an element in training and 4
+in inference (6 and 2 since), LayerNorm's and GroupNorm's at 8 (7 since), attention's MACs
+over every query-key pair (the causal mask's left out since), and an embedding's forward
+bytes as its whole table (the rows it looks up since). Where today's counts differ, the
+run's complexity.csv is written again, layers.csv with today's counts beside the layer
+times it holds (not read again from the trace: the times stay byte for byte), and last
+run.json's `complexity`, `modelled_point` (the same median step over the new counts) and
+the analytic footprint beside a measured memory (a run stopped half-way is made whole by
+the next call); everything else in run.json stays as it is on disk, and `rederive` derives
+the findings again. Needs torch (the model is built on the meta device), no GPU."""
 
 from __future__ import annotations
 
@@ -15,12 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import polars as pl
+
+from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.atomic import write_json
 from generator.complexity.footprint import footprint
 from generator.config import RunConfig
 from generator.measure.resources import with_footprint
 from generator.measure.run_files import analytic_counts, modelled_point, write_layer_files
-from generator.records.run import LAYERS_FILE, RUN_FILE, TRACE_FILE, read_run
+from generator.records.run import LAYERS_FILE, RUN_FILE, read_runs
 
 if TYPE_CHECKING:
     from generator.complexity.analyze import Complexity
@@ -32,15 +39,22 @@ class Recounted:
     changed: tuple[str, ...]  # the totals whose count changed
 
 
+def measured_times(folder: Path) -> pl.DataFrame | None:
+    """The layer times a run's layers.csv holds (layer, phase, time_s), or None."""
+    path = folder / LAYERS_FILE
+    if not path.is_file():
+        return None
+    layers = pl.read_csv(path, schema=LAYERS_SCHEMA)
+    return layers.filter(pl.col("time_s").is_not_null()).select("layer", "phase", "time_s")
+
+
 def recount(measurements: Path) -> list[Recounted]:
     """Every ok run folder under measurements/runs/ with analytic counts, in name order;
     each configuration counted once."""
     done = []
     counted: dict[tuple[object, ...], Complexity] = {}
-    runs = measurements / "runs"
-    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
-        record = read_run(folder)
-        if record is None or record.status != "ok" or record.complexity is None:
+    for folder, record in read_runs(measurements):
+        if record.status != "ok" or record.complexity is None:
             continue
         config = RunConfig.from_dict(record.config.model_dump())
         key = (config.model, config.input_shape, config.batch, config.classes, config.phase,
@@ -51,11 +65,9 @@ def recount(measurements: Path) -> list[Recounted]:
         totals = complexity.totals()
         changed = tuple(k for k, v in totals.items() if record.complexity.get(k) != v)
         if changed:
-            profiled = (folder / LAYERS_FILE).is_file() and (folder / TRACE_FILE).is_file()
-            write_layer_files(folder, complexity, profiled)
+            write_layer_files(folder, complexity, measured_times(folder))
             assert record.modelled_point is not None  # an ok run has one
             point = modelled_point(totals, record.modelled_point.time_s)
-            # run.json as it is on disk (its version, its keys), these three changed alone
             data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
             data["complexity"] = totals
             data["modelled_point"] = point.model_dump(mode="json")

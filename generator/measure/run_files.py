@@ -56,22 +56,20 @@ OPS_COLUMNS = [
 ]
 
 
-def measured_layers(trace_path: Path, layers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """layers.csv: each layer's analytic FLOPs and bytes beside its measured time. The
+def layer_times(trace_path: Path) -> pl.DataFrame:
+    """Each traced layer's time by phase (layer, phase, time_s) in the profiled step. The
     trace's work is stored beside it on the way (trace-analysis.parquet: the report reads
     that, not the trace; derived, so run.json does not list it)."""
-    from generator.analysis.layer_join import layer_rows
     from generator.analysis.trace_analysis import analyze_trace
     from generator.analysis.trace_work import write_work
 
     analysis = analyze_trace(trace_path)
     write_work(analysis.work, trace_path, trace_path.parent)
-    by_layer_phase = (
+    return (
         analysis.points.filter(pl.col("layer").is_not_null())
         .group_by("layer", "phase")
         .agg(pl.col("time_s").sum())
     )
-    return layer_rows(by_layer_phase, layers).to_dicts()
 
 
 @dataclass(frozen=True)
@@ -174,19 +172,21 @@ def analytic_counts(config: RunConfig) -> Complexity:
 
 
 def write_layer_files(
-    folder: Path, complexity: Complexity, profiled: bool
+    folder: Path, complexity: Complexity, times: pl.DataFrame | None
 ) -> list[dict[str, Any]] | None:
-    """complexity.csv (each layer's counts) and, for a profiled run, layers.csv (those
-    beside the layer times of the trace in `folder`); returns layers.csv's rows."""
+    """complexity.csv (each layer's counts) and, given the layers' measured times (layer,
+    phase, time_s: `layer_times`), layers.csv: those counts beside them. Returns layers.csv's
+    rows."""
+    from generator.analysis.layer_join import layer_rows
     from generator.complexity.report import LAYER_COLUMNS, complexity_dict
 
     layers = complexity_dict(complexity, None)["layers"]
     write_csv(folder / "complexity.csv", layers, list(LAYER_COLUMNS))
-    if not profiled:
+    if times is None:
         return None
-    layer_rows = measured_layers(folder / TRACE_FILE, layers)
-    write_csv(folder / LAYERS_FILE, layer_rows, list(LAYERS_COLUMNS))
-    return layer_rows
+    rows = layer_rows(times, layers).to_dicts()
+    write_csv(folder / LAYERS_FILE, rows, list(LAYERS_COLUMNS))
+    return rows
 
 
 def modelled_point(totals: dict[str, Any], median_s: float) -> ModelledPoint:
@@ -226,10 +226,11 @@ def measure_one(
     if config.profile:
         write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
     complexity = analytic_counts(config)
-    layer_rows = write_layer_files(folder, complexity, config.profile)
+    times = layer_times(folder / TRACE_FILE) if config.profile else None
+    by_layer = write_layer_files(folder, complexity, times)
     found: list[Finding] = []
-    if layer_rows is not None:
-        found = profiler_overhead(layer_time_by_phase(layer_rows), phases)
+    if by_layer is not None:
+        found = profiler_overhead(layer_time_by_phase(by_layer), phases)
     totals = complexity.totals()
     analytic = footprint(complexity, token_inputs=config.vocab is not None)
     memory = memory_summary([b.get("memory") for b in blocks or []], analytic)

@@ -19,6 +19,7 @@ from generator.memo import frame_content
 from generator.store import Pickled, Store
 
 _CODE = Path(__file__).read_bytes()
+KIND = "frames"  # the store's kind (generator/store)
 _PAIR = Pickled(tuple)  # (CSV, Parquet)
 
 
@@ -52,4 +53,4 @@ def cached_frame_bytes(frame: pl.DataFrame, store: Store | None) -> tuple[bytes,
     """`frame_bytes`, from the store's `frames` entry when it holds them (None: no cache)."""
     if store is None:
         return frame_bytes(frame)
-    return store.get_or_make("frames", [frame_key(frame)], lambda: frame_bytes(frame), _PAIR)
+    return store.get_or_make(KIND, [frame_key(frame)], lambda: frame_bytes(frame), _PAIR)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -289,6 +290,15 @@ def read_run(folder: Path) -> RunRecord | None:
     fix = "delete the run folder and measure it again (`--force`)"
     data = upgrade(load_json(path, fix), path, RUN_SCHEMA_VERSION, MIGRATIONS)
     return validated(RunRecord, data, path, fix)
+
+
+def read_runs(measurements: Path) -> Iterator[tuple[Path, RunRecord]]:
+    """Each run folder under measurements/runs/ with its record, in name order (a folder
+    without run.json is passed over)."""
+    runs = measurements / "runs"
+    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
+        if (record := read_run(folder)) is not None:
+            yield folder, record
 
 
 def write_run(folder: Path, record: RunRecord) -> None:

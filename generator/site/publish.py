@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -73,17 +74,39 @@ def publish(
         log = staging / "mkdocs.log"
         with log.open("w+", encoding="utf-8") as said:
             started = time.perf_counter()
-            mkdocs = _start_mkdocs(written, measurements, config, staging, release, executed,
-                                   store, said)  # fmt: skip
+            mkdocs = _Watched(
+                _start_mkdocs(written, measurements, config, staging, release, executed, store,
+                              said), started,
+            )  # fmt: skip
             try:
-                return _build(written, site_dir, store, release, output, mkdocs, said, workers,
-                              started)  # fmt: skip
+                return _build(written, site_dir, store, release, output, mkdocs, said, workers)
             finally:
-                if mkdocs.poll() is None:
-                    mkdocs.kill()
-                    mkdocs.wait()
+                if mkdocs.process.poll() is None:
+                    mkdocs.process.kill()
+                    mkdocs.process.wait()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+class _Watched:
+    """A process and the moment it ended, seen by a thread that waits for it: the build
+    converts the pages per run and writes the chart files meanwhile, and waiting only
+    after that would time both, not MkDocs alone."""
+
+    def __init__(self, process: subprocess.Popen[bytes], started: float) -> None:
+        self.process, self.started = process, started
+        self.ended = started
+        self._thread = threading.Thread(target=self._wait, daemon=True)
+        self._thread.start()
+
+    def _wait(self) -> None:
+        self.process.wait()
+        self.ended = time.perf_counter()
+
+    def wait(self) -> tuple[int, float]:
+        """The exit code and the seconds from the start to the end of the process."""
+        self._thread.join()
+        return self.process.wait(), self.ended - self.started
 
 
 def _start_mkdocs(
@@ -144,18 +167,16 @@ def _build(
     store: Store,
     release: Release,
     output: Path,
-    mkdocs: subprocess.Popen[bytes],
+    mkdocs: _Watched,
     said: IO[str],
     workers: Workers | None,
-    started: float,
 ) -> float:
     pages = own_pages.own_pages(written.pages)
     previous = own_pages.read_record(store, site_dir)
     # while MkDocs runs: the pages per run whose Markdown changed, and the charts' files
     html = own_pages.convert(pages, own_pages.changed_markdown(pages, previous), workers)
     drawn = written.later.files() if written.later is not None else {}
-    code = mkdocs.wait()
-    mkdocs_s = time.perf_counter() - started
+    code, mkdocs_s = mkdocs.wait()
     if code != 0:
         said.seek(0)
         raise UserError(

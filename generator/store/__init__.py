@@ -267,10 +267,10 @@ class Store:
         short leaves none and the next one looks at the folder itself."""
         if self.folder is None:
             return None
-        path = self._state_path(kind, folder)
+        path, version = self._state_path(kind, folder), KINDS[kind].version  # unknown: KeyError
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
-            found = saved["data"] if saved["version"] == KINDS[kind].version else None
+            found = saved["data"] if saved["version"] == version else None
         except (OSError, ValueError, TypeError, KeyError):
             found = None
         if take:

@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.findings.resource_checks import resource_findings
 from generator.records.finding import Finding, findings_json
-from generator.records.run import LAYERS_FILE, RunRecord, read_run, write_run
+from generator.records.run import LAYERS_FILE, RunRecord, read_runs, write_run
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,7 @@ def run_findings(folder: Path, record: RunRecord) -> list[Finding]:
 def rederive(measurements: Path) -> list[Rederived]:
     """Every run folder under measurements/runs/, in name order."""
     done = []
-    runs = measurements / "runs"
-    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
-        record = read_run(folder)
-        if record is None:
-            continue
+    for folder, record in read_runs(measurements):
         found = findings_json(run_findings(folder, record))
         changed = record.status == "ok" and record.findings != found
         if changed:
