@@ -53,6 +53,11 @@ def test_an_older_count_is_made_todays_and_nothing_measured_changes(
     )
     layers = (tmp_path / "runs" / H100 / "complexity.csv").read_text()
     assert "batch_norm: 6 FLOP per output element" in layers and "8 FLOP" not in layers
+
+    def times(path: Path) -> list[str]:  # the measured column, as text
+        return [line.rsplit(",", 1)[1] for line in path.read_text().splitlines()]
+
+    assert times(tmp_path / "runs" / H100 / "layers.csv") == times(OLD / "layers.csv")
     for name in ("run.json", "complexity.csv", "layers.csv"):  # as committed, counted again
         assert (tmp_path / "runs" / H100 / name).read_bytes() == (RUNS / H100 / name).read_bytes()
     assert (tmp_path / "runs" / CPU / "run.json").read_bytes() == (
