@@ -46,7 +46,8 @@ def test_fp32_training_step_is_complete_and_agrees_with_the_analytic_count() -> 
     # Backward holds about as many kernels as forward: the step was profiled whole.
     assert (ranges["forward"].kernels, ranges["backward"].kernels) == (90, 96)
     record = json.loads((RUNS / FP32 / "run.json").read_text())["complexity"]
-    assert ranges["forward"].flops / record["forward_flops"] == pytest.approx(1.008, abs=0.001)
+    # 1.008 while BatchNorm's training forward was counted at 8 FLOP an element (6 since)
+    assert ranges["forward"].flops / record["forward_flops"] == pytest.approx(1.009, abs=0.001)
     assert ranges["backward"].flops / record["backward_flops"] == pytest.approx(1.199, abs=0.001)
 
 

@@ -36,9 +36,9 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     drawn: list[str] = []
     draw = page_cache._draw
 
-    def counted(view: MeasurementView, charts_dir: Path) -> Any:
+    def counted(view: MeasurementView, store: Store) -> Any:
         drawn.append(view.slug)
-        return draw(view, charts_dir)
+        return draw(view, store)
 
     monkeypatch.setattr(page_cache, "_draw", counted)
     monkeypatch.setattr(workers, "PARALLEL_FROM", 10**6)  # drawn here, where it is counted

@@ -64,3 +64,17 @@ def test_an_older_count_is_made_todays_and_nothing_measured_changes(
         RUNS / CPU / "run.json"
     ).read_bytes()
     assert [r.changed for r in recount(tmp_path)] == [(), ()]  # counted again: the same
+
+
+def test_a_footprint_counted_again_keeps_the_measured_peak_and_takes_its_ratio() -> None:
+    from generator.measure.resources import with_footprint
+
+    measured = {"measured": {"step_bytes": 300, "blocks": 5}, "analytic": {"total_bytes": 100},
+                "ratio": 3.0, "mismatch_factor": 3.0}  # fmt: skip
+    again = with_footprint(measured, {"total_bytes": 200})
+    assert again == {**measured, "analytic": {"total_bytes": 200}, "ratio": 1.5}
+    unmeasured = {"measured": None, "why": "not measured", "analytic": {"total_bytes": 100}}
+    assert with_footprint(unmeasured, {"total_bytes": 200}) == {
+        **unmeasured,
+        "analytic": {"total_bytes": 200},
+    }

@@ -14,20 +14,19 @@ the findings again. Needs torch (the model is built on the meta device), no GPU.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from generator.analysis.layer_join import LAYERS_SCHEMA
-from generator.atomic import write_json
 from generator.complexity.footprint import footprint
 from generator.config import RunConfig
 from generator.measure.resources import with_footprint
 from generator.measure.run_files import analytic_counts, modelled_point, write_layer_files
-from generator.records.run import LAYERS_FILE, RUN_FILE, read_runs
+from generator.records.run import LAYERS_FILE, read_runs, write_counts
 
 if TYPE_CHECKING:
     from generator.complexity.analyze import Complexity
@@ -68,12 +67,7 @@ def recount(measurements: Path) -> list[Recounted]:
             write_layer_files(folder, complexity, measured_times(folder))
             assert record.modelled_point is not None  # an ok run has one
             point = modelled_point(totals, record.modelled_point.time_s)
-            data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
-            data["complexity"] = totals
-            data["modelled_point"] = point.model_dump(mode="json")
-            if data.get("memory"):  # the footprint beside the measured peak
-                analytic = footprint(complexity, token_inputs=config.vocab is not None)
-                data["memory"] = with_footprint(data["memory"], analytic)
-            write_json(folder / RUN_FILE, data)
+            analytic = footprint(complexity, token_inputs=config.vocab is not None)
+            write_counts(folder, totals, point, partial(with_footprint, analytic=analytic))
         done.append(Recounted(record.run_id, changed))
     return done

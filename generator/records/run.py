@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -299,6 +299,24 @@ def read_runs(measurements: Path) -> Iterator[tuple[Path, RunRecord]]:
     for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
         if (record := read_run(folder)) is not None:
             yield folder, record
+
+
+def write_counts(
+    folder: Path,
+    complexity: dict[str, Any],
+    point: ModelledPoint,
+    memory: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
+    """run.json as it is on disk (its version and keys kept: not migrated), with other
+    analytic counts: `complexity`, `modelled_point` and, where a memory is recorded, the one
+    `memory` makes of it (atomically)."""
+    path = folder / RUN_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["complexity"] = complexity
+    data["modelled_point"] = point.model_dump(mode="json")
+    if data.get("memory"):
+        data["memory"] = memory(data["memory"])
+    write_json(path, data)
 
 
 def write_run(folder: Path, record: RunRecord) -> None:
