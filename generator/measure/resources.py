@@ -38,20 +38,16 @@ def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str,
 def memory_summary(blocks: list[dict[str, Any] | None], analytic: dict[str, Any]) -> dict[str, Any]:
     """The median over blocks of the step's measured bytes, beside the analytic total."""
     known = [b for b in blocks if b is not None and b.get("step_bytes") is not None]
-    total = analytic["total_bytes"]
     if not known:
-        return {"measured": None, "why": "not measured", "analytic": analytic}
-    measured = statistics.median(int(b["step_bytes"]) for b in known)
-    return {
-        "measured": {
-            **{k: v for k, v in known[-1].items() if k.endswith(("method", "window"))},
-            "step_bytes": measured,
-            "max_step_bytes": max(int(b["step_bytes"]) for b in known),
-            "blocks": len(known),
-        },
-        "analytic": analytic,
-        "ratio": measured / total if total else None,
-        "mismatch_factor": MEMORY_MISMATCH_FACTOR,
+        return with_footprint({"measured": None, "why": "not measured"}, analytic)
+    measured = {
+        **{k: v for k, v in known[-1].items() if k.endswith(("method", "window"))},
+        "step_bytes": statistics.median(int(b["step_bytes"]) for b in known),
+        "max_step_bytes": max(int(b["step_bytes"]) for b in known),
+        "blocks": len(known),
+    }
+    return with_footprint({"measured": measured}, analytic) | {
+        "mismatch_factor": MEMORY_MISMATCH_FACTOR
     }
 
 

@@ -75,7 +75,8 @@ def _finished(entry: dict[str, Any]) -> bool:
     return "one_more_run_s" in entry and "failed" not in entry
 
 
-MKDOCS = "mkdocs"  # site/build.py's MKDOCS_WITHIN_PUBLISH (not imported: no build code here)
+# the stage times' name for MkDocs' own seconds, part of publish's (site/build.py records it)
+MKDOCS = "mkdocs"
 
 
 def _stages(entry: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from generator.ingest.cache import DEFAULT_CACHE
 from generator.ingest.digests import keep_digests, recall_digests
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
+from generator.pages.scaling import MKDOCS
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
@@ -43,8 +44,6 @@ from generator.store import Store, storing_in
 
 STAGE_TIMES_ENV = "RA_STAGE_TIMES"  # a path: each stage's seconds are written there (bench)
 PEAK_MEMORY_ENV = "RA_PEAK_MEMORY"  # a path: the build's peak memory is written there (bench)
-# in the stage times: MkDocs' own seconds, part of publish's (the floor of a rebuild)
-MKDOCS_WITHIN_PUBLISH = "mkdocs"
 T = TypeVar("T")
 
 
@@ -159,7 +158,7 @@ def build_site(
                     publish, written, measurements, site_dir, release, notebook, context.store,
                     context.workers,
                 )  # fmt: skip
-                times.seconds[MKDOCS_WITHIN_PUBLISH] = round(mkdocs_s, 3)
+                times.seconds[MKDOCS] = round(mkdocs_s, 3)  # the floor of a rebuild
     except BaseException:
         if notebook is not None:
             notebook.cancel()

@@ -34,15 +34,19 @@ class Record:
     pages: _Pages
 
 
-def read_record(store: Store, site_dir: Path, take: bool = False) -> Record | None:
-    """What the last finished build left in site/, or None. `take`: removed from the store
-    either way, until `save_record` (take it only when site/ is about to change)."""
-    data = store.read_state(KIND, site_dir, take)
+def read_record(store: Store, site_dir: Path) -> Record | None:
+    """What the last finished build left in site/, or None."""
+    data = store.read_state(KIND, site_dir)
     try:
         pages = {str(p): (str(k), tuple(map(str, t))) for p, (k, t) in data["pages"].items()}
         return Record(frozenset(map(str, data["mkdocs"])), dict(data["shells"]), pages)
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def forget_record(store: Store, site_dir: Path) -> None:
+    """Call it only when site/ is about to change: until `save_record`, no record."""
+    store.drop_state(KIND, site_dir)
 
 
 def save_record(store: Store, site_dir: Path, record: Record) -> None:

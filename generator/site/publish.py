@@ -195,7 +195,7 @@ def _build(
     built = frozenset(p for p in relative_files(output) if not p.startswith(f"{DATA_DIR}/"))
     _check_links(output, built, written, kept, made)
     # site/ changes from here: a build stopped before the record is saved starts anew
-    own_pages.read_record(store, site_dir, take=True)
+    own_pages.forget_record(store, site_dir)
     if previous is None:
         shutil.rmtree(site_dir, ignore_errors=True)
     site_dir.mkdir(parents=True, exist_ok=True)

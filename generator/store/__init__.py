@@ -274,8 +274,13 @@ class Store:
         except (OSError, ValueError, TypeError, KeyError):
             found = None
         if take:
-            path.unlink(missing_ok=True)
+            self.drop_state(kind, folder)
         return found
+
+    def drop_state(self, kind: str, folder: Path) -> None:
+        """Remove what was saved about `folder` (see `read_state`'s `take`)."""
+        if self.folder is not None:
+            self._state_path(kind, folder).unlink(missing_ok=True)
 
     def save_state(self, kind: str, folder: Path, data: Any) -> None:
         if self.folder is not None:
