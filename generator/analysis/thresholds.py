@@ -34,3 +34,6 @@ LAUNCH_TO_KERNEL_TIME = 0.50  # kernel-launch calls over half the kernels' own t
 # Measured memory of a step against its analytic footprint: a ratio outside
 # [1 / MEMORY_MISMATCH_FACTOR, MEMORY_MISMATCH_FACTOR] is the finding `memory-mismatch`.
 MEMORY_MISMATCH_FACTOR = 3.0
+# A CUDA step whose host took at least this share of the GPU's time to enqueue it is
+# host-bound (launch): the GPU waits for launches (analysis/launch.py).
+LAUNCH_BOUND_SHARE = 0.90
