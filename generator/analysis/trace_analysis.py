@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from generator.analysis.launch import LaunchTime
 from generator.analysis.trace_roofline import (
     Roof,
     catalog_roof,
@@ -43,6 +44,12 @@ class TraceAnalysis:
     @property
     def kernels(self) -> int:
         return self.work.kernel_count
+
+    @property
+    def launch(self) -> LaunchTime | None:
+        """The profiled steps' host launch time beside their GPU busy time, the pair
+        launch.py's rule judges (None for a CPU trace; `work.launch.why` says why)."""
+        return self.work.launch.time
 
 
 def _grouped(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:

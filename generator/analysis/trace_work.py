@@ -25,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.trace_launch import TraceLaunch, trace_launch
 from generator.atomic import write_bytes
 from generator.ingest.digests import file_digest
 from generator.ingest.trace.attribute import BACKWARD_NODE, Attribution, attribute
@@ -33,8 +34,9 @@ from generator.ingest.trace.read import RawTrace, read_trace
 
 # Bump when the work table or the counts change meaning (a new formula, a new column):
 # every stored file is then out of date, and read again from its trace.
-# 2: attention masks, destinations, lookups, memory ops, full square; 3: FBGEMM's TBE
-WORK_VERSION = 3
+# 2: attention masks, destinations, lookups, memory ops, full square; 3: FBGEMM's TBE;
+# 4: the host's launch time beside the GPU's busy time per profiled step (trace_launch.py)
+WORK_VERSION = 4
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})
@@ -55,6 +57,7 @@ class TraceWork:
     kernel_devices: dict[int, int]  # GPU index -> kernels that ran on it
     launch_calls_us: tuple[float, ...]  # host time of each kernel-launch call
     forward_range_s: float | None  # the `phase:forward` range, when the trace marks one
+    launch: TraceLaunch  # the host's enqueue time beside the GPU's busy time, per step
     device_properties: list[dict[str, Any]]
     record_shapes: bool | None
     distributed: dict[str, Any]
@@ -81,6 +84,7 @@ def work_of(trace: RawTrace, attribution: Attribution, points: pl.DataFrame) -> 
         kernel_devices=dict(Counter(d for d in trace.kernels.device if d is not None)),
         launch_calls_us=_launch_calls(trace),
         forward_range_s=forward[0] * 1e-6 if forward else None,
+        launch=trace_launch(trace),
         device_properties=trace.device_properties,
         record_shapes=trace.record_shapes,
         distributed=trace.distributed,
@@ -115,6 +119,7 @@ def _metadata(work: TraceWork, digest: str) -> dict[str, Any]:
         "kernel_devices": {str(k): v for k, v in work.kernel_devices.items()},
         "launch_calls_us": list(work.launch_calls_us),
         "forward_range_s": work.forward_range_s,
+        "launch": work.launch.as_json(),
         "device_properties": work.device_properties,
         "record_shapes": work.record_shapes,
         "distributed": work.distributed,
@@ -176,6 +181,7 @@ def read_work(folder: Path, trace: Path) -> TraceWork | None:
         kernel_devices={int(k): int(v) for k, v in meta["kernel_devices"].items()},
         launch_calls_us=tuple(float(d) for d in meta["launch_calls_us"]),
         forward_range_s=meta["forward_range_s"],
+        launch=TraceLaunch.from_json(meta["launch"]),
         device_properties=meta["device_properties"],
         record_shapes=meta["record_shapes"],
         distributed=meta["distributed"],

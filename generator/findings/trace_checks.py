@@ -1,13 +1,19 @@
 """The checks of one profiler trace: shapes not recorded, ops with time but no formula, an op
-above its roof, and a training step without its backward pass."""
+above its roof, a training step without its backward pass, and a host-bound (launch) step."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from generator.analysis.thresholds import ROOF_TOLERANCE, UNCOUNTED_WARNING_SHARE
+from generator.analysis.launch import HOST_BOUND
+from generator.analysis.thresholds import (
+    LAUNCH_BOUND_SHARE,
+    ROOF_TOLERANCE,
+    UNCOUNTED_WARNING_SHARE,
+)
 from generator.analysis.trace_analysis import TraceAnalysis
-from generator.formatting import percent, si
+from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
+from generator.formatting import number, percent, seconds, si
 from generator.records.finding import Finding
 
 SHAPES_FIX = (
@@ -109,6 +115,49 @@ def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]
     ]
 
 
+LAUNCH_FIX = (
+    "launch fewer, larger kernels: capture the step in CUDA graphs (HIP graphs on ROCm; "
+    'torch.compile(mode="reduce-overhead") does this), a larger batch (the same launches '
+    "carry more work), fewer small kernels (fused ops, torch.compile, foreach/fused "
+    "optimizers); under autocast the cast kernels are launches too (fewer with the weights "
+    "kept in the low precision, or fused by torch.compile). Until then a comparison of such "
+    "steps (a precision, a batch size) measures the host"
+)
+
+
+def host_bound_launch(launch: TraceLaunch) -> list[Finding]:
+    """A profiled step whose host took about as long to enqueue it as the GPU took to run
+    it (the rule of analysis/launch.py). A trace without ProfilerStep ranges gets none: the
+    whole trace holds set-up (lazy initialization, the first iteration's autotuning), as
+    an nsys capture without step ranges gets no `host-bound` either."""
+    time = launch.time
+    if time is None or not time.host_bound or launch.scope == WHOLE_TRACE:
+        return []
+    waits = (
+        f", less {seconds(launch.waits_s)} of waits for the GPU (synchronize calls, "
+        "device-to-host copies),"
+        if launch.waits_s > 0
+        else ""
+    )
+    return [
+        Finding(
+            "host-bound",
+            "warning",
+            f"The host took {seconds(time.host_s)} to enqueue the step and the GPU was busy "
+            f"{seconds(time.gpu_s)} with it: {HOST_BOUND}",
+            f"in {launch.where()}, the host's span from the first op to the end of the last "
+            f"kernel launch{waits} is {seconds(time.host_s)}; the GPU's busy time for the "
+            "work launched in it (kernels, copies, sets; their union over streams) is "
+            f"{seconds(time.gpu_s)}: host/GPU {number(time.ratio, 3)}, at or over "
+            f"{percent(100 * LAUNCH_BOUND_SHARE)}, so the GPU waits for launches. "
+            "torch.profiler slows the host (it records every op and launch), so the step "
+            "unprofiled may be less host-bound: its host enqueue time against CUDA event "
+            "time (a measured run's timed steps) says for certain",
+            LAUNCH_FIX,
+        )
+    ]
+
+
 def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding, ...]:
     """Every check that applies to one analysed trace (the phase says whether it should
     hold a backward pass)."""
@@ -120,4 +169,5 @@ def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding,
         *(uncounted_ops(by_op, time_s) if work.ops_with_shapes else []),
         *above_roof_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
+        *host_bound_launch(work.launch),
     )

@@ -10,7 +10,9 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.launch import HOST_BOUND
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
+from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
 from generator.analysis.trace_roofline import POINT_KIND, UNCOUNTED_CAUSES
 from generator.findings import trace_findings
 from generator.formatting import number, percent, seconds, si
@@ -67,6 +69,44 @@ def _by_identity(analysis: TraceAnalysis) -> int:
     return points.filter(pl.col("attributed_by") == "identity").height
 
 
+def _launch(launch: TraceLaunch) -> dict[str, Any]:
+    """The host launch diagnosis: the rule's pair (analysis/launch.py), what it rests on, or
+    why there is none."""
+    time = launch.time
+    return {
+        "host_s": time.host_s if time else None,
+        "gpu_s": time.gpu_s if time else None,
+        "ratio": _clean(time.ratio) if time else None,
+        "host_bound": time.host_bound if time else None,
+        "source": time.source if time else None,
+        "steps": time.steps if time else 0,
+        "scope": launch.scope,
+        "where": launch.where() if time else None,
+        "waits_s": launch.waits_s,
+        "why": launch.why or None,
+    }
+
+
+def _launch_text(launch: dict[str, Any]) -> str:
+    """e.g. "22.47 ms host / 3.459 ms GPU busy per step (host/GPU 6.5): host-bound (launch)
+    (profiled step; torch.profiler slows the host)"."""
+    if launch["host_s"] is None:
+        return f"n/a ({launch['why']})"
+    if launch["scope"] == WHOLE_TRACE:  # no finding from it: set-up may be in it
+        per = f"over {WHOLE_TRACE}, which may hold set-up"
+    elif launch["steps"] > 1:
+        per = f"per step (medians over {launch['steps']})"
+    else:
+        per = "per step"
+    verdict = HOST_BOUND if launch["host_bound"] else "not host-bound"
+    waits = f", {seconds(launch['waits_s'])} of waits left out" if launch["waits_s"] else ""
+    return (
+        f"{seconds(launch['host_s'])} host / {seconds(launch['gpu_s'])} GPU busy {per} "
+        f"(host/GPU {number(launch['ratio'], 3)}{waits}): {verdict} "
+        f"({launch['source']}; torch.profiler slows the host)"
+    )
+
+
 def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[str, Any]:
     total = analysis.total
     time_s = float(total["time_s"])  # type: ignore[arg-type]
@@ -117,6 +157,7 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "path": total["path"],
         "bound": total["bound"],
         "efficiency": _clean(total["efficiency"]),
+        "launch": _launch(analysis.work.launch),
         "steps": _rows(analysis.by_step, "step"),
         "phases": _rows(analysis.by_phase, "phase"),
         "ranges": _rows(analysis.by_range, "range"),
@@ -171,6 +212,7 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
             else ""
         ),
         f"  bound              {bound}",
+        f"  host launch        {_launch_text(summary['launch'])}",
         f"  steps              {len(summary['steps'])}"
         + (f" ({', '.join(s['step'] for s in summary['steps'][:4])}" if summary["steps"] else "")
         + (", ...)" if len(summary["steps"]) > 4 else ")" if summary["steps"] else ""),
