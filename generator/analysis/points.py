@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from generator.analysis.interval import Interval
+from generator.analysis.launch import LaunchTime
 from generator.analysis.results import Result
 from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
 from generator.analysis.step_verdict import KERNEL, PROFILED, TIMED, StepVerdict, step_verdict
@@ -93,15 +94,17 @@ class Points:
         return table
 
 
-def _counted(view: MeasurementView | None, under: Roof) -> StepVerdict | None:
+def _counted(
+    view: MeasurementView | None, under: Roof, launch: LaunchTime | None
+) -> StepVerdict | None:
     time = view.step.time_s if view is not None else None
     if view is None or time is None:
         return None
     step = view.step
-    return step_verdict(step.flops, step.dram_bytes, Interval(time), under, KERNEL, COUNTED)
+    return step_verdict(step.flops, step.dram_bytes, Interval(time), under, KERNEL, COUNTED, launch)
 
 
-def _trace(view: TraceView | None, under: Roof) -> StepVerdict | None:
+def _trace(view: TraceView | None, under: Roof, launch: LaunchTime | None) -> StepVerdict | None:
     if view is None:
         return None
     total = view.analysis.total
@@ -109,7 +112,7 @@ def _trace(view: TraceView | None, under: Roof) -> StepVerdict | None:
     flops, nbytes = total.get("flops"), total.get("bytes")
     if not isinstance(time, float) or not isinstance(flops, float) or not isinstance(nbytes, float):
         return None
-    return step_verdict(flops, nbytes, Interval(time), under, PROFILED, "analytic")
+    return step_verdict(flops, nbytes, Interval(time), under, PROFILED, "analytic", launch)
 
 
 def result_points(
@@ -124,12 +127,13 @@ def result_points(
     under = roof(result.device_label, PEAK_OF_RUN.get(result.precision, "fp32"), ceilings, catalog)
     if under is None:
         return Points()
-    modelled = step_verdict(
-        result.modelled_flops, result.modelled_bytes, result.step, under, TIMED, MODELLED
-    )
     view = next((views[s] for r in result.run_ids if (s := f"run-{r}") in views), None)
     trace = next((traces[s] for r in result.run_ids if (s := f"run-{r}") in traces), None)
-    return Points(modelled, _counted(view, under), _trace(trace, under))
+    launch = result.launch  # the step's diagnosis, whichever point heads it
+    modelled = step_verdict(
+        result.modelled_flops, result.modelled_bytes, result.step, under, TIMED, MODELLED, launch
+    )
+    return Points(modelled, _counted(view, under, launch), _trace(trace, under, launch))
 
 
 def all_points(

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from generator.analysis.interval import CALIBRATED, MIN_BLOCKS, NONE, ONE_PROCESS, Interval
+from generator.analysis.launch import LaunchTime, timed_launch
 from generator.analysis.per_workload import in_blocks, run_blocks
 from generator.formatting import seconds
 from generator.hierarchical import block_estimate
@@ -65,6 +66,9 @@ class Result:
     modelled_bytes: float | None = None  # analytic minimal bytes of one step
     session_cv: float = 0.0  # the device's between-session variation in its interval
     compile: str = "eager"  # eager, or the torch.compile mode (records.run_modes)
+    # CUDA: the host's time to enqueue a step beside the GPU's, over its timed steps (None
+    # on a CPU, and for runs timed before the host's time was recorded)
+    launch: LaunchTime | None = None
 
     @property
     def run_ids(self) -> tuple[str, ...]:
@@ -149,10 +153,13 @@ def results(
         mode = str(rows[0].get("compile") or EAGER)
         session = (session_cvs or {}).get(session_key(str(rows[0]["device_name"]), mode), 0.0)
         owns, all_blocks, every_in_blocks = [], [], True
+        host_rows: list[dict[str, float | None]] = []
         for row in rows:
             frame = steps[str(row["run_id"])]
             if "step_s" not in frame.columns or frame["step_s"].drop_nulls().is_empty():
                 continue
+            if "host_s" in frame.columns and frame["host_s"].null_count() < frame.height:
+                host_rows.extend(frame.to_dicts())
             step, blocked, blocks = _own(frame, session)
             owns.append(RunTime(str(row["run_id"]), str(row["group"]), step, blocked))
             all_blocks.extend(blocks)
@@ -176,9 +183,27 @@ def results(
             modelled_flops=_number(first.get("modelled_flops")),
             modelled_bytes=_number(first.get("modelled_bytes")), session_cv=session,
             compile=str(first.get("compile") or "eager"),
+            launch=timed_launch(host_rows, str(first["precision"])) if host_rows else None,
         )  # fmt: skip
     return found
 
 
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def with_trace_launch(
+    found: Mapping[str, Result], launches: Mapping[str, LaunchTime]
+) -> dict[str, Result]:
+    """Each result's launch time: its timed steps' where they recorded the host's time,
+    else the profiled step's of the first of its runs (by id) whose trace gives one
+    (`launches`: run id -> the trace's launch time)."""
+    updated = dict(found)
+    for workload, result in found.items():
+        if result.launch is not None:
+            continue
+        traced = next((launches[r] for r in result.run_ids if r in launches), None)
+        if traced is not None:  # checked against the unprofiled step (launch.py)
+            traced = replace(traced, timed_step_s=result.step.value)
+            updated[workload] = replace(result, launch=traced)
+    return updated

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from generator.analysis.bound_words import LATENCY, bound_regime
 from generator.analysis.interval import Interval
+from generator.analysis.launch import HOST_BOUND, LaunchTime
 from generator.analysis.roofs import Roof
 from generator.formatting import number, seconds, si
 
@@ -47,6 +48,18 @@ class StepVerdict:
     roof: Roof
     time_basis: str  # TIMED, KERNEL or PROFILED
     flops_kind: str  # "modelled", "counted" or "analytic"
+    # the step's host launch time beside its GPU time (CUDA); host-bound (launch) overrides
+    # the roofline's words: the host, not the arithmetic or memory, sets the step's time
+    launch: LaunchTime | None = None
+
+    @property
+    def host_bound(self) -> bool:
+        return self.launch is not None and self.launch.host_bound
+
+    @property
+    def bound_class(self) -> str:
+        """The class a table or a count uses: host-bound (launch) first, else the bound."""
+        return HOST_BOUND if self.host_bound else f"{self.bound}-bound"
 
     @property
     def point(self) -> str:
@@ -61,6 +74,12 @@ class StepVerdict:
     def words(self) -> str:
         """The bound and the fraction of the roof with its interval, e.g.
         "compute-bound at 41.2 % [40.1, 42] of the roof"."""
+        roofline = self._roofline_words()
+        if self.launch is not None and self.launch.host_bound:
+            return f"{self.launch.words()}; on the roofline, {roofline}"
+        return roofline
+
+    def _roofline_words(self) -> str:
         share = self.of_roof.percent_text()
         if self.above_roof:
             return (
@@ -87,6 +106,7 @@ class StepVerdict:
             ("roof at this AI", f"{si(self.roof.at(self.ai), 'FLOP/s')} ({self.roof.label})"),
             ("ridge point", f"{number(self.roof.ridge_ai)} FLOP/byte"),
             (f"time it rests on: {self.time_basis}", self.time.text(seconds)),
+            *([("host launch", self.launch.words())] if self.launch is not None else []),
         ]
 
 
@@ -97,6 +117,7 @@ def step_verdict(
     roof: Roof | None,
     time_basis: str,
     flops_kind: str,
+    launch: LaunchTime | None = None,
 ) -> StepVerdict | None:
     """None when a part is missing: then no bound is claimed."""
     if not flops or not nbytes or time is None or not time.value or roof is None:
@@ -108,4 +129,6 @@ def step_verdict(
     side = "compute" if ai >= roof.ridge_ai else "memory"
     regime = bound_regime(side, of_roof.value)
     assert regime is not None  # of_roof is known
-    return StepVerdict(side, regime, ai, attained, of_roof, time, roof, time_basis, flops_kind)
+    return StepVerdict(
+        side, regime, ai, attained, of_roof, time, roof, time_basis, flops_kind, launch
+    )

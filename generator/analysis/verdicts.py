@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.host_decided import host_note
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
@@ -347,9 +348,12 @@ def group_verdict(
     results: Mapping[str, Result],
     gemm: Mapping[str, float] | None = None,
 ) -> Verdict:
-    """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`)."""
+    """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`).
+    The reason says where host-bound steps decided the comparison (`host_note`)."""
     ordered, _, _ = group_rows(group, runs, results)
-    return _group_verdict(group, ordered, gemm)
+    verdict = _group_verdict(group, ordered, gemm)
+    note = host_note(ordered)
+    return Verdict(verdict.outcome, verdict.reason + note) if note else verdict
 
 
 def group_verdicts(

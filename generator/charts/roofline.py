@@ -187,6 +187,10 @@ def roofline_chart(
     return finish(chart)
 
 
+ON_ROOFS = "set by the GPU's work"
+HOST_BOUND_STEP = "host-bound (launch): set by the host, not these roofs"
+
+
 def modelled_roofline_chart(
     points: list[dict[str, Any]],
     roofs: list[dict[str, Any]],
@@ -196,7 +200,8 @@ def modelled_roofline_chart(
     ceilings measured on their device, one roof per precision the points use (GEMM rate in
     that precision, the measured memory roof): each device in its hue, each roof named.
 
-    points: {"label", "ai", "attained", "device", "precision"}; roofs: {"device",
+    points: {"label", "ai", "attained", "device", "precision", "host_bound" (optional: a
+    host-bound (launch) step, drawn apart)}; roofs: {"device",
     "precision", "peak" (GEMM FLOP/s), "bandwidth" (the memory roof, byte/s)}, only the
     precisions of the device's points."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
@@ -241,16 +246,31 @@ def modelled_roofline_chart(
         alt.Tooltip("ai:Q", title="AI (FLOP/byte)", format=PLAIN_4),
         alt.Tooltip("attained:Q", title="modelled FLOP/s", format=".4~s"),
     ]
-    layers.append(
-        alt.Chart(inline(points))
-        .mark_point(filled=True, size=80, shape="diamond")
-        .encode(
-            x=x,
-            y=log_y("attained"),
-            color=by_device,
-            tooltip=[alt.Tooltip("device:N"), *tooltip] if several else tooltip,
+    # A host-bound (launch) step is drawn apart: the host sets its time, not these roofs.
+    host = [bool(p.get("host_bound")) for p in points]
+    apart = any(host)
+    points = [{k: v for k, v in p.items() if k != "host_bound"} for p in points]
+    encoding: dict[str, Any] = {
+        "x": x,
+        "y": log_y("attained"),
+        "color": by_device,
+        "tooltip": [alt.Tooltip("device:N"), *tooltip] if several else tooltip,
+    }
+    mark: dict[str, Any] = {"filled": True, "size": 80, "shape": "diamond"}
+    if apart:
+        steps = [ON_ROOFS, HOST_BOUND_STEP]
+        points = [
+            {**p, "step": HOST_BOUND_STEP if bound else ON_ROOFS}
+            for p, bound in zip(points, host, strict=True)
+        ]
+        encoding["shape"] = alt.Shape(
+            "step:N",
+            scale=alt.Scale(domain=steps, range=["diamond", "triangle-down"]),
+            legend=bottom_legend(steps, "step"),
         )
-    )
+        encoding["tooltip"] = [*encoding["tooltip"], alt.Tooltip("step:N")]
+        mark.pop("shape")
+    layers.append(alt.Chart(inline(points)).mark_point(**mark).encode(**encoding))
     layers.extend(ridge_marks(ridges, x, by_device))
     ys = [*(r["flops_per_s"] for r in rows), *(p["attained"] for p in points)]
     layers.extend(roof_name_marks(roof_name_rows(named, domain, ys, MODELLED_PX), x, by_device))

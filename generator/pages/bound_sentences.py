@@ -10,15 +10,18 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.bound_words import LATENCY, SIDES
+from generator.analysis.launch import HOST_BOUND
 from generator.analysis.step_verdict import StepVerdict
 from generator.pages.run_text import run_label
 
 ABOVE = "above the roof"
-CLASSES = (*(f"{side}-bound" for side in SIDES), f"{LATENCY}-bound", ABOVE)
+CLASSES = (*(f"{side}-bound" for side in SIDES), f"{LATENCY}-bound", HOST_BOUND, ABOVE)
 
 
 def _class(verdict: StepVerdict) -> str:
-    return ABOVE if verdict.above_roof else f"{verdict.bound}-bound"
+    if verdict.host_bound:  # the host sets its time, wherever it sits on the roofline
+        return HOST_BOUND
+    return ABOVE if verdict.above_roof else verdict.bound_class
 
 
 def bound_sentences(

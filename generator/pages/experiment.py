@@ -194,11 +194,20 @@ def _run_link(row: dict[str, Any], group_id: str, runs: int) -> Markup:
     return html
 
 
+def _host_bound(row: dict[str, Any]) -> bool:
+    """The row's result is host-bound (launch): the roofline does not set its time."""
+    result: Result | None = row.get(RESULT)
+    return result is not None and result.launch is not None and result.launch.host_bound
+
+
 def _bound_cell(verdict: StepVerdict | None) -> str:
     """The step's verdict in a cell: "compute, 27.6 % [26.3, 28.7] of the roof"."""
     if verdict is None:
         return "n/a"
-    return f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof ({verdict.point} point)"
+    cell = f"{verdict.bound}, {verdict.of_roof.percent_text()} of the roof ({verdict.point} point)"
+    if verdict.launch is not None and verdict.host_bound:
+        return f"{verdict.bound_class} (host/GPU {number(verdict.launch.ratio, 3)}); {cell}"
+    return cell
 
 
 def experiment_page(
@@ -291,6 +300,7 @@ def experiment_page(
                 "attained": r["modelled_attained"],
                 "device": r[DEVICE],
                 "precision": run_precision_label(str(r["precision"])),
+                "host_bound": _host_bound(r),
             }
             for r in ordered
         ],

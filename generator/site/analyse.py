@@ -16,12 +16,13 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
+from generator.analysis.launch import LaunchTime
 from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
-from generator.analysis.results import Result, results
+from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
@@ -90,6 +91,7 @@ def analyse(loaded: Loaded) -> Analysed:
     analysed_traces = _trace_views(loaded, counted)
     traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
+    found = with_trace_launch(found, _trace_launches(traces))
     points = all_points(found, views, traces, loaded.ceilings, loaded.catalog)
     return Analysed(
         loaded=loaded,
@@ -107,6 +109,16 @@ def analyse(loaded: Loaded) -> Analysed:
         points=points,
         captures=analyse_kinds(loaded),
     )
+
+
+def _trace_launches(traces: Sequence[TraceView]) -> dict[str, LaunchTime]:
+    """Run id -> the launch time of its profiled step, where its trace gives one."""
+    found = {}
+    for view in traces:
+        launch = getattr(view.analysis, "launch", None)
+        if view.kind == "run" and isinstance(launch, LaunchTime):
+            found[view.slug.removeprefix("run-")] = launch
+    return found
 
 
 def analyse_kinds(loaded: Loaded) -> dict[str, Sequence[Any]]:

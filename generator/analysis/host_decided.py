@@ -1,0 +1,47 @@
+"""What the host decided of a comparison: a precision, a batch or a device compared between
+steps that are host-bound (launch) compares the host's launch time, not the GPU's work. The
+hypotheses' verdicts say so (analysis/verdicts.py), from each result's launch time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.analysis.launch import HOST_BOUND, LaunchTime
+from generator.analysis.results import Result
+from generator.analysis.verdict_needs import RESULT
+from generator.formatting import number
+
+
+def host_note(rows: list[dict[str, Any]]) -> str:
+    """What the host decided of a comparison: empty where no step compared is host-bound
+    (launch); else which are, with their host and GPU times, and, where all of them are,
+    that the comparison measured the host rather than the GPU."""
+    launches: dict[str, LaunchTime] = {}
+    unknown = 0
+    for row in rows:
+        result: Result | None = row.get(RESULT)
+        if result is None or result.device == "cpu":
+            continue
+        if result.launch is None:
+            unknown += 1
+        else:
+            launches.setdefault(result.workload, result.launch)
+    bound = [t for t in launches.values() if t.host_bound]
+    if not bound:
+        return ""
+    ratios = sorted(t.ratio for t in bound)
+    spread = (
+        number(ratios[0], 3)
+        if len(ratios) == 1
+        else f"{number(ratios[0], 3)} to {number(ratios[-1], 3)}"
+    )
+    sources = ", ".join(sorted({t.source for t in bound}))
+    if len(bound) == len(launches) and not unknown:
+        return (
+            f" Every step compared is {HOST_BOUND} (host/GPU {spread}, {sources}): the host, "
+            "not the GPU, decided this comparison."
+        )
+    return (
+        f" {len(bound)} of the {len(launches) + unknown} GPU steps compared are {HOST_BOUND} "
+        f"(host/GPU {spread}, {sources}): the host set their time, not the GPU."
+    )
