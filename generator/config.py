@@ -164,6 +164,8 @@ class ExperimentsFile(_Strict):
     groups: list[Group] = Field(min_length=1)
     # `measure --executor slurm`: where each device's runs go (the command line overrides).
     slurm: dict[Device, SlurmSettings] = {}
+    # `measure --budget`: plan whole configurations into this many seconds (measure/budget.py)
+    budget_seconds: float | None = Field(default=None, gt=0)
 
 
 @dataclass(frozen=True)

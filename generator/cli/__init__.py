@@ -28,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         print(
-            "interrupted: finished runs are kept, the unfinished one was discarded", file=sys.stderr
+            "interrupted: finished runs are kept, and so is every block timed (measure: the "
+            "same command resumes from them)",
+            file=sys.stderr,
         )
         return 130

@@ -36,6 +36,7 @@ from generator.hierarchical import (
     optimal_iterations,
 )
 from generator.measure.block import BlockRequest, BlockResult, BlockRunner
+from generator.measure.budget import Budget
 from generator.records.run import workload_key
 from generator.records.run_modes import EAGER
 
@@ -73,7 +74,7 @@ class BlockState:
     blocks: list[BlockResult] = field(default_factory=list)  # this invocation's
     iterations: int = 0  # timed steps per block for the next wave
     spent_s: float = 0.0  # machine time of its blocks: set-up, warm-up and timed steps
-    stopped_by: str | None = None  # ci, blocks, max_blocks, iterations, time
+    stopped_by: str | None = None  # ci, blocks, budget, max_blocks, iterations, time
     error: dict[str, Any] | None = None
     finished: bool = False  # handed to `finish`
     cache_dir: str | None = None  # compiled: inductor's cache, shared by its blocks
@@ -105,14 +106,20 @@ class BlockState:
         self.blocks.append(result)
         self.spent_s += result.setup_s + sum(row["step_s"] for row in result.rows)
 
+    def block_cost_s(self) -> float:
+        """The machine time of one of its blocks so far (set-up, warm-up, timed steps)."""
+        return self.spent_s / len(self.blocks) if self.blocks else 0.0
+
     def budget_s(self) -> float:
         """Timed seconds one block may take: the first waves' blocks share half the
         configuration's time cap, leaving the rest for the blocks the spread asks for."""
         return self.config.max_seconds / (2 * self.config.min_blocks)
 
 
-def judge(state: BlockState) -> int:
-    """Set `state.stopped_by` when it needs no more blocks; else return how many more."""
+def judge(state: BlockState, budget: Budget | None = None) -> int:
+    """Set `state.stopped_by` when it needs no more blocks; else return how many more.
+    `budget`: the call's time, which stops a configuration that has its minimum blocks
+    when what is left must go to finishing the others."""
     config = state.config
     if len(state.blocks) < config.min_blocks:  # every invocation adds at least min_blocks
         return config.min_blocks - len(state.blocks)
@@ -123,6 +130,8 @@ def judge(state: BlockState) -> int:
         state.stopped_by = "blocks"
     elif estimate.relative_half_width <= config.ci_target:
         state.stopped_by = "ci"
+    elif budget is not None and budget.short():
+        state.stopped_by = "budget"
     elif count >= config.max_blocks:
         state.stopped_by = "max_blocks"
     elif state.samples >= config.max_iterations:
@@ -162,14 +171,19 @@ def measure_blocks(
     progress: Callable[[BlockState], None] | None = None,
     seed: int = 0,
     log: Callable[[int, list[int]], None] | None = None,
+    kept: Callable[[BlockState, BlockResult], None] | None = None,
+    budget: Budget | None = None,
 ) -> None:
     """Run waves of shuffled blocks until every configuration has stopped or failed;
-    `finish` gets each as soon as it has (its profile block and record come next)."""
+    `finish` gets each as soon as it has (its profile block and record come next), `kept`
+    each block as soon as it is timed (measure keeps it on disk: records/pending.py), and
+    `budget` stops the waves of configurations that have their minimum blocks once the
+    call's time runs short (`stopped_by = "budget"`)."""
     with tempfile.TemporaryDirectory(prefix="roofline-inductor-") as caches:
         for index, state in enumerate(states):
             if state.config.compile != EAGER:
                 state.cache_dir = str(Path(caches) / str(index))
-        _waves(states, runner, finish, progress, seed, log)
+        _waves(states, runner, finish, progress, seed, log, kept, budget)
 
 
 def _waves(
@@ -179,9 +193,11 @@ def _waves(
     progress: Callable[[BlockState], None] | None,
     seed: int,
     log: Callable[[int, list[int]], None] | None,
+    kept: Callable[[BlockState, BlockResult], None] | None = None,
+    budget: Budget | None = None,
 ) -> None:
     rng = random.Random(seed)
-    wanted = {index: judge(state) for index, state in enumerate(states)}
+    wanted = {index: judge(state, budget) for index, state in enumerate(states)}
     wave = 0
     while wanted:
         order = wave_order(wanted, rng)
@@ -200,14 +216,22 @@ def _waves(
                 state.error = result.error
             else:
                 state.add(result)
+                if kept:
+                    kept(state, result)
             if progress:
                 progress(state)
+        if budget is not None:  # finishing the open ones comes first
+            open_states = [state for state in states if not state.finished]
+            budget.reserve_s = sum(
+                budget.finish_s + (state.block_cost_s() if state.active else 0.0)
+                for state in open_states
+            )
         wanted = {}
         for index, state in enumerate(states):
             if state.finished:
                 continue
             if state.active:
-                more = judge(state)
+                more = judge(state, budget)
                 if state.active:
                     wanted[index] = more
                     continue

@@ -1,6 +1,9 @@
 """Time one configured step: forward, loss, backward and optimizer step apart, every
 iteration kept. CUDA phases are timed with events; CPU phases with perf_counter (CPU
 kernels run synchronously in the calling thread, so no extra synchronisation is needed).
+A CUDA step also records the host's time to enqueue each phase (`host_<phase>_s`,
+`host_s`): the host runs ahead of the GPU until the step's final synchronize, so a host
+time close to the events' time means the GPU waited for launches (analysis/launch.py).
 """
 
 from __future__ import annotations
@@ -61,17 +64,21 @@ def _autocast(precision: str, device: str) -> contextlib.AbstractContextManager[
 
 
 class _Clock:
-    """Marks phase boundaries; CUDA events on GPU, perf_counter on CPU."""
+    """Marks phase boundaries; CUDA events on GPU, perf_counter on CPU. On a GPU it also
+    keeps the host's perf_counter at each mark: the host's time to enqueue each phase, which
+    beside the events' GPU time says whether the GPU waited for the host (analysis/launch)."""
 
     def __init__(self, device: str) -> None:
         self.cuda = device == "cuda"
         self.marks: list[Any] = []
+        self.host: list[float] = []
 
     def mark(self) -> None:
         if self.cuda:
             event = torch.cuda.Event(enable_timing=True)
             event.record()
             self.marks.append(event)
+            self.host.append(time.perf_counter())  # after the record: the enqueue is done
         else:
             self.marks.append(time.perf_counter())
 
@@ -82,6 +89,10 @@ class _Clock:
                 a.elapsed_time(b) / 1e3 for a, b in zip(self.marks, self.marks[1:], strict=False)
             ]
         return [b - a for a, b in zip(self.marks, self.marks[1:], strict=False)]
+
+    def host_intervals(self) -> list[float]:
+        """The host's time for each phase (GPU only; empty on a CPU, where it is the step)."""
+        return [b - a for a, b in zip(self.host, self.host[1:], strict=False)]
 
 
 @dataclass
@@ -182,8 +193,12 @@ def run_iterations(workload: Workload, count: int) -> list[dict[str, float]]:
             for _, action in actions:
                 action()
                 clock.mark()
+            host = clock.host_intervals()  # before intervals(), which synchronizes
             times = clock.intervals()
             row = {f"{name}_s": t for (name, _), t in zip(actions, times, strict=True)}
             row["step_s"] = sum(times)
+            if host:
+                row |= {f"host_{name}_s": t for (name, _), t in zip(actions, host, strict=True)}
+                row["host_s"] = sum(host)
             rows.append(row)
     return rows

@@ -294,9 +294,11 @@ def read_run(folder: Path) -> RunRecord | None:
 
 def read_runs(measurements: Path) -> Iterator[tuple[Path, RunRecord]]:
     """Each run folder under measurements/runs/ with its record, in name order (a folder
-    without run.json is passed over)."""
+    without run.json is passed over, and so is a hidden one: a staging folder a killed
+    `measure` left holds a run.json that is no result)."""
     runs = measurements / "runs"
-    for folder in sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []:
+    folders = runs.iterdir() if runs.is_dir() else iter(())
+    for folder in sorted(p for p in folders if p.is_dir() and not p.name.startswith(".")):
         if (record := read_run(folder)) is not None:
             yield folder, record
 
