@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,14 +23,33 @@ from rich.progress import Progress
 from generator.config import RunConfig
 from generator.formatting import utc_now
 from generator.hierarchical import METHOD, block_estimate
-from generator.measure.block import BlockRequest, BlockRunner
+from generator.measure.block import BlockRequest, BlockResult, BlockRunner
 from generator.measure.blocks import BlockState, measure_blocks, share_configurations
+from generator.measure.budget import (
+    FINISH_S,
+    NCU_PASS_S,
+    Budget,
+    Estimate,
+    estimate,
+    measured_blocks,
+    plan,
+)
 from generator.measure.conditions import Conditions
 from generator.measure.outcome import Outcome
 from generator.measure.provenance import device_name
 from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
 from generator.measure.step import StepResult
+from generator.measure.store import sweep_stale_staging
 from generator.records.calibration import read_calibrations, session_cvs, session_key
+from generator.records.pending import (
+    PENDING_DIR,
+    Pending,
+    PendingBlock,
+    drop_pending,
+    keep_block,
+    pending_folder,
+    read_pending,
+)
 from generator.records.run import (
     RUN_FILE,
     TRACE_FILE,
@@ -158,22 +177,49 @@ def measure_by_blocks(
     overall: Any,
     runner: BlockRunner,
     seed: int,
+    budget_s: float | None = None,
 ) -> None:
+    """Time `runs` in blocks. Each block is kept on disk as it is timed
+    (records/pending.py), and a configuration with kept blocks resumes from them: the
+    invocation that was stopped goes on. `budget_s`: plan whole configurations into it
+    (measure/budget.py); the ones that do not fit are left for a later call."""
+    for stale in sweep_stale_staging(session.runs_dir):
+        session.console.print(f"  removed {stale.name}: a killed call's unfinished folder")
     index = _Index(session.runs_dir)
+    measurements = session.runs_dir.parent
     states: list[BlockState] = []
     prior: dict[int, Prior] = {}
+    begun: dict[int, str] = {}  # a resumed invocation's start
     for shared in share_configurations(runs, device_name):
-        if (outcome := session.skip(shared.config)) is not None:
+        outcome = session.skip(shared.config)
+        kept = None
+        if outcome is None or outcome.status == "skipped":  # kept blocks resume even then
+            kept = _kept(session, shared.config, measurements)
+        if outcome is not None and kept is None:
             session.outcomes.append(outcome)
             bar.advance(overall, len(shared.groups))
             if outcome.status == "skipped":
                 _keep_groups(session.runs_dir / outcome.run_id, shared.groups)
             continue
-        folder = session.runs_dir / shared.config.run_id(device_name(shared.config.device))
-        earlier = _prior(read_run(folder), folder) if session.force else Prior()
+        run_id = shared.config.run_id(device_name(shared.config.device))
+        folder = session.runs_dir / run_id
+        earlier = _prior(read_run(folder), folder) if (session.force or kept) else Prior()
         state = BlockState(shared, prior=_by_block(earlier.rows))
+        if kept is not None:
+            for block in kept.blocks:
+                state.add(BlockResult(**block.block))
+            begun[id(state)] = kept.first.started_at
+            session.console.print(
+                f"  {run_id}: resuming from {len(kept.blocks)} kept block(s) "
+                f"({pending_folder(measurements, run_id)})"
+            )
         prior[id(state)] = earlier
         states.append(state)
+    if not states:
+        return
+    budget = None
+    if budget_s is not None:
+        states, budget = _plan(session, states, budget_s)
     if not states:
         return
     headers: dict[str, dict[str, Any]] = {}
@@ -181,9 +227,10 @@ def measure_by_blocks(
         session.prepare(device)
         headers[device] = Conditions.for_device(device).header()
     started_at = utc_now()
-    known = session_cvs(read_calibrations(session.runs_dir.parent))  # the third level so far
+    known = session_cvs(read_calibrations(measurements))  # the third level so far
     session.console.print(
-        f"timing {len(states)} configurations in blocks (worker processes, shuffled; seed {seed})"
+        f"timing {len(states)} configurations in blocks (worker processes, shuffled; seed {seed}); "
+        f"each block is kept in {measurements / PENDING_DIR}/ as it is timed"
     )
     tasks = {id(s): bar.add_task(f"  {s.config.run_id(device_name(s.config.device))}",
                                  total=s.config.max_blocks) for s in states}  # fmt: skip
@@ -194,12 +241,24 @@ def measure_by_blocks(
         run_id = state.config.run_id(device_name(state.config.device))
         bar.update(tasks[id(state)], completed=len(state.times()), description=f"  {run_id}{note}")
 
+    def keep(state: BlockState, result: BlockResult) -> None:
+        config = state.config
+        name = device_name(config.device)
+        keep_block(measurements, PendingBlock(
+            run_id=config.run_id(name), config=config.as_dict(),
+            config_hash=config.config_hash(name), device_name=name,
+            groups=list(state.shared.groups), invocation=len(prior[id(state)].history),
+            index=len(state.blocks) - 1, started_at=begun.get(id(state), started_at),
+            kept_at=utc_now(), block=asdict(result),
+        ))  # fmt: skip
+
     def finish(state: BlockState) -> None:
         name = device_name(state.config.device)
-        outcome = _record(session, state, prior[id(state)], started_at,
+        outcome = _record(session, state, prior[id(state)], begun.get(id(state), started_at),
                           headers[state.config.device],
                           known.get(session_key(name, state.config.compile), 0.0))  # fmt: skip
         session.outcomes.append(outcome)
+        drop_pending(measurements, state.config.run_id(name))  # the run folder holds them
         if outcome.status == "ok":
             for rival in index.rivals(state.config, name):
                 if (session.runs_dir / rival).exists():
@@ -208,7 +267,67 @@ def measure_by_blocks(
         bar.remove_task(tasks[id(state)])
         bar.advance(overall, len(state.shared.groups))
 
-    measure_blocks(states, runner, finish, progress, seed)
+    measure_blocks(states, runner, finish, progress, seed, kept=keep, budget=budget)
+
+
+def _kept(session: Session, config: RunConfig, measurements: Path) -> Pending | None:
+    """The kept blocks this configuration resumes from: those of its invocation that was
+    stopped. Blocks its run folder already took (a stop between writing the folder and
+    forgetting the blocks) are forgotten here."""
+    name = device_name(config.device)
+    run_id = config.run_id(name)
+    kept = read_pending(measurements, run_id)
+    if kept is None or kept.first.config_hash != config.config_hash(name):
+        return None  # nothing kept, or another configuration's (its hash is in the id)
+    folder = session.runs_dir / run_id
+    done = len(_prior(read_run(folder), folder).history)  # as `keep` numbers invocations
+    if kept.first.invocation != done:
+        drop_pending(measurements, run_id)
+        return None
+    return kept
+
+
+def _plan(
+    session: Session, states: list[BlockState], budget_s: float
+) -> tuple[list[BlockState], Budget]:
+    """The states that fit `budget_s` whole (measure/budget.py), the plan printed first;
+    the others' outcomes say they were left for a later call."""
+    finish_s = FINISH_S + _profiler_passes(session) * NCU_PASS_S
+    estimates = []
+    for state in states:
+        config = state.config
+        run_id = config.run_id(device_name(config.device))
+        before = measured_blocks(read_run(session.runs_dir / run_id))
+        done = len(state.blocks)  # resumed: those are timed already
+        found = estimate(config, run_id, finish_s, before)
+        if done:
+            share = max(0, config.min_blocks - done) / max(config.min_blocks, 1)
+            found = Estimate(run_id, found.blocks_s * share, finish_s, found.source)
+        estimates.append(found)
+    chosen = plan(estimates, budget_s)
+    for line in chosen.lines():
+        session.console.print(line)
+    fit = {e.run_id for e in chosen.fit}
+    kept = []
+    for state in states:
+        run_id = state.config.run_id(device_name(state.config.device))
+        if run_id in fit:
+            kept.append(state)
+        else:
+            session.outcomes.append(
+                Outcome(run_id, "left out", "does not fit --budget: run the command again")
+            )
+    return kept, Budget(budget_s, finish_s=finish_s)
+
+
+def _profiler_passes(session: Session) -> int:
+    """How many profiler passes each configuration's close runs (ncu's range and kernel
+    passes, nsys's capture)."""
+    passes = 0
+    if session.ncu is not None:
+        plan = session.ncu.replay
+        passes += int(plan.mode != "kernel") + int(plan.mode == "kernel" or plan.kernel_count > 0)
+    return passes + int(session.nsys is not None)
 
 
 def _keep_groups(folder: Path, groups: tuple[str, ...]) -> None:
