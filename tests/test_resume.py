@@ -217,3 +217,33 @@ def test_a_pending_block_file_from_a_newer_version_says_to_update(tmp_path: Path
     (folder / "block-000-0000.json").write_text(json.dumps({"schema_version": 99}))
     with pytest.raises(UserError, match="newer than this tool reads"):
         read_all_pending(tmp_path)
+
+
+def test_the_report_lists_a_stopped_configuration_as_not_calibrated_with_its_command(
+    tmp_path: Path,
+) -> None:
+    from generator.pages.render import render
+    from generator.pages.runs import _pending_row
+
+    process, measurements, log = start(tmp_path, "m")
+    wait_for_blocks(process, log, 2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    pending = read_all_pending(measurements)
+    assert pending
+    first = pending[0]
+    row = _pending_row(first)
+    assert row[1] == f"not calibrated ({len(first.blocks)} of 5 blocks)"
+    assert row[4] == "`nox -s measure -- --group T --device cpu`"
+    page = render("runs.md.j2", groups=[], ceilings=[], pending=[row])
+    assert "## Stopped before they finished" in page and first.run_id in page
+
+
+def test_a_result_timed_in_too_few_blocks_says_how_many_and_how_to_complete_it() -> None:
+    from generator.analysis.results import estimate as step_estimate
+
+    three = step_estimate([[0.010, 0.011], [0.012, 0.010], [0.011, 0.013]], True, 0.0)
+    assert three.short_kind() == "not calibrated (3 of 5 blocks)"
+    assert three.kind_words() == "no interval: not calibrated (3 of 5 blocks)"
+    one_process = step_estimate([[0.010, 0.011], [0.012, 0.010]], False, 0.0)
+    assert one_process.short_kind() == "not calibrated"  # two one-process runs: no blocks

@@ -46,6 +46,13 @@ class Interval:
     high: float | None = None
     kind: str = NONE
     processes: int = 0
+    in_blocks: bool = False  # timed in blocks: NONE with fewer than MIN_BLOCKS of them
+
+    def _too_few_blocks(self) -> str:
+        """ "not calibrated (3 of 5 blocks)" for a result timed in too few blocks, else ""."""
+        if self.kind == NONE and self.in_blocks and 0 < self.processes < MIN_BLOCKS:
+            return f"{NONE} ({self.processes} of {MIN_BLOCKS} blocks)"
+        return ""
 
     @property
     def bounded(self) -> bool:
@@ -68,7 +75,7 @@ class Interval:
             return f"calibrated: 95 % re-measurement interval across {self.processes} processes"
         if self.kind == ONE_PROCESS and self.bounded:
             return "within one process: not calibrated"
-        return "no interval: not calibrated"
+        return f"no interval: {self._too_few_blocks() or NONE}"
 
     def short_kind(self) -> str:
         """The kind in a table cell."""
@@ -76,7 +83,7 @@ class Interval:
             return f"calibrated, {self.processes} processes"
         if self.kind == ONE_PROCESS and self.bounded:
             return "within one process"
-        return "not calibrated"
+        return self._too_few_blocks() or NONE
 
     def text(
         self,

@@ -100,6 +100,12 @@ class Result:
         """One sentence: why this result has no calibrated interval, and the command."""
         if self.step.calibrated:
             return ""
+        if self.step.in_blocks and self.step.processes < MIN_BLOCKS:
+            return (
+                f"timed in {self.step.processes} blocks, fewer than the {MIN_BLOCKS} a calibrated "
+                f"interval rests on: {self.step.short_kind()}. Complete it (its blocks are "
+                f"kept, more are added): `{self.remeasure}`"
+            )
         if len(self.runs) > 1:
             values = ", ".join(f"{seconds(run.step.value)} (run of group {run.group})"
                                for run in self.runs)  # fmt: skip
@@ -131,7 +137,7 @@ def estimate(blocks: list[list[float]], timed_in_blocks: bool, session_cv: float
     if len(blocks) == 1:
         low, high = median_ci(samples)
         return Interval(statistics.median(samples), low, high, ONE_PROCESS, 1)
-    return Interval(statistics.median(samples), None, None, NONE, len(blocks))
+    return Interval(statistics.median(samples), None, None, NONE, len(blocks), timed_in_blocks)
 
 
 def results(

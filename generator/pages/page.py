@@ -34,6 +34,7 @@ from generator.records.calibration import CalibrationFile
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.complexity_tables import ComplexityTables
 from generator.records.import_source import Imported
+from generator.records.pending import Pending
 from generator.records.references import Reference
 from generator.records.run import RunRecord
 
@@ -104,6 +105,7 @@ class Report:
     # The registered input kinds (`site/kinds.py`) and what each made: kind name -> views
     kinds: Sequence[Kind[Any, Any]] = ()
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    pending: Sequence[Pending] = ()  # stopped configurations' kept blocks (records/pending.py)
 
     def of(self, kind: Kind[Any, V]) -> Sequence[V]:
         """The kind's views, typed as its analysis made them."""

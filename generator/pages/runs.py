@@ -3,16 +3,18 @@ each run's own page, then the results), failures, ceilings; and the per-run page
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import statistics
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.interval import MIN_BLOCKS
 from generator.analysis.results import Result
 from generator.catalog import device_label
 from generator.config import ExperimentsFile
 from generator.findings import Finding
-from generator.formatting import number, si
+from generator.formatting import number, seconds, si
 from generator.ingest.runs import in_group
 from generator.pages import run_lists
 from generator.pages.page import Generated, Page, Report
@@ -21,6 +23,7 @@ from generator.pages.render import render
 from generator.pages.run_pages import RunContext, run_pages
 from generator.pages.run_text import half_width, result_of, run_label, step_text
 from generator.records.ceilings import MeasuredCeilings
+from generator.records.pending import Pending
 
 ORDER = ["model", "dataset", "phase", "precision", "device", "device_label", "batch"]
 
@@ -94,16 +97,39 @@ def runs_page(
     ceilings: list[MeasuredCeilings],
     findings: dict[str, tuple[Finding, ...]] | None = None,
     by_group: dict[str, list[dict[str, Any]]] | None = None,
+    pending: Sequence[Pending] = (),
 ) -> Page:
-    """`by_group`: `_groups(runs, experiments)`, when the caller has it already."""
+    """`by_group`: `_groups(runs, experiments)`, when the caller has it already; `pending`:
+    the configurations whose measure was stopped, listed with the command that completes
+    them."""
     findings = findings or {}
     summary = run_lists.summarize(runs.height)
     groups = [
         _group(group_id, experiments, rows, findings, summary)
         for group_id, rows in (by_group or _groups(runs, experiments)).items()
     ]
-    markdown = render("runs.md.j2", groups=groups, ceilings=[_ceiling_cells(c) for c in ceilings])
+    markdown = render(
+        "runs.md.j2",
+        groups=groups,
+        ceilings=[_ceiling_cells(c) for c in ceilings],
+        pending=[_pending_row(p) for p in pending],
+    )
     return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": runs})
+
+
+def _pending_row(pending: Pending) -> list[str]:
+    """A stopped configuration: its blocks so far, not calibrated, and how to complete it."""
+    times = pending.step_times()
+    blocks = len(times)
+    median = statistics.median(t for block in times for t in block) if any(times) else None
+    needed = max(pending.min_blocks, MIN_BLOCKS)
+    return [
+        f"`{pending.run_id}`",
+        f"not calibrated ({blocks} of {needed} blocks)",
+        seconds(median) if median is not None else "n/a",
+        pending.first.kept_at if len(pending.blocks) == 1 else pending.blocks[-1].kept_at,
+        f"`{pending.resume_command()}`",
+    ]
 
 
 def _groups(
@@ -185,7 +211,9 @@ def _render(report: Report) -> list[Page]:
     by_group = _groups(report.runs, report.experiments, report.results)
     findings = report.run_findings
     return [
-        runs_page(report.runs, report.experiments, report.ceilings, findings, by_group),
+        runs_page(
+            report.runs, report.experiments, report.ceilings, findings, by_group, report.pending
+        ),
         *list_pages(report.runs, report.experiments, findings, by_group),
         *_run_pages(report),
     ]

@@ -45,5 +45,6 @@ def draw(checked: Checked) -> Report:
         calibrations=loaded.calibrations,
         kinds=loaded.kinds,
         captures=analysed.captures,
+        pending=loaded.pending,
     )
     return replace(report, run_pages=cached_run_pages(report, loaded.context.store))

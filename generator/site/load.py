@@ -36,6 +36,7 @@ from generator.records.import_source import (
     discover_traces,
 )
 from generator.records.literature import LiteratureRow, read_literature
+from generator.records.pending import Pending, read_all_pending
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
 from generator.site.context import BuildContext
@@ -91,6 +92,8 @@ class Loaded:
     kinds: Sequence[Kind[Any, Any]] = KINDS  # the input kinds read (site/kinds.py)
     # kind name -> what it found in imported/ (found, not read: its analysis reads them)
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    # configurations whose measure was stopped: the blocks kept so far (records/pending.py)
+    pending: Sequence[Pending] = ()
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -142,6 +145,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
         calibrations=read_calibrations(measurements),
         kinds=kinds,
         captures={kind.name: kind.find(measurements) for kind in kinds},
+        pending=read_all_pending(measurements),
     )
 
 
