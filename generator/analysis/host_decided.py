@@ -4,6 +4,7 @@ hypotheses' verdicts say so (analysis/verdicts.py), from each result's launch ti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from generator.analysis.launch import HOST_BOUND, LaunchTime
@@ -13,17 +14,22 @@ from generator.formatting import number
 
 
 def host_note(rows: list[dict[str, Any]]) -> str:
-    """What the host decided of a comparison: empty where no step compared is host-bound
-    (launch); else which are, with their host and GPU times, and, where all of them are,
-    that the comparison measured the host rather than the GPU."""
+    """`host_clause` of the results of a group's rows (`group_rows` puts them under RESULT)."""
+    return host_clause([result for row in rows if (result := row.get(RESULT)) is not None])
+
+
+def host_clause(results: Sequence[Result]) -> str:
+    """What the host decided of a comparison of `results`: empty where no GPU step among
+    them is host-bound (launch); else which are, with their host/GPU ratios and source, and,
+    where all of them are, that the comparison measured the host rather than the GPU. Starts
+    with a space: it follows a sentence."""
     launches: dict[str, LaunchTime] = {}
-    unknown = 0
-    for row in rows:
-        result: Result | None = row.get(RESULT)
-        if result is None or result.device == "cpu":
+    unknown: set[str] = set()
+    for result in results:
+        if result.device == "cpu":
             continue
         if result.launch is None:
-            unknown += 1
+            unknown.add(result.workload)
         else:
             launches.setdefault(result.workload, result.launch)
     bound = [t for t in launches.values() if t.host_bound]
@@ -38,10 +44,10 @@ def host_note(rows: list[dict[str, Any]]) -> str:
     sources = ", ".join(sorted({t.source for t in bound}))
     if len(bound) == len(launches) and not unknown:
         return (
-            f" Every step compared is {HOST_BOUND} (host/GPU {spread}, {sources}): the host, "
-            "not the GPU, decided this comparison."
+            f" Every GPU step compared is {HOST_BOUND} (host/GPU {spread}, {sources}): the "
+            "host, not the GPU, decided this comparison."
         )
     return (
-        f" {len(bound)} of the {len(launches) + unknown} GPU steps compared are {HOST_BOUND} "
-        f"(host/GPU {spread}, {sources}): the host set their time, not the GPU."
+        f" {len(bound)} of the {len(launches) + len(unknown)} GPU steps compared are "
+        f"{HOST_BOUND} (host/GPU {spread}, {sources}): the host set their time, not the GPU."
     )

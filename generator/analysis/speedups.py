@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from generator.analysis.host_decided import host_clause
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
 from generator.formatting import number
@@ -214,7 +215,10 @@ def summary(table: SpeedupTable) -> str:
             "runs, each in one process, that disagree (their run pages give the command that "
             "re-measures them)"
         )
-    return text + "."
+    text += "."
+    if table.kind == "precision":  # autocast adds casts to a launch-bound step
+        text += host_clause([side for row in rows for side in (row.slow, row.fast)])
+    return text
 
 
 def speedups_frame(tables: list[SpeedupTable]) -> pl.DataFrame:

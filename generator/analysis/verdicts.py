@@ -353,7 +353,10 @@ def group_verdict(
     ordered, _, _ = group_rows(group, runs, results)
     verdict = _group_verdict(group, ordered, gemm)
     note = host_note(ordered)
-    return Verdict(verdict.outcome, verdict.reason + note) if note else verdict
+    if not note:
+        return verdict
+    reason = verdict.reason if verdict.reason.endswith(".") else f"{verdict.reason}."
+    return Verdict(verdict.outcome, reason + note)
 
 
 def group_verdicts(
