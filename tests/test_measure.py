@@ -375,7 +375,7 @@ def test_ncu_command_line() -> None:
     ]  # fmt: skip
     assert command[command.index("--metrics") + 2 :] == [
         "--export", "/r/profile.ncu-rep", "--force-overwrite",
-        "python3", "-m", "generator.measure.ncu_child", "/r/cfg.json",
+        "python3", "-m", "generator.measure.ncu_child", "/r/cfg.json", "profiler-api",
     ]  # fmt: skip
     for needed in (
         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",

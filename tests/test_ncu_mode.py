@@ -147,9 +147,16 @@ def test_range_replay_covers_the_phase_ranges_the_child_pushes() -> None:
     assert command[command.index("--replay-mode") + 1] == "range"
     included = [command[i + 1] for i, arg in enumerate(command) if arg == "--nvtx-include"]
     assert included == ["forward/", "loss/", "backward/", "optimizer_step/"]
-    # the child's ranges are process-scoped pushes bracketed by the profiler start/stop
+    # the child's ranges are process-scoped pushes (backward runs on autograd's thread); in
+    # range replay they alone mark the step: ncu 2025.3 refuses --profile-from-start there,
+    # and the child is told to make no profiler start/stop call
     assert command[command.index("--nvtx-push-pop-scope") + 1] == "process"
-    assert command[command.index("--profile-from-start") + 1] == "off"
+    assert "--profile-from-start" not in command
+    assert command[-2:] == ["/r/c.json", ncu.MARKERS_NVTX]
+    kernel = ncu.profile_command("ncu", Path("/r/p.ncu-rep"), Path("/r/c.json"), "python3",
+                                 metrics=["a__b.sum"], replay=ncu.replay_arguments("kernel", 0, 9))  # fmt: skip
+    assert kernel[kernel.index("--profile-from-start") + 1] == "off"
+    assert kernel[-1] == ncu.MARKERS_PROFILER_API
     assert ncu.replay_arguments("app-range")[:2] == ["--replay-mode", "app-range"]
     assert ncu.replay_arguments("kernel", skip=40, count=25) == [
         "--replay-mode", "kernel", "--launch-skip", "40", "--launch-count", "25",
@@ -167,12 +174,12 @@ def test_a_bad_replay_plan_is_a_user_error() -> None:
 
 
 def test_a_run_is_profiled_by_range_then_a_kernel_sample_and_says_so(tmp_path: Path) -> None:
-    """Through a stand-in ncu that logs its arguments and answers each export with a CSV."""
+    """Through the stand-in ncu (tests/standin/ncu), its arguments logged on the way."""
     from generator.config import RunConfig
-    from generator.measure.run_files import NcuSettings, _run_ncu
+    from generator.measure.profilers import NcuSettings, _run_ncu
 
     calls = tmp_path / "calls.txt"
-    fake = _script(tmp_path, f'echo "$@" >> {calls}; echo "\\"ID\\",\\"Kernel Name\\""')
+    fake = _script(tmp_path, f'echo "$@" >> {calls}; exec {Path(__file__).parent}/standin/ncu "$@"')
     config = RunConfig(group="T", model="simple_mlp", dataset="mnist", input_shape=(1, 28, 28),
                        classes=10, batch=8, phase="train_step", precision="fp32", device="cuda",
                        warmup=1, iterations=2, repeats=1, seed=0, optimizer="sgd",

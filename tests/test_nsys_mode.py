@@ -15,7 +15,7 @@ from generator.cli import main
 from generator.config import RunConfig
 from generator.errors import UserError
 from generator.measure import nsys
-from generator.measure.run_files import NSYS_FILE, NsysSettings, _run_nsys
+from generator.measure.profilers import NSYS_FILE, NsysSettings, _run_nsys
 from generator.summaries.nsys import summarize_nsys
 from tests.nsys_sqlite import training_steps
 

@@ -7,12 +7,36 @@ replay per metric pass of the whole range; then **kernel replay** of a sampled s
 launches (`--launch-skip`/`--launch-count`), per kernel, which is what the report's kernel
 tables read (ncu.csv). The plan is recorded with the run.
 
-PyTorch runs backward on its own thread, so per-thread NVTX ranges would miss it: the
-child brackets the step with cudaProfilerStart/Stop (`--profile-from-start off`) and the
-phase ranges are pushed with process scope (`--nvtx-push-pop-scope process`).
+What ncu accepts in each mode, and so what the child does (`ncu_child`, its second argument):
 
-ncu refuses the whole run when one requested metric does not exist on the GPU, so the
-metric list is cut to what `ncu --query-metrics` says this GPU has."""
+- **kernel replay** (the kernel sample, `--ncu-replay kernel`): the child brackets the step
+  with cudaProfilerStart/Stop and ncu starts with profiling off (`--profile-from-start off`),
+  so the warm-up is never profiled and `--launch-skip` counts from the step's first launch.
+- **range and app-range replay**: ncu 2025.3.1 refuses `--profile-from-start` there (the
+  H200 run of 2026-11-27: "==ERROR== Option profile-from-start is not supported during range
+  replay.", tests/data/h200; a public lab note, RUN-0043, saw the same refusal for app-range
+  with 2025.3.1 and "Option '--app-replay-buffer' is not supported with range-based replay
+  modes"; `--import-source` is refused likewise, GPU MODE's Discord, 2025-04). A range is
+  marked either by cu(da)ProfilerStart/Stop pairs (the default) or by `--nvtx-include`
+  expressions, a range being defined as soon as any expression matches (Profiling Guide,
+  "Range Replay: Defining Ranges", docs.nvidia.com/nsight-compute/ProfilingGuide). So the
+  phases' NVTX ranges alone mark what is profiled: the child makes no profiler start/stop
+  call there (they would mark ranges of their own), and the warm-up, which pushes no NVTX
+  range, is not profiled. A range must not contain CUDA calls range replay cannot capture
+  (CUDA graphs, stream-ordered and virtual memory management: a compiled reduce-overhead
+  step, or PYTORCH_CUDA_ALLOC_CONF=expandable_segments, cannot be range-replayed; app-range
+  re-runs the child per pass instead and needs no such support, same page).
+- **every mode**: PyTorch runs backward on its own autograd thread, so thread-scoped push/pop
+  ranges miss it (tritonbench issue #87: ncu saw no range on the backward pass); the phase
+  ranges are matched with process scope (`--nvtx-push-pop-scope process`, NsightComputeCli
+  "Launch" options). NVTX filtering needs `--nvtx` (NsightComputeCli, "NVTX Filtering").
+
+`--clock-control base` (our default; ncu 2026.1's documentation lists boost as its own) locks
+the GPU's clocks to base for the profile; shared and cloud machines forbid it, so
+`--ncu-clock-control none` profiles at the clocks the card runs at, and run.json's
+`ncu.clock_control` says which was used (kernel times differ). ncu refuses the whole run when
+one requested metric does not exist on the GPU, so the metric list is cut to what
+`ncu --query-metrics` says this GPU has."""
 
 from __future__ import annotations
 
@@ -29,8 +53,16 @@ from generator.ingest.metric_map import METRIC_COLUMNS
 
 # Recorded with the run: base clocks and flushed caches make kernels slower than in a
 # normal run, and a reader must know which was used.
-CLOCK_CONTROL = "base"
+CLOCK_CONTROL = "base"  # the default; `none` leaves the clocks as found (shared machines)
+CLOCK_CONTROLS = ("base", "none")
 CACHE_CONTROL = "all"
+
+# How the child marks its profiled step (its second argument): cudaProfilerStart/Stop around
+# it (kernel replay, and nsys's capture range), or the phases' NVTX ranges alone (range modes,
+# where ncu refuses --profile-from-start and start/stop calls would mark ranges of their own).
+MARKERS_PROFILER_API = "profiler-api"
+MARKERS_NVTX = "nvtx"
+CHILD_MARKERS = (MARKERS_PROFILER_API, MARKERS_NVTX)
 
 # Collected whenever the GPU has them, mapped or not: tensor-pipe counters are named
 # differently per architecture (Hopper's warpgroup MMA among them), and an export that
@@ -86,6 +118,7 @@ def ncu_metrics(available: set[str] | None = None) -> list[str]:
 
 
 REPLAY_MODES = ("range", "app-range", "kernel")
+RANGE_MODES = ("range", "app-range")
 # The NVTX push/pop ranges ncu_child wraps each phase in (the `name/` form of --nvtx-include
 # matches a push/pop range of that name).
 PHASE_RANGES = ("forward", "loss", "backward", "optimizer_step")
@@ -123,11 +156,30 @@ class ReplayPlan:
 def replay_arguments(mode: str, skip: int = 0, count: int = 0) -> list[str]:
     """ncu's replay options: range replay over the phases' NVTX ranges, or kernel replay of
     `count` launches after `skip` (count 0: every launch)."""
-    if mode in ("range", "app-range"):
+    if mode in RANGE_MODES:
         includes = [arg for name in PHASE_RANGES for arg in ("--nvtx-include", f"{name}/")]
         return ["--replay-mode", mode, *includes]
     sample = ["--launch-skip", str(skip), "--launch-count", str(count)] if count else []
     return ["--replay-mode", "kernel", *sample]
+
+
+def check_clock_control(value: str) -> str:
+    """A clock control ncu mode offers, or a UserError."""
+    if value not in CLOCK_CONTROLS:
+        raise UserError(
+            f"ncu clock control {value!r} is not one of {', '.join(CLOCK_CONTROLS)}",
+            key="--ncu-clock-control",
+            fix="use base (ncu locks the clocks to base while profiling) or none (shared or "
+            "cloud machines, where the clocks may not be changed)",
+        )
+    return value
+
+
+def replay_mode_of(replay: list[str] | None) -> str:
+    """The --replay-mode in replay_arguments(...) (none given: ncu's default, kernel)."""
+    if replay and "--replay-mode" in replay:
+        return replay[replay.index("--replay-mode") + 1]
+    return "kernel"
 
 
 def profile_command(
@@ -137,22 +189,28 @@ def profile_command(
     python: str | None = None,
     metrics: list[str] | None = None,
     replay: list[str] | None = None,
+    clock_control: str = CLOCK_CONTROL,
 ) -> list[str]:
     """The ncu command that runs the child step under the profiler (`replay`:
-    replay_arguments(...); none: ncu's default, kernel replay of every launch)."""
+    replay_arguments(...); none: ncu's default, kernel replay of every launch). Kernel
+    replay starts with profiling off until the child's cudaProfilerStart; range modes take
+    the NVTX ranges alone (see the module's docstring)."""
+    ranges = replay_mode_of(replay) in RANGE_MODES
+    start = [] if ranges else ["--profile-from-start", "off"]
     return [
         ncu,
         "--target-processes", "all",
-        "--profile-from-start", "off",
+        *start,
         "--nvtx",
         "--nvtx-push-pop-scope", "process",
         *(replay or []),
-        "--clock-control", CLOCK_CONTROL,
+        "--clock-control", clock_control,
         "--cache-control", CACHE_CONTROL,
         "--metrics", ",".join(metrics if metrics is not None else ncu_metrics()),
         "--export", str(report),
         "--force-overwrite",
         python or sys.executable, "-m", "generator.measure.ncu_child", str(config_json),
+        MARKERS_NVTX if ranges else MARKERS_PROFILER_API,
     ]  # fmt: skip
 
 
@@ -220,6 +278,12 @@ def run_ncu(command: list[str], timeout_s: float, log: Path | None = None) -> st
             f"ncu exited with status {done.returncode}: {_last_lines(done.stderr + done.stdout)}"
         )
     return done.stdout
+
+
+def said(log: str) -> str:
+    """ncu's errors and warnings in its log, its last few (why it profiled nothing)."""
+    lines = [line for line in log.splitlines() if line.startswith(("==ERROR==", "==WARNING=="))]
+    return _last_lines("\n".join(lines))
 
 
 def _text(data: str | bytes | None) -> str:

@@ -1,11 +1,10 @@
-"""A measured run's files: steps.csv, ops.csv, complexity.csv, layers.csv and the ncu
-export, written into its staging folder, and run.json's measured part built from them. Both
-methods (rounds in one process, blocks of worker processes) end here."""
+"""A measured run's files: steps.csv, ops.csv, complexity.csv, layers.csv and the
+profilers' (measure/profilers.py: ncu's exports, nsys's capture), written into its staging
+folder, and run.json's measured part built from them. Both methods (rounds in one process,
+blocks of worker processes) end here."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,16 +13,19 @@ import polars as pl
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.config import RunConfig
 from generator.findings import layer_time_by_phase, profiler_overhead
+from generator.findings.profiler_checks import profiler_findings
 from generator.findings.resource_checks import resource_findings
-from generator.measure import ncu as ncu_mode
 from generator.measure.energy import energy_summary
+from generator.measure.profilers import NcuSettings as NcuSettings
+from generator.measure.profilers import NsysSettings as NsysSettings
+from generator.measure.profilers import profile_ncu, profile_nsys
 from generator.measure.resources import compile_summary, memory_summary
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
 from generator.records.finding import Finding, findings_json
 from generator.records.run import (
     LAYERS_FILE,
-    NCU_LOG,
+    PHASES,
     TRACE_FILE,
     Measured,
     ModelledPoint,
@@ -44,6 +46,13 @@ STEP_COLUMNS = [
     "backward_s",
     "optimizer_step_s",
     "step_s",
+    # CUDA: the host's time to enqueue each phase and the step (measure.step._Clock); empty
+    # on a CPU, where the host's time is the step's
+    "host_forward_s",
+    "host_loss_s",
+    "host_backward_s",
+    "host_optimizer_step_s",
+    "host_s",
 ]
 OPS_COLUMNS = [
     "phase",
@@ -70,87 +79,6 @@ def layer_times(trace_path: Path) -> pl.DataFrame:
         .group_by("layer", "phase")
         .agg(pl.col("time_s").sum())
     )
-
-
-@dataclass(frozen=True)
-class NcuSettings:
-    executable: str
-    metrics: list[str]  # cut to what this GPU has (ncu_mode.metrics_for_this_gpu)
-    timeout_s: float
-    replay: ncu_mode.ReplayPlan = field(default_factory=ncu_mode.ReplayPlan)
-
-
-NCU_RANGE_FILE = "ncu-range.csv"  # range replay: counters per phase range of the whole step
-
-
-def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[str, Any]]:
-    """The ncu passes of one run, in order: each one's profile and export commands and the
-    file its export goes to (range replay first, then the kernel sample; kernel mode: one
-    pass over every kernel)."""
-    plan = ncu.replay
-    passes = []
-    if plan.mode != "kernel":
-        passes.append(("range", ncu_mode.replay_arguments(plan.mode), NCU_RANGE_FILE))
-    if plan.mode == "kernel" or plan.kernel_count:
-        count = plan.kernel_count if plan.mode != "kernel" else 0
-        sample = ncu_mode.replay_arguments("kernel", plan.kernel_skip, count)
-        passes.append(("kernel", sample, "ncu.csv"))
-    out = []
-    for name, replay, csv in passes:
-        report = folder / f"profile-{name}.ncu-rep"
-        profile = ncu_mode.profile_command(ncu.executable, report, config_path,
-                                           metrics=ncu.metrics, replay=replay)  # fmt: skip
-        export = ncu_mode.export_command(ncu.executable, report)
-        out.append({"pass": name, "profile_command": profile, "export_command": export,
-                    "report": str(report), "csv": csv})  # fmt: skip
-    return out
-
-
-def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
-    config_path = folder / "ncu-config.json"
-    config_path.write_text(json.dumps(config.as_dict()))
-    passes = ncu_passes(ncu, folder, config_path)
-    for one in passes:
-        ncu_mode.run_ncu(one["profile_command"], ncu.timeout_s, log=folder / NCU_LOG)
-        (folder / one["csv"]).write_text(ncu_mode.run_ncu(one["export_command"], ncu.timeout_s))
-        Path(one.pop("report")).unlink(missing_ok=True)
-    config_path.unlink(missing_ok=True)
-    return {
-        **ncu.replay.record(),
-        "passes": passes,
-        "clock_control": ncu_mode.CLOCK_CONTROL,
-        "cache_control": ncu_mode.CACHE_CONTROL,
-    }
-
-
-def _ncu_files(ncu: NcuSettings) -> list[str]:
-    return [one["csv"] for one in ncu_passes(ncu, Path("."), Path("."))]
-
-
-@dataclass(frozen=True)
-class NsysSettings:
-    executable: str
-    timeout_s: float
-
-
-NSYS_FILE = "nsys.sqlite"
-NSYS_LOG = "nsys.log"
-
-
-def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> dict[str, Any]:
-    """One step under Nsight Systems; its SQLite export kept as nsys.sqlite."""
-    from generator.measure import nsys as nsys_mode
-
-    config_path = folder / "nsys-config.json"
-    config_path.write_text(json.dumps(config.as_dict()))
-    report = folder / "profile"
-    profile = nsys_mode.profile_command(nsys.executable, report, config_path)
-    nsys_mode.run_nsys(profile, nsys.timeout_s, log=folder / NSYS_LOG)
-    export = nsys_mode.export_command(nsys.executable, report, folder / NSYS_FILE)
-    nsys_mode.run_nsys(export, nsys.timeout_s, log=folder / NSYS_LOG)
-    Path(f"{report}.nsys-rep").unlink(missing_ok=True)
-    config_path.unlink(missing_ok=True)
-    return {"profile_command": profile, "export_command": export}
 
 
 def analytic_counts(config: RunConfig) -> Complexity:
@@ -218,10 +146,10 @@ def measure_one(
 
     timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | timing_method
     phases = {}
-    for name in STEP_COLUMNS:
-        values = [row[name] for row in result.rows if row.get(name) is not None]
-        if name.endswith("_s") and name != "step_s" and len(values) >= 2:
-            phases[name.removesuffix("_s")] = summarize_times(values, config.batch)["median_s"]
+    for phase in PHASES:
+        values = [row[f"{phase}_s"] for row in result.rows if row.get(f"{phase}_s") is not None]
+        if len(values) >= 2:
+            phases[phase] = summarize_times(values, config.batch)["median_s"]
     write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
     if config.profile:
         write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
@@ -241,22 +169,25 @@ def measure_one(
     files = ["run.json", "steps.csv", "complexity.csv"]
     if config.profile:
         files += ["ops.csv", TRACE_FILE, LAYERS_FILE]
-    profiled = ncu is not None and config.device == "cuda"
-    recorded = nsys is not None and config.device == "cuda"
-    if recorded:
-        files += [NSYS_FILE, NSYS_LOG]
+    # A profiler's failure is recorded with the run, never in place of its timing.
+    cuda = config.device == "cuda"
+    by_ncu = profile_ncu(config, folder, ncu) if ncu is not None and cuda else None
+    by_nsys = profile_nsys(config, folder, nsys) if nsys is not None and cuda else None
+    found += profiler_findings(by_ncu.record if by_ncu else None,
+                               by_nsys.record if by_nsys else None, config.group)  # fmt: skip
+    files += [*(by_nsys.files if by_nsys else []), *(by_ncu.files if by_ncu else [])]
     return Measured(
         settings=result.settings,
         timing=Timing.model_validate(timing),
         phase_median_s=phases,
         complexity=totals,
         modelled_point=modelled_point(totals, median),
-        files=[*files, *_ncu_files(ncu), NCU_LOG] if profiled and ncu is not None else files,
+        files=files,
         conditions=conditions,
         findings=findings_json(found),
         memory=memory,
         **({"compile": compiled} if compiled is not None else {}),
         **({"energy": energy} if energy is not None else {}),
-        **({"ncu": _run_ncu(config, folder, ncu)} if profiled and ncu is not None else {}),
-        **({"nsys": _run_nsys(config, folder, nsys)} if recorded and nsys is not None else {}),
+        **({"ncu": by_ncu.record} if by_ncu is not None else {}),
+        **({"nsys": by_nsys.record} if by_nsys is not None else {}),
     )
