@@ -282,7 +282,8 @@ def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "its files support (profiler-overhead: per-layer times from the profiled step adding "
         "up to more than 1.1x the timed phase; memory-mismatch: the measured peak more than "
         "3x from the analytic footprint; recompiled: a compiled model compiling again while "
-        "timed) and rewrite run.json atomically where they changed. With --counts, first "
+        "timed; ncu-failed, nsys-failed: a profiler that failed on the run, from run.json's "
+        "ncu and nsys blocks) and rewrite run.json atomically where they changed. With --counts, first "
         "count each run's analytic FLOPs and bytes again by today's conventions. Nothing is "
         "measured again.",
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
+from generator.findings.profiler_checks import PROFILER_FAILED
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
 from generator.measure import nsys as nsys_mode
@@ -30,15 +33,18 @@ from generator.measure.provenance import (
     device_name,
     environment,
 )
+from generator.measure.reprofile import lacks_ncu, lacks_nsys, reprofile
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
 from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
 from generator.measure.store import staged_run_folder
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
+from generator.records.pending import PENDING_DIR, read_all_pending
 from generator.records.run import (
     TRACE_FILE,
     Invocation,
     Measured,
     RunFailure,
+    RunRecord,
     RunSettings,
     RunStart,
     read_run,
@@ -94,12 +100,17 @@ def execute(
     use_nsys: bool = False,
     nsys_timeout_s: float = 1800.0,
     ncu_replay: tuple[str, int] = ("range", 200),
+    ncu_clock_control: str = ncu_mode.CLOCK_CONTROL,
     keep_ceilings: bool = False,
+    budget_s: float | None = None,
 ) -> list[Outcome]:
     """Measure the selected runs: groups timed by `rounds` one group at a time, the rest
     (`blocks`, the default) as one shuffled matrix of worker-process blocks (`seed` orders
     them; `block_runner` runs one, by default in a forked worker). `keep_ceilings`: with
-    `force`, the recorded ceilings stay (only the runs are measured again)."""
+    `force`, the recorded ceilings stay (only the runs are measured again). `budget_s`
+    (else experiments.toml's `budget_seconds`): whole configurations planned into it.
+    Every block is kept as it is timed; SIGTERM stops the call like Ctrl-C, and the next
+    call resumes from the kept blocks (records/pending.py)."""
     # A log file or CI gets a table wide enough for run ids, not the 80-column default.
     console = console or Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     experiments = load_experiments(config_path)
@@ -112,7 +123,7 @@ def execute(
         console.print("asking ncu which metrics this GPU has…")
         metrics = ncu_mode.metrics_for_this_gpu(executable)
         plan = ncu_mode.ReplayPlan(ncu_replay[0], kernel_count=ncu_replay[1])
-        ncu = NcuSettings(executable, metrics, ncu_timeout_s, plan)
+        ncu = NcuSettings(executable, metrics, ncu_timeout_s, plan, ncu_clock_control)
     nsys = None
     if use_nsys:
         nsys = NsysSettings(nsys_mode.find_nsys(torch.cuda.is_available()), nsys_timeout_s)
@@ -132,7 +143,11 @@ def execute(
             from generator.measure.by_blocks import measure_by_blocks
 
             session.block_runner = block_runner or ForkedBlocks()
-            measure_by_blocks(session, by_blocks, bar, overall, session.block_runner, seed)
+            budget = budget_s if budget_s is not None else experiments.budget_seconds
+            with stopped_by_sigterm(measurements, console):
+                measure_by_blocks(
+                    session, by_blocks, bar, overall, session.block_runner, seed, budget
+                )
         for batch in batches([run for run in runs if run.method != "blocks"]):
             todo = []
             for config in batch:
@@ -148,6 +163,33 @@ def execute(
     outcomes = sorted(session.outcomes, key=lambda o: order.get(o.run_id, len(order)))
     print_summary(outcomes, console)
     return outcomes
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (a Slurm time limit, a lease ending, `kill`): stop like Ctrl-C."""
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm(measurements: Path, console: Console) -> Iterator[None]:
+    """Turn SIGTERM into `Stopped` while blocks run, so a staged run folder is removed and
+    the worker ended as on Ctrl-C; either way, say what was kept and how to go on."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(f"stopped by signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    except KeyboardInterrupt:
+        kept = read_all_pending(measurements)
+        blocks = sum(len(p.blocks) for p in kept)
+        console.print(
+            f"stopped: {blocks} timed block(s) of {len(kept)} configuration(s) are kept in "
+            f"{measurements / PENDING_DIR}/; the same command resumes from them"
+        )
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def batches(runs: list[RunConfig]) -> list[list[RunConfig]]:
@@ -189,7 +231,8 @@ class Session:
         return self.measurements / "runs"
 
     def skip(self, config: RunConfig) -> Outcome | None:
-        """The outcome of a run this call does not measure: no such device, or measured."""
+        """The outcome of a run this call does not time: no such device, or measured (and,
+        where this call profiles and it lacks that profile, profiled again)."""
         if not device_available(config.device):
             return Outcome(
                 f"{config.group}/{config.model}/b{config.batch}/{config.device}",
@@ -206,8 +249,26 @@ class Session:
             and existing.timing is not None
             and not self.force
         ):
+            if (profiled := self.reprofile(config, existing)) is not None:
+                return profiled
             return Outcome.of(run_id, "skipped", "already measured", existing.timing)
         return None
+
+    def reprofile(self, config: RunConfig, existing: RunRecord) -> Outcome | None:
+        """A measured CUDA run without this call's ncu or nsys profile (or whose profiler
+        failed) is profiled again, its timing kept (measure/reprofile.py); None: nothing to
+        profile."""
+        cuda = config.device == "cuda"
+        ncu = self.ncu if cuda and self.ncu is not None and lacks_ncu(existing) else None
+        nsys = self.nsys if cuda and self.nsys is not None and lacks_nsys(existing) else None
+        if ncu is None and nsys is None:
+            return None
+        tools = " and ".join(name for name, on in (("ncu", ncu), ("nsys", nsys)) if on)
+        self.console.print(f"  {existing.run_id}: measured; profiling it with {tools}")
+        again = reprofile(self.runs_dir, existing, config, ncu, nsys, self.command)
+        failed = [f["id"] for f in again.findings or [] if f["id"] in PROFILER_FAILED]
+        detail = "re-profiled (timing kept)" + (f"; {', '.join(failed)}" if failed else "")
+        return Outcome.of(existing.run_id, "ok", detail, again.timing)
 
     def measure_batch(self, todo: list[RunConfig], bar: Progress, overall: Any) -> None:
         """Time `todo` (one group, one device) in interleaved rounds; write each run as soon

@@ -36,6 +36,8 @@ FINDING_IDS = (
     "launch-overhead",
     "h2d-copies",
     "dominant-kernel",
+    "ncu-failed",
+    "nsys-failed",
 )
 
 
