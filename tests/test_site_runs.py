@@ -127,6 +127,7 @@ def test_a_gpu_run_profiled_with_ncu_gets_a_kernel_page(tmp_path: Path) -> None:
     run["run_id"] = run_id
     run["config"]["device"] = "cuda"
     run["device_name"] = "NVIDIA L4"
+    run["ncu"] = {"replay_mode": "kernel", "clock_control": "none", "cache_control": "all"}
     (folder / "run.json").write_text(json.dumps(run))
     ncu = REPO / "measurements" / "imported" / "l4-resnet18-train-step-b64" / "ncu.csv"
     shutil.copy(ncu, folder / "ncu.csv")
@@ -146,3 +147,8 @@ def test_a_gpu_run_profiled_with_ncu_gets_a_kernel_page(tmp_path: Path) -> None:
     assert "analytic step FLOPs" in page and own in page  # the run's own count
     overview = chart_specs(tmp_path / "docs", "measurements/overview.md")
     assert "measured (ncu)" in json.dumps(overview)
+    # the run page says the profile's clocks were left as found (they change kernel times)
+    run_page = tmp_path / "docs" / "measurements" / "runs" / f"{run_id}.md"
+    assert "| Nsight Compute profile | profiled: kernel replay, clocks as found |" in (
+        run_page.read_text(encoding="utf-8")
+    )

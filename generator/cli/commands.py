@@ -221,9 +221,11 @@ def cmd_measure(args: argparse.Namespace) -> int:
         keep_ceilings=args.keep_ceilings,
         ncu_timeout_s=args.ncu_timeout,
         ncu_replay=(args.ncu_replay, args.ncu_kernels),
+        ncu_clock_control=args.ncu_clock_control,
         seed=args.seed if args.seed is not None else time.time_ns() % 2**31,
         use_nsys=args.nsys,
         nsys_timeout_s=args.nsys_timeout,
+        budget_s=args.budget,
     )
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -290,6 +292,7 @@ def _measure_on_slurm(args: argparse.Namespace, config_path: Path) -> int:
         force=args.force,
         use_ncu=args.ncu,
         ncu_timeout_s=args.ncu_timeout,
+        ncu_clock_control=args.ncu_clock_control,
         argv=args.argv,
         flags=flags,
         slurm_folder=Path(args.slurm_folder),

@@ -103,13 +103,28 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="the shuffled order of the blocks (default: from the clock, and printed)",
     )
     measure.add_argument(
+        "--budget",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="the time this call has (a GPU lease, a Slurm time limit): it estimates each "
+        "configuration's minimum blocks and close, says up front which fit, and times only "
+        "those, whole, shuffled among themselves; the rest are left for a later call "
+        "(default: experiments.toml's budget_seconds, else no budget). Every block is kept "
+        "in MEASUREMENTS/pending/ as it is timed, budget or not: a call that is stopped "
+        "(SIGTERM, Ctrl-C, SIGKILL) resumes from them the next time",
+    )
+    measure.add_argument(
         "--ncu",
         action="store_true",
         help="also profile one step (training or inference) per CUDA run under Nsight Compute "
         "(needs a GPU and ncu on PATH), collecting the metrics this GPU has: range replay over "
         "the phases' NVTX ranges (every kernel of the step, per phase: ncu-range.csv), then "
         "kernel replay of a sample of its launches (per kernel: ncu.csv); ncu's messages go "
-        "to ncu.log and the replay mode into run.json",
+        "to ncu.log and the replay mode into run.json. A run already measured is not timed "
+        "again: where it has no ncu profile (or its profile failed: the finding ncu-failed) "
+        "only its profile is made, and its folder rewritten in one rename; an ncu that fails "
+        "never costs a run its timing",
     )
     measure.add_argument(
         "--ncu-replay",
@@ -128,25 +143,39 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "pass after a range pass) (default: %(default)s)",
     )
     measure.add_argument(
+        "--ncu-clock-control",
+        choices=["base", "none"],
+        default="base",
+        help="the GPU's clocks while ncu profiles: base (ncu locks them to the base clock, "
+        "so kernel times are comparable across runs and machines) or none (left as found: "
+        "use it on shared or cloud machines, which forbid changing clocks; ncu then measures "
+        "at the clocks the card runs at). run.json and the run page say which (default: "
+        "%(default)s)",
+    )
+    measure.add_argument(
         "--ncu-timeout",
         type=float,
         default=1800.0,
         metavar="SECONDS",
-        help="a run whose ncu profile takes longer is recorded as failed (default: %(default)s)",
+        help="an ncu profile that takes longer is stopped: the run keeps its timing, with the "
+        "finding ncu-failed (default: %(default)s)",
     )
     measure.add_argument(
         "--nsys",
         action="store_true",
         help="also record one step per CUDA run under Nsight Systems (needs a GPU and nsys on "
         "PATH, no counter access): its SQLite export is stored as nsys.sqlite and nsys's "
-        "messages as nsys.log; `python -m generator summarize RUN/nsys.sqlite` reads it",
+        "messages as nsys.log; `python -m generator summarize RUN/nsys.sqlite` reads it. A "
+        "run already measured without a capture (or whose capture failed: nsys-failed) is "
+        "recorded without timing it again",
     )
     measure.add_argument(
         "--nsys-timeout",
         type=float,
         default=1800.0,
         metavar="SECONDS",
-        help="a run whose nsys capture takes longer is recorded as failed (default: %(default)s)",
+        help="an nsys capture that takes longer is stopped: the run keeps its timing, with "
+        "the finding nsys-failed (default: %(default)s)",
     )
     measure.add_argument(
         "--list", action="store_true", help="print the resolved runs and exit (no torch needed)"
@@ -208,6 +237,17 @@ def _add_slurm_options(measure: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how often squeue is asked while following the jobs (default: %(default)s)",
     )
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds, else a usage error that says so."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def add_check_gpu(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

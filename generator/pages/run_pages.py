@@ -22,6 +22,7 @@ from generator.pages.finding_html import admonitions
 from generator.pages.page import Page
 from generator.pages.render import one_line, render
 from generator.pages.run_conditions import conditions_text
+from generator.pages.run_profilers import profiler_facts
 from generator.pages.run_resources import compile_facts, memory_facts
 from generator.pages.run_text import citable, half_width, run_label, run_path, step_text
 from generator.records.run import RunRecord
@@ -147,6 +148,7 @@ def _facts(
         ("modelled FLOPs of the step", si(row.get("modelled_flops"), "FLOP")),
         ("modelled bytes of the step", si(row.get("modelled_bytes"), "B")),
         *(compile_facts(record) + memory_facts(record) if record is not None else []),
+        *(profiler_facts(record) if record is not None else []),
         ("finished", row.get("finished_at") or "n/a"),
         ("commit", f"`{row['commit']}`" if row.get("commit") else "n/a"),
     ]

@@ -39,6 +39,7 @@ class SlurmRequest:
     slurm_folder: Path = DEFAULT_SLURM_FOLDER
     poll_s: float = 10.0
     keep_ceilings: bool = False  # `--force --keep-ceilings`: the runs again, not the roofs
+    ncu_clock_control: str = "base"  # `--ncu-clock-control`: none where clocks may not be set
 
 
 class Detached(Exception):
@@ -102,6 +103,7 @@ def _spec(task: Planned, request: SlurmRequest, command: str) -> TaskSpec:
         force_ceilings=request.force and not request.keep_ceilings,
         use_ncu=request.use_ncu and task.config.device == "cuda",
         ncu_timeout_s=request.ncu_timeout_s,
+        ncu_clock_control=request.ncu_clock_control,
     )
 
 

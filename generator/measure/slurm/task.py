@@ -45,6 +45,7 @@ class TaskSpec:
     force_ceilings: bool = False
     use_ncu: bool = False
     ncu_timeout_s: float = 1800.0
+    ncu_clock_control: str = "base"
 
 
 def receipt_path(slurm_folder: Path, job_id: str) -> Path:
@@ -87,7 +88,7 @@ def run_task(spec: TaskSpec) -> dict[str, Any]:
                 fix="submit CUDA runs to a GPU partition (--gpus-per-task 1 asks for one GPU)",
             )
         if spec.use_ncu:
-            session.ncu = _ncu_settings(spec.ncu_timeout_s)
+            session.ncu = _ncu_settings(spec.ncu_timeout_s, spec.ncu_clock_control)
     except Exception as error:  # recorded as the run's failure, like a measurement error
         outcome = session.record(Measuring(config=config, error=error), utc_now(), {}, name)
     else:
@@ -118,7 +119,7 @@ def _write(spec: TaskSpec, receipt: Receipt) -> None:
     write_json(receipt_path(spec.slurm_folder, receipt.job_id), receipt.model_dump())
 
 
-def _ncu_settings(timeout_s: float) -> Any:
+def _ncu_settings(timeout_s: float, clock_control: str = "base") -> Any:
     """ncu, its metrics for this GPU, and proof that it may read counters on this node,
     before anything is timed: without it every run of the array would fail the same way
     after its timing."""
@@ -142,4 +143,5 @@ def _ncu_settings(timeout_s: float) -> Any:
             fix="ask the cluster's admins for counter access on this partition "
             "(NVreg_RestrictProfilingToAdminUsers=0), or measure without --ncu",
         )
-    return NcuSettings(executable, ncu_mode.metrics_for_this_gpu(executable), timeout_s)
+    metrics = ncu_mode.metrics_for_this_gpu(executable)
+    return NcuSettings(executable, metrics, timeout_s, clock_control=clock_control)
