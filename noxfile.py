@@ -1,4 +1,4 @@
-"""Sessions: measure, site, publish, serve, tests, tests-no-torch, lint, fuzz, bench.
+"""Sessions: measure, gpu-bundle, site, publish, serve, tests, tests-no-torch, lint, fuzz, bench.
 
 Run `nox -l` to list them. Virtualenvs are reused; no session downloads an interpreter.
 
@@ -102,6 +102,18 @@ def measure(session: nox.Session) -> None:
     session.run("python", "-m", "generator", "measure", *session.posargs)
     if "--list" not in session.posargs:
         session.run("python", "-m", "generator", "complexity-tables")
+
+
+@nox.session(python=PYTHON, name="gpu-bundle")
+def gpu_bundle(session: nox.Session) -> None:
+    """Build an xz tarball for a GPU machine without network: the source, the wheels `measure`
+    needs for the target's Python and platform, less torch and torchvision (the machine's own
+    are used; pip never resolves them here), and its installer (`-- --python-version 3.12
+    --platform manylinux_2_28_x86_64`, the defaults; `-- --help` for every option).
+
+    Nothing is installed into this session's virtualenv: its pip only downloads. See "Measuring
+    on a GPU machine without network" in docs/usage.md."""
+    session.run("bash", "scripts/gpu-session.sh", "bundle", *session.posargs, external=True)
 
 
 @nox.session(python=PYTHON)
