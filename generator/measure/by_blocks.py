@@ -268,6 +268,9 @@ def measure_by_blocks(
         bar.advance(overall, len(state.shared.groups))
 
     measure_blocks(states, runner, finish, progress, seed, kept=keep, budget=budget)
+    if budget is not None:
+        used = budget.seconds - budget.left()
+        session.console.print(f"used {used:.0f} s of the {budget.seconds:.0f} s budget")
 
 
 def _kept(session: Session, config: RunConfig, measurements: Path) -> Pending | None:
