@@ -44,10 +44,12 @@ def _facts(page: BeautifulSoup) -> dict[str, str]:
 
 
 def _share(text: str) -> str:
-    """The fraction of the roof a bound names: its first percentage."""
-    match = _PERCENT.search(text)
-    assert match, text
-    return match.group(1)
+    """The fraction of the roof a bound names: the last percentage before "of the roof" (a
+    host-bound step's words state the GPU's idle share first)."""
+    head = text.split("of the roof", 1)[0]
+    found = _PERCENT.findall(head) or _PERCENT.findall(text)
+    assert found, text
+    return str(found[-1])
 
 
 def _run_pages(site: Path) -> dict[str, dict[str, str]]:
