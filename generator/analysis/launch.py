@@ -83,9 +83,10 @@ class LaunchTime:
 
     def words(self) -> str:
         """One clause with both times, e.g. "host-bound (launch): the host took 9.3 ms to
-        enqueue the step and the GPU 9.28 ms (host/GPU 1, timed steps)"."""
+        enqueue the step and the GPU took 9.28 ms (host/GPU 1, timed steps)"."""
+        gpu = "the GPU was busy" if self.source == PROFILED else "the GPU took"
         times = (
-            f"the host took {seconds(self.host_s)} to enqueue the step and the GPU "
+            f"the host took {seconds(self.host_s)} to enqueue the step and {gpu} "
             f"{seconds(self.gpu_s)} (host/GPU {number(self.ratio, 3)}, {self.source})"
         )
         idle = self.gpu_idle_share

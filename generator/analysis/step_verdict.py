@@ -106,7 +106,12 @@ class StepVerdict:
             ("roof at this AI", f"{si(self.roof.at(self.ai), 'FLOP/s')} ({self.roof.label})"),
             ("ridge point", f"{number(self.roof.ridge_ai)} FLOP/byte"),
             (f"time it rests on: {self.time_basis}", self.time.text(seconds)),
-            *([("host launch", self.launch.words())] if self.launch is not None else []),
+            # host-bound: the bound row above says it; else the launch times in their own row
+            *(
+                [("host launch", self.launch.words())]
+                if self.launch and not self.host_bound
+                else []
+            ),
         ]
 
 
