@@ -65,7 +65,9 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "instead, its configurations taking turns in rounds.) Then one profiled step, the "
         "analytic complexity and full provenance go into measurements/runs/<run-id>/. Runs "
         "already measured with the same configuration on the same device are skipped "
-        "(resume); --force measures them again, adding blocks to a result timed in blocks. "
+        "(resume), and every block is kept in MEASUREMENTS/pending/ the moment it is timed, "
+        "so a call that is stopped (SIGTERM, Ctrl-C, a time limit, SIGKILL) resumes from its "
+        "blocks; --force measures them again, adding blocks to a result timed in blocks. "
         "Failures are recorded and the rest go on; exit status 1 if any failed.",
     )
     measure.add_argument(
