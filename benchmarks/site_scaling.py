@@ -22,11 +22,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from benchmarks.synthetic import add_run, make_measurements
-from generator.pages.scaling import MKDOCS
+from generator.pages.scaling import CORE
 
 REPO = Path(__file__).resolve().parents[1]
 SIZES = (100, 1_000, 3_000, 10_000)
@@ -115,6 +116,8 @@ def measure_size(folder: Path, runs: int, imports: int, rebuilds: int = REBUILDS
     entry: dict[str, Any] = {
         "runs": runs,
         "imports": imports,
+        "docs_core": "ProperDocs",
+        "docs_core_version": version("properdocs"),
         "full_s": full.seconds,
         "full_peak_bytes": full.memory,
         "load_average_before": list(load_before),
@@ -153,8 +156,8 @@ def measure_size(folder: Path, runs: int, imports: int, rebuilds: int = REBUILDS
             one_more_over_full=median / full.seconds,
             one_more_peak_bytes=peaks,
             stages_one_more_s=_median_stages(stages),
-            # MkDocs' own seconds in each rebuild: the floor the rebuild cannot go below
-            mkdocs_one_more_runs_s=[s[MKDOCS] for s in stages if MKDOCS in s],
+            # the docs core's own seconds in each rebuild: the floor a rebuild cannot go below
+            core_one_more_runs_s=[s[CORE] for s in stages if CORE in s],
         )
     entry["load_average_after"] = list(os.getloadavg())
     shutil.rmtree(folder, ignore_errors=True)

@@ -1,7 +1,8 @@
 """Put a built report on the gh-pages branch as one version, with mike.
 
-`mike deploy` runs `mkdocs build` itself, which would be a second build path beside the
-report's own (the stages, the derived MkDocs config, the checks). So the report is built by
+`mike deploy` runs `properdocs build` itself (mike 2.2 finds ProperDocs and runs it instead of
+`mkdocs`), which would be a second build path beside the report's own (the stages, the
+derived config, the checks). So the report is built by
 `build_site` first, and mike's Python API (`mike.commands.deploy`) only commits that folder:
 the version's folder, its aliases as redirects, versions.json (which Material's version
 selector reads) and the root's redirect to `latest`, one commit each, written straight into
@@ -22,6 +23,12 @@ from collections.abc import Callable
 from contextlib import chdir, suppress
 from pathlib import Path
 
+# mike imports `mkdocs.*` (its config loader, for its own command line); ProperDocs' alias
+# serves those imports from ProperDocs, so the mkdocs distribution that Material,
+# mkdocs-jupyter and mike still declare is never imported (tests/test_docs_core.py).
+import properdocs.replacement  # noqa: F401
+
+# isort: split
 from mike import commands, git_utils
 
 from generator.errors import UserError
