@@ -118,11 +118,12 @@ def gpu_bundle(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def serve(session: nox.Session) -> None:
-    """Build the report, then serve it on http://127.0.0.1:8000 with live reload."""
+    """Build the report, then serve it on http://127.0.0.1:8000 with live reload (ProperDocs,
+    the docs core, on mkdocs.yml)."""
     session.install("-e", ".[site]")
     session.run("python", "-m", "generator", "site", "--no-build")
     serve = ("serve", "--dev-addr", "127.0.0.1:8000", *session.posargs)
-    session.run("mkdocs", *serve)
+    session.run("properdocs", *serve)
 
 
 @nox.session(python=TORCH_PYTHON)
@@ -152,7 +153,7 @@ def bench(session: nox.Session) -> None:
     ncu-report iteration, `-- --peer-only --tracelens PATH` only AMD's TraceLens against ours
     on the real traces; TraceLens is not on the package index, so PATH is a checkout of
     AMD-AGI/TraceLens; `-- --zensical-only --zensical PATH` the committed report's pages
-    built by MkDocs and by Zensical, PATH the zensical command of a separate virtualenv).
+    built by ProperDocs and by Zensical, PATH the zensical command of a separate virtualenv).
     torch is never installed here: HTA does not need it."""
     # the site extra: the rebuild is timed too; ncu-rep: the binary report's read and its floor
     session.install("-e", ".[site,bench,ncu-rep]")

@@ -374,7 +374,7 @@ def _zensical_only(out: Path, zensical: str | None) -> int:
     if not out.is_file():
         raise SystemExit(f"{out} does not exist: run the full benchmark first")
     document = json.loads(out.read_text(encoding="utf-8"))
-    print("bench: the committed report's pages with MkDocs and Zensical …", file=sys.stderr)
+    print("bench: the committed report's pages with ProperDocs and Zensical …", file=sys.stderr)
     result = measure_zensical(zensical, DATA / "zensical")
     result["measured_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     write_json(out, [{**entry, "zensical": result} for entry in document])
@@ -477,13 +477,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--zensical-only",
         action="store_true",
-        help="build the committed report's pages with MkDocs and with Zensical (--zensical) "
+        help="build the committed report's pages with ProperDocs and with Zensical (--zensical) "
         "and update it in OUT, keeping the other results (benchmarks/zensical.py)",
     )
     parser.add_argument(
         "--zensical",
         metavar="PATH",
-        help="the zensical command of a separate virtualenv (it is in none of ours)",
+        help="the zensical command of a separate virtualenv (it is in none of ours); the full "
+        "benchmark then also re-runs the Zensical comparison",
     )
     parser.add_argument("--rank-mb", type=int, default=50, help="MB per rank (default 50)")
     parser.add_argument("--ranks", type=int, default=4, help="ranks (default 4)")
@@ -540,9 +541,10 @@ def main(argv: list[str] | None = None) -> int:
         for entry in results
     ]
     out = Path(args.out)
-    if out.is_file():  # measured only with --tracelens: kept from the last run that had it
-        kept = json.loads(out.read_text(encoding="utf-8"))[0].get("peer")
-        document = [{**entry, "peer": kept} if kept else entry for entry in document]
+    if out.is_file():  # measured only with --tracelens (--zensical): kept from the last run
+        before = json.loads(out.read_text(encoding="utf-8"))[0]
+        kept = {key: before[key] for key in ("peer", "zensical") if before.get(key)}
+        document = [{**entry, **kept} for entry in document]
     write_json(out, document)
     print(table(results))
     print(trace_table(traces))
@@ -553,6 +555,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{site['forced_warm_cache_s']:.2f} s"
     )
     print(scaling_table(scaling))
+    if args.zensical:  # the docs core against Zensical, again at every bench run given it
+        _zensical_only(out, args.zensical)
+    else:
+        print(
+            "zensical: not run (no --zensical PATH); the committed result is kept", file=sys.stderr
+        )
     if args.tracelens:
         return _peer(out, args.tracelens)
     print(

@@ -1,9 +1,10 @@
-"""Zensical beside MkDocs (issue 55, part 5: measured, not switched to).
+"""Zensical beside the docs core, ProperDocs (issue 55, part 5; issue 68: measured, not
+switched to; re-run at each bench run until Zensical runs hooks and notebooks).
 
 `nox -s bench -- --zensical-only --zensical PATH` builds the committed report's pages (docs/
 as `python -m generator site` writes them, every page per run included, the downloads put
-inside docs/ since Zensical runs no hooks) from one config with both: MkDocs
-(`mkdocs build`) and Zensical (`zensical build --clean`, then again with its cache), each
+inside docs/ since Zensical runs no hooks) from one config with both: ProperDocs
+(`properdocs build`, MkDocs 1.x continued) and Zensical (`zensical build --clean`, then again with its cache), each
 REPEATS times, and records the median, every time, the pages each wrote and the end of what
 each said. Zensical is in none of the project's environments: PATH is the `zensical`
 command of a separate virtualenv (`python -m venv V && V/bin/pip install zensical`). Where
@@ -23,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +54,7 @@ def prepare(folder: Path) -> Path:
     shutil.copytree(downloads_root(docs) / DATA_DIR, docs / DATA_DIR, dirs_exist_ok=True)
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
     # relative to the config's folder: Zensical 0.0.73 panicked on absolute ones
-    # ("invariant: Id(Format(Path(RootDir)))"); MkDocs reads both
+    # ("invariant: Id(Format(Path(RootDir)))"); ProperDocs reads both
     config.update(docs_dir="docs", site_dir="site", nav=written.nav)
     as_is = folder / "as-is.yml"  # hooks and plugins kept: what Zensical makes of them
     as_is.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), "utf-8")
@@ -101,22 +103,23 @@ def measure_zensical(zensical: str | None, folder: Path, repeats: int = REPEATS)
     """The entry for benchmarks/results.json (`zensical`)."""
     config = prepare(folder)
     site = folder / "site"
-    mkdocs = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)]
+    core = [sys.executable, "-m", "properdocs", "build", "--quiet", "-f", str(config)]
     entry: dict[str, Any] = {
         "input": "the committed report (measurements/), every page built by one tool",
-        "mkdocs": _summary([_time(mkdocs, site) for _ in range(repeats)]),
-        "mkdocs_pages": _pages(site),
-    }
+        "core": {"name": f"ProperDocs {version('properdocs')}",
+                 **_summary([_time(core, site) for _ in range(repeats)])},
+        "core_pages": _pages(site),
+    }  # fmt: skip
     found = shutil.which(zensical) if zensical else None
     if found is None:
         entry["zensical"] = {"failed": f"no zensical command at {zensical!r} (--zensical PATH)"}
         return entry
-    version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
+    said = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
     cold = [_time([found, "build", "--clean", "-f", str(config)], site) for _ in range(repeats)]
     warm = [_time([found, "build", "-f", str(config)], site, False) for _ in range(repeats)]
     as_is = _time([found, "build", "--clean", "-f", str(folder / "as-is.yml")], site)
     entry["zensical"] = {
-        "version": (version.stdout or version.stderr).strip(),
+        "version": (said.stdout or said.stderr).strip(),
         "clean": _summary(cold),
         "cached": _summary(warm),
         "as_is": as_is,
@@ -127,7 +130,8 @@ def measure_zensical(zensical: str | None, folder: Path, repeats: int = REPEATS)
 
 def zensical_table(entry: dict[str, Any]) -> str:
     lines = []
-    for name, result in (("MkDocs", entry["mkdocs"]), *_zensical_rows(entry["zensical"])):
+    core = entry["core"]
+    for name, result in ((core["name"], core), *_zensical_rows(entry["zensical"])):
         if "median_s" in result:
             lines.append(
                 f"{name:<22} {result['median_s']:>7.1f} s  (median of "

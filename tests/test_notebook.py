@@ -111,12 +111,14 @@ def test_mkdocs_renders_the_executed_copy_without_executing_it(
     """The hook points the notebook's file at the executed copy (its settable
     `abs_src_path`), and mkdocs-jupyter's `execute_ignore` (mkdocs.yml) matches the copy's
     path in the store: converted as it is, never executed again. Checked on the config the
-    build's MkDocs reads (publish.build_config), which once named only the other hook: MkDocs
-    then executed the notebook a second time in every build, 4.3 s of a rebuild's 11."""
+    build's ProperDocs reads (publish.build_config), which once named only the other hook:
+    MkDocs then executed the notebook a second time in every build, 4.3 s of a rebuild's 11.
+    (mkdocs-jupyter imports `mkdocs.*`: ProperDocs' alias, as in its own process.)"""
     import pathlib
 
-    from mkdocs.config import load_config
-    from mkdocs.structure.files import File, Files
+    import properdocs.replacement  # noqa: F401
+    from properdocs.config import load_config
+    from properdocs.structure.files import File, Files
 
     from generator.site.publish import build_config, hooks_of
     from generator.site.release import make_release

@@ -7,7 +7,9 @@ command `nox -s publish` runs; then it reads the remote's gh-pages tree.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import os
 import re
@@ -102,7 +104,11 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         git(checkout, "add", ".")
         git(checkout, "commit", "--quiet", "-m", "first data")
         first_commit = git(checkout, "rev-parse", "HEAD")
-        assert publish(checkout, "2026.11", "--alias", "latest", "--push") == 0
+        said = {}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert publish(checkout, "2026.11", "--alias", "latest", "--push") == 0
+        said["2026.11"] = out.getvalue()
+        first_tree = git(checkout, "rev-parse", "gh-pages:2026.11")
         source = next(
             p for p in sorted((checkout / "measurements" / "runs").iterdir()) if p.is_dir()
         )
@@ -110,8 +116,13 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         git(checkout, "add", ".")
         git(checkout, "commit", "--quiet", "-m", "one more run")
         second_commit = git(checkout, "rev-parse", "HEAD")
-        assert publish(checkout, "2026.12", "--alias", "latest", "--push") == 0
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert publish(checkout, "2026.12", "--alias", "latest", "--push") == 0
+        said["2026.12"] = out.getvalue()
+        first_tree_after = git(checkout, "rev-parse", "gh-pages:2026.11")
     return {
+        "said": said,
+        "first_tree": (first_tree, first_tree_after),
         "tree": branch_tree(remote, root / "tree"),
         "added": added,
         "commits": {"2026.11": first_commit, "2026.12": second_commit},
@@ -184,6 +195,49 @@ def test_every_page_carries_its_version_in_canonical_and_bibtex_urls(
         assert f"url = {{{SITE}{version}/measurements/runs/" in run
         assert f"report {version} built from commit {commits[version]}" in run
     assert not list(tree.rglob(RELEASE_FILE))  # the build's state stays out of gh-pages
+
+
+@pytest.mark.site
+def test_the_versions_share_their_downloads_and_keep_their_links(
+    published: dict[str, object],
+) -> None:
+    """Downloads, MathJax and Vega lie once in _shared/ under their digest; each version
+    lists what it uses and links there; the second version added only what changed, and
+    the first version's folder (its pages and links) is as it was published."""
+    from generator.site.links import broken, targets
+    from generator.site.shared import MANIFEST, SHARED_DIR
+
+    tree = _tree(published)
+    said = published["said"]
+    assert isinstance(said, dict)
+    first_tree, first_tree_after = published["first_tree"]  # type: ignore[misc]
+    assert first_tree == first_tree_after
+    listed = {}
+    for version in ("2026.11", "2026.12"):
+        assert not (tree / version / "measurements" / "data").exists()
+        listed[version] = set((tree / version / MANIFEST).read_text().splitlines())
+        assert all((tree / path).is_file() for path in listed[version])
+    both = listed["2026.11"] & listed["2026.12"]
+    assert len(both) > 0.9 * len(listed["2026.11"])  # one more run changes few downloads
+    stored = {p.relative_to(tree).as_posix() for p in (tree / SHARED_DIR).rglob("*") if p.is_file()}
+    assert stored == listed["2026.11"] | listed["2026.12"]
+    match = re.search(r"(\d[\d,]*) shared files \(([^)]*)\) already there", said["2026.12"])
+    assert match and int(match.group(1).replace(",", "")) == len(both), said["2026.12"]
+    assert "2026.12 added" in said["2026.12"] and "to gh-pages, now" in said["2026.12"]
+    # every relative link of both versions leads to a file of the published tree
+    files = {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()}
+    checked = 0
+    for version in ("2026.11", "2026.12"):
+        for page in (tree / version).rglob("*.html"):
+            text = page.read_text(encoding="utf-8")
+            if page.name == "404.html":  # served at any depth: its links name the site's root
+                shared = re.findall(rf'="/roofline-atlas/({SHARED_DIR}/[^"?#]*)', text)
+                assert shared and all(path in files for path in shared)
+                continue
+            links = targets(page.parent.relative_to(tree).as_posix() + "/", text)
+            assert not [link for link in links if broken(link, files)], page
+            checked += sum(1 for link in links if link.startswith(f"{SHARED_DIR}/"))
+    assert checked > 100
 
 
 @pytest.mark.parametrize("bad", ["latest", "v2026.11", "2026", "2026.11/../x", "", "2026.11 "])

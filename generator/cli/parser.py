@@ -341,19 +341,19 @@ def _add_complexity_tables(commands: argparse._SubParsersAction[argparse.Argumen
 def _add_site(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     site = commands.add_parser(
         "site",
-        help="generate the report pages and build the MkDocs site",
+        help="generate the report pages and build the site (ProperDocs)",
         description="Read measurements/, write the generated pages into docs/measurements/ "
         "and docs/hardware.md (each page's data as CSV and Parquet and each report chart as "
         "SVG and PDF beside them in docs-downloads/, which the build copies into the site; a "
         "chart on a page per run or trace is saved from its menu in the browser), and build "
-        "the static site with `mkdocs build --strict`, executing "
+        "the static site with `properdocs build --strict`, executing "
         "the Explore notebook (docs/explore.ipynb) beside the build. Nothing is "
         "replaced unless the whole build succeeds. Skipped when site/ was built from the same "
         "inputs (measurements, docs, mkdocs.yml, the generator's code, library versions).",
     )
     add_build_folders(site, "output folder")
     site.add_argument(
-        "--no-build", action="store_true", help="write the pages only (for `mkdocs serve`)"
+        "--no-build", action="store_true", help="write the pages only (for `properdocs serve`)"
     )
     site.add_argument(
         "--force",

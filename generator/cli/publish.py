@@ -52,7 +52,9 @@ def add_publish(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Build the report as `site` does, with VERSION in every page's canonical "
         "URL and BibTeX entry, then commit it into the gh-pages branch as the folder VERSION/ "
         "with mike (versions.json, aliases as redirects), leaving every other version as it "
-        "was. Without --push nothing leaves this repository. Nothing is built or written when "
+        "was. Its downloads, MathJax and Vega go once into _shared/ under their SHA-256, "
+        "linked from every version that has them; it says how many bytes the version added "
+        "to the branch. Without --push nothing leaves this repository. Nothing is built or written when "
         "VERSION is not a tag-like version, gh-pages is checked out somewhere, or the local "
         "gh-pages has diverged from the remote's.",
     )

@@ -6,9 +6,10 @@
 Everything the stages share (the store, the cache folder, the pool of workers, the
 release's citation fields) is one `BuildContext` (site/context.py), made here and passed
 to them. Generated pages go to docs/hardware.md and docs/measurements/ (git-ignored);
-MkDocs builds the aggregate and hand-written pages into a temporary folder and the build
-renders the pages per run itself; site/ changes only when `mkdocs build --strict` and the
-link check succeeded, so a failed build never leaves a partial site (site/publish.py).
+ProperDocs (the docs core) builds the aggregate and hand-written pages into a temporary
+folder and the build renders the pages per run itself; site/ changes only when
+`properdocs build --strict` and the link check succeeded, so a failed build never leaves a
+partial site (site/publish.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from generator.ingest.cache import DEFAULT_CACHE
 from generator.ingest.digests import keep_digests, recall_digests
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.page import Report
-from generator.pages.scaling import MKDOCS
+from generator.pages.scaling import CORE
 from generator.records.citation import read_citation, report_commit
 from generator.site.analyse import analyse
 from generator.site.check import check
@@ -83,7 +84,7 @@ class StageTimes:
 
 def peak_memory() -> dict[str, int]:
     """This process's peak resident bytes (Linux's VmHWM), and the largest of its finished
-    children's (the trace workers, MkDocs): ru_maxrss, an upper bound, as a child started
+    children's (the trace workers, ProperDocs): ru_maxrss, an upper bound, as a child started
     by fork and exec keeps the resident size it was forked with."""
     own = 0
     try:
@@ -139,7 +140,7 @@ def build_site(
         notebook = start_notebook(docs_dir, measurements, context.store, fingerprint)
     try:
         # One pool of processes serves every stage (context.workers); the chart files are
-        # drawn in it while MkDocs builds the pages.
+        # drawn in it while ProperDocs builds the pages.
         renderer = ChartRenderer(context.store, context.workers)
         times = StageTimes()
         with times, storing_in(context.store), context.workers, renderer:
@@ -153,12 +154,12 @@ def build_site(
                 renderer if run_mkdocs else None,
             )
             if run_mkdocs:
-                mkdocs_s = times.run(
+                core_s = times.run(
                     "publish",
                     publish, written, measurements, site_dir, release, notebook, context.store,
                     context.workers,
                 )  # fmt: skip
-                times.seconds[MKDOCS] = round(mkdocs_s, 3)  # the floor of a rebuild
+                times.seconds[CORE] = round(core_s, 3)  # the floor of a rebuild
     except BaseException:
         if notebook is not None:
             notebook.cancel()

@@ -1,6 +1,6 @@
-"""The link check over the built HTML: `mkdocs build --strict` checks the links of the pages
-MkDocs builds; the pages the build renders itself (site/own_pages.py), and the raw HTML
-links of every page (which MkDocs does not check), are checked here. A relative link (an
+"""The link check over the built HTML: `properdocs build --strict` checks the links of the
+pages ProperDocs builds; the pages the build renders itself (site/own_pages.py), and the raw
+HTML links of every page (which ProperDocs does not check), are checked here. A relative link (an
 `href`, a `src`, a chart's `data-src`) must name a page or a file of the built site: one
 that does not is an error that names the page and the link."""
 

@@ -1,9 +1,9 @@
-"""A page's Markdown as the HTML MkDocs would put in its content: the Markdown extensions
-mkdocs.yml lists (after MkDocs' built-in `toc`, `tables` and `fenced_code`, with their
-options), the front matter read by MkDocs' own reader, and each relative link rewritten
-as MkDocs rewrites it for `use_directory_urls` (`a/b.md` -> `a/b/`, relative to the URL the
-page is served from). The pages the build renders itself (site/own_pages.py) go through
-here; MkDocs builds the others.
+"""A page's Markdown as the HTML the docs core (ProperDocs, MkDocs 1.x continued) would put in
+its content: the Markdown extensions mkdocs.yml lists (after the core's built-in `toc`,
+`tables` and `fenced_code`, with their options), the front matter read by its own reader, and
+each relative link rewritten as it rewrites one for `use_directory_urls` (`a/b.md` -> `a/b/`,
+relative to the URL the page is served from). The pages the build renders itself
+(site/own_pages.py) go through here; ProperDocs builds the others.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from xml.etree.ElementTree import Element
 import markdown
 import yaml
 from markdown.treeprocessors import Treeprocessor
-from mkdocs.utils import get_relative_url
-from mkdocs.utils.meta import get_data
+from properdocs.utils import get_relative_url
+from properdocs.utils.meta import get_data
 
 CONFIG = Path("mkdocs.yml")
-BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")  # MkDocs adds these to every config
+BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")  # the core adds these to every config
 _HEADING = re.compile(r"^# (.+)$", re.MULTILINE)
 
 

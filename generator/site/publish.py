@@ -1,12 +1,13 @@
 """Stage 6, publish: site/ built from the written pages.
 
-MkDocs builds the aggregate and hand-written pages in full: `mkdocs build --strict` into a
-staging folder, with a config that inherits mkdocs.yml and names this build's docs folder,
-nav and release, and leaves the pages per run out by MkDocs' own `exclude_docs`
-(site/shell.py). Meanwhile the build converts the pages per run whose Markdown changed
-(site/own_pages.py); once MkDocs is done, it wraps them in the shells MkDocs built. site/
-changes only after MkDocs succeeded and every link of the HTML checks out (site/links.py):
-then MkDocs' files are moved in where their bytes differ (`files.install`), the downloads
+ProperDocs (MkDocs 1.x continued, docs/architecture.md "The docs core") builds the aggregate
+and hand-written pages in full: `properdocs build --strict` into a staging folder, with a
+config that inherits mkdocs.yml and names this build's docs folder, nav and release, and
+leaves the pages per run out by its own `exclude_docs` (site/shell.py). Meanwhile the build
+converts the pages per run whose Markdown changed (site/own_pages.py); once ProperDocs is
+done, it wraps them in the shells ProperDocs built. site/ changes only after ProperDocs
+succeeded and every link of the HTML checks out (site/links.py): then ProperDocs' files are
+moved in where their bytes differ (`files.install`), the downloads
 copied where they changed (`files.sync_tree`), and the pages per run written where their
 Markdown or their shell changed. The result equals a build from nothing, file for file
 (tests/test_site_scaling.py).
@@ -43,7 +44,7 @@ from generator.site.stamp import MATHJAX_DIR, TEMPLATE_CACHE_ENV, VEGA_DIR
 from generator.site.write import Written
 from generator.store import Store
 
-# Copied by the build where they changed (`files.sync_tree`), not by MkDocs at every build:
+# Copied by the build where they changed (`files.sync_tree`), not by ProperDocs every build:
 # MathJax and Vega, 600 files that change with their packages' versions only.
 STATIC = (MATHJAX_DIR.as_posix(), VEGA_DIR.as_posix())
 
@@ -57,10 +58,10 @@ def publish(
     store: Store | None = None,
     workers: Workers | None = None,
 ) -> float:
-    """Build site_dir as `release`; returns MkDocs' own seconds (its process, start to end:
-    the bench's floor of a rebuild). `notebook`: the Explore notebook executed beside the
-    build (else MkDocs executes it). `store`: the build's, which keeps what site/ holds and
-    MkDocs' compiled templates. `workers`: the build's pool, which converts the pages per
+    """Build site_dir as `release`; returns ProperDocs' own seconds (its process, start to
+    end: the bench's floor of a rebuild). `notebook`: the Explore notebook executed beside the
+    build (else ProperDocs executes it). `store`: the build's, which keeps what site/ holds
+    and ProperDocs' compiled templates. `workers`: the build's pool, which converts the pages per
     run."""
     config = Path("mkdocs.yml")
     store = store or Store(DEFAULT_CACHE)
@@ -71,19 +72,19 @@ def publish(
     try:
         executed = notebook.wait() if notebook is not None else None
         output = staging / "site"
-        log = staging / "mkdocs.log"
+        log = staging / "properdocs.log"
         with log.open("w+", encoding="utf-8") as said:
             started = time.perf_counter()
-            mkdocs = _Watched(
-                _start_mkdocs(written, measurements, config, staging, release, executed, store,
+            core = _Watched(
+                _start_core(written, measurements, config, staging, release, executed, store,
                               said), started,
             )  # fmt: skip
             try:
-                return _build(written, site_dir, store, release, output, mkdocs, said, workers)
+                return _build(written, site_dir, store, release, output, core, said, workers)
             finally:
-                if mkdocs.process.poll() is None:
-                    mkdocs.process.kill()
-                    mkdocs.process.wait()
+                if core.process.poll() is None:
+                    core.process.kill()
+                    core.process.wait()
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -91,7 +92,7 @@ def publish(
 class _Watched:
     """A process and the moment it ended, seen by a thread that waits for it: the build
     converts the pages per run and writes the chart files meanwhile, and waiting only
-    after that would time both, not MkDocs alone."""
+    after that would time both, not ProperDocs alone."""
 
     def __init__(self, process: subprocess.Popen[bytes], started: float) -> None:
         self.process, self.started = process, started
@@ -109,7 +110,7 @@ class _Watched:
         return self.process.wait(), self.ended - self.started
 
 
-def _start_mkdocs(
+def _start_core(
     written: Written,
     measurements: Path,
     config: Path,
@@ -119,7 +120,7 @@ def _start_mkdocs(
     store: Store,
     said: IO[str],
 ) -> subprocess.Popen[bytes]:
-    """`mkdocs build --strict` of the pages MkDocs builds, into staging/site, started."""
+    """`properdocs build --strict` of the pages it builds, into staging/site, started."""
     child = build_config(config, written.docs_dir, written.nav, release, staging)
     env = {
         **os.environ,
@@ -129,7 +130,7 @@ def _start_mkdocs(
         **({EXECUTED_ENV: str(executed)} if executed else {}),
     }
     command = [
-        sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+        sys.executable, "-m", "properdocs", "build", "--strict", "--quiet",
         "--config-file", str(child), "--site-dir", str(staging / "site"),
     ]  # fmt: skip
     return subprocess.Popen(command, env=env, stdout=said, stderr=subprocess.STDOUT)
@@ -138,7 +139,7 @@ def _start_mkdocs(
 def build_config(
     config: Path, docs_dir: Path, nav: object, release: Release, staging: Path
 ) -> Path:
-    """The config this build's MkDocs reads (written into staging): mkdocs.yml inherited,
+    """The config this build's ProperDocs reads (written into staging): mkdocs.yml inherited,
     with this build's docs folder, nav, hooks, release and the pages per run excluded."""
     child = staging / "mkdocs.yml"
     excluded = EXCLUDE_DOCS + "".join(f"/{folder}/\n" for folder in STATIC)
@@ -155,7 +156,7 @@ def build_config(
 
 def hooks_of(config: Path) -> list[Path]:
     """mkdocs.yml's hooks, as absolute paths. The build's config inherits mkdocs.yml from
-    another folder, where MkDocs would resolve their relative paths, so it names them all
+    another folder, where ProperDocs would resolve their relative paths, so it names them all
     again (naming one would drop the others: a list is replaced, not merged)."""
     data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     return [(config.resolve().parent / hook).resolve() for hook in data.get("hooks") or []]
@@ -167,24 +168,24 @@ def _build(
     store: Store,
     release: Release,
     output: Path,
-    mkdocs: _Watched,
+    core: _Watched,
     said: IO[str],
     workers: Workers | None,
 ) -> float:
     pages = own_pages.own_pages(written.pages)
     previous = own_pages.read_record(store, site_dir)
-    # while MkDocs runs: the pages per run whose Markdown changed, and the charts' files
+    # while ProperDocs runs: the pages per run whose Markdown changed, and the charts' files
     html = own_pages.convert(pages, own_pages.changed_markdown(pages, previous), workers)
     drawn = written.later.files() if written.later is not None else {}
-    code, mkdocs_s = mkdocs.wait()
+    code, core_s = core.wait()
     if code != 0:
         said.seek(0)
         raise UserError(
-            "mkdocs build --strict failed; site/ was left as it was:\n" + said.read().strip(),
+            "properdocs build --strict failed; site/ was left as it was:\n" + said.read().strip(),
             fix="fix the warnings above (a broken link or a page missing from the nav)",
         )
     downloads = downloads_root(written.docs_dir)
-    for relative, content in drawn.items():  # the chart files drawn while MkDocs ran
+    for relative, content in drawn.items():  # the chart files drawn while ProperDocs ran
         write_bytes(downloads / relative, content)
     shells = {s: (output / page_url(s) / "index.html").read_text("utf-8") for s in SHELLS}
     for shell in SHELLS:  # filled, not published
@@ -215,7 +216,7 @@ def _build(
     )
     own_pages.save_record(store, site_dir, record)
     print(f"publish: {len(made)} of {len(pages.keys)} pages per run written, {len(html)} converted")
-    return mkdocs_s
+    return core_s
 
 
 def _into_ours(target: str) -> bool:
@@ -231,7 +232,7 @@ def _check_links(
     made: dict[str, tuple[str, str, tuple[str, ...]]],
 ) -> None:
     """Every relative link of the pages per run (their links kept from when they were
-    written, or just made), and those of MkDocs' pages into them or the downloads, against
+    written, or just made), and those of ProperDocs' pages into them or the downloads, against
     the site as it will be."""
     ours = {page_url(p): links for p, (_, links) in kept.items()}
     ours.update({page_url(p): links for p, (_, _, links) in made.items()})
@@ -242,7 +243,7 @@ def _check_links(
             url = os.path.dirname(relative)
             text = (output / relative).read_text(encoding="utf-8", errors="replace")
             found = article_targets(f"{url}/" if url else "", text)
-            # MkDocs checks its pages' Markdown links (--strict); here, their links into the
+            # ProperDocs checks its pages' Markdown links (--strict); here, their links into the
             # pages per run and the downloads, which it does not know (raw HTML among them)
             ours[f"{url}/" if url else ""] = tuple(t for t in found if _into_ours(t))
     check_links(ours, files)

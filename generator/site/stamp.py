@@ -16,12 +16,12 @@ VEGA_DIR = Path("assets") / "vega"
 PACKAGE = Path(__file__).resolve().parents[1]
 MATHJAX_DIR = Path("assets") / "mathjax"  # for the notebook page (mkdocs-jupyter), no CDN
 STAMP = ".roofline-atlas-build"
-# where MkDocs keeps its theme's compiled templates between builds (the build's cache folder)
+# where ProperDocs keeps its theme's compiled templates between builds (the build's cache folder)
 TEMPLATE_CACHE_ENV = "RA_MKDOCS_TEMPLATES"
 LIBRARIES = (
     "polars",
     "altair",
-    "mkdocs",
+    "properdocs",
     "mkdocs-material",
     "mkdocs-jupyter",
     "vl-convert-python",
