@@ -130,7 +130,7 @@ class Page:
     includes: Mapping[str, str] = field(default_factory=dict)
     # Files offered as they are (a run's run.json, steps.csv, ...): download name -> source
     copies: Mapping[str, Path] = field(default_factory=dict)
-    # Text files the page makes (the Cite page's runs.bib): download name -> text
+    # Text files the page makes (the Cite page's results.bib): download name -> text
     texts: Mapping[str, str] = field(default_factory=dict)
     chart_files: bool = True  # False: no SVG/PDF rendered (`ChartBook(files=False)`)
 
