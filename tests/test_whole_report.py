@@ -17,6 +17,9 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from generator.formatting import seconds
+from generator.ingest.runs import in_group, load_runs
+from generator.records.run import read_runs
+from tests.helpers import REPO
 from tests.report_numbers import MAX_SPAN, intervals_in_site
 
 pytestmark = pytest.mark.site
@@ -201,3 +204,32 @@ def test_the_downloads_state_the_same_numbers_and_their_kind(repo_site: Path) ->
             assert row["ci_high_s"] <= MAX_SPAN * row["ci_low_s"], row["run_id"]
         shown = pages.get(row["run_id"], {}).get("median", "")
         assert shown.startswith(seconds(row["median_s"])), (row["run_id"], shown)
+
+
+def test_each_setup_line_states_how_its_runs_were_timed(repo_site: Path) -> None:
+    """Issue 66: the Setup line said "timed in blocks" for H100 runs timed in rounds in one
+    process. Each device's runs are stated as their run.json records them."""
+    records = {folder.name: record for folder, record in read_runs(REPO / "measurements")}
+    ok = load_runs(REPO / "measurements").filter(pl.col("status") == "ok")
+    checked = 0
+    for path in sorted((repo_site / "measurements" / "experiments").glob("*/index.html")):
+        group = path.parent.name
+        text = _text(_soup(path))
+        setup = re.search(r"Setup\. (.*?) Verdict", text)
+        assert setup is not None, path
+        mine = ok.filter(in_group(group))
+        for device, part in mine.group_by("device_label"):
+            timings = [records[r].timing for r in part["run_id"]]
+            blocks = [t.blocks for t in timings if t is not None and t.method == "blocks"]
+            rounds = [t for t in timings if t is not None and t.method != "blocks"]
+            if rounds:
+                said = f"on {device[0]}, {len(rounds)} run{'s' * (len(rounds) > 1)} in rounds in one process"
+                assert said in setup.group(1), (group, said, setup.group(1))
+                checked += 1
+            if blocks:
+                said = f"on {device[0]}, {len(blocks)} run{'s' * (len(blocks) > 1)} in blocks ("
+                assert said in setup.group(1), (group, said, setup.group(1))
+                span = f"{min(blocks)}" if min(blocks) == max(blocks) else f"{min(blocks)} to {max(blocks)}"  # type: ignore[type-var]
+                assert f"in blocks ({span} independent worker processes each)" in setup.group(1)
+                checked += 1
+    assert checked >= 20

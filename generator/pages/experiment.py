@@ -15,11 +15,12 @@ from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
 from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
-from generator.config import ExperimentsFile, Group, Settings
+from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, seconds
 from generator.ingest.runs import in_group
 from generator.memo import remembered
 from generator.pages import run_lists
+from generator.pages.experiment_setup import setup
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -56,42 +57,6 @@ def _code(text: str) -> Markup:
     """The reason, escaped, its `commands` as code (the box is HTML, not Markdown)."""
     parts = str(escape(text)).split("`")
     return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
-
-
-def _timing(group: Group, d: Settings) -> str:
-    """How the group's configurations are timed, as the experiment file asks now (each run
-    page says how its own result was timed)."""
-    warmup = group.warmup if group.warmup is not None else d.warmup
-    steps = group.iterations if group.iterations is not None else d.iterations
-    if (group.method or d.method) == "blocks":
-        low = group.min_blocks or d.min_blocks
-        high = group.max_blocks or d.max_blocks
-        return (
-            f"timed in blocks: {low} to {high} fresh worker processes per configuration, each "
-            f"{warmup} warm-up steps (and at least 0.5 s) then {steps} timed steps at first"
-        )
-    repeats = group.repeats if group.repeats is not None else d.repeats
-    return f"{warmup} warm-up and {steps} timed steps, {repeats} round(s) at least, one process"
-
-
-def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
-    d = experiments.defaults
-    measured = {row["device"] for row in rows}
-    missing = [dv for dv in group.devices if dv not in measured]
-    parts = [
-        f"models {', '.join(group.models)}; datasets {', '.join(group.datasets)} (synthetic inputs "
-        f"of their shape); batch sizes {', '.join(map(str, group.batch_sizes))}; phases "
-        f"{', '.join(group.phases)}; precisions {', '.join(group.precisions)}; devices "
-        f"{', '.join(group.devices)}",
-        _timing(group, d) + f", optimizer {d.optimizer}",
-        f"{len(rows)} run(s) measured"
-        + (f" on {', '.join(dict.fromkeys(str(row[DEVICE]) for row in rows))}" if rows else ""),
-    ]
-    if missing:
-        parts.append(
-            f"not measured yet: the {', '.join(missing)} runs (no such device where this was measured)"
-        )
-    return "; ".join(parts) + "."
 
 
 def _measured(
@@ -314,7 +279,7 @@ def experiment_page(
         title=group.title,
         title_yaml=front_matter_title(f"{group.id}: {group.title}"),
         hypothesis=group.hypothesis,
-        setup=_setup(group, experiments, rows),
+        setup=setup(group, experiments, rows),
         verdict_html=verdict_html(verdict),
         swept_label=swept_label,
         rows=table,
