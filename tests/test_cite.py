@@ -71,9 +71,13 @@ def test_a_configuration_has_one_entry_naming_every_run_it_pools() -> None:
     first, second = rows.row(0, named=True), rows.row(1, named=True)
     first |= {"device_label": "NVIDIA H100 SXM", "pooled_runs": 2}
     result = result_row(first)["result"]
-    other = RunTime(second["run_id"], second["group"], Interval(0.008), False, "abc123", "2027-01-02T00:00:00")
+    other = RunTime(
+        second["run_id"], second["group"], Interval(0.008), False, "abc123", "2027-01-02T00:00:00"
+    )
     own = replace(result.runs[0], commit="def456", finished_at="2026-12-01T10:00:00")
-    pooled = replace(result, runs=(own, other), step=Interval(0.00691, kind="not calibrated", processes=2))
+    pooled = replace(
+        result, runs=(own, other), step=Interval(0.00691, kind="not calibrated", processes=2)
+    )
     entry = result_bibtex({"title": "Roofline Atlas: x", "version": "0.1.0"}, pooled, None)
     assert entry.startswith("@misc{" + result_key(pooled) + ",\n")
     assert "median step 6.91 ms (no interval: not calibrated; 2 runs" in entry
@@ -96,7 +100,10 @@ def test_the_entry_states_the_headline_bound_with_its_share_of_the_roof() -> Non
     assert verdict is not None
     entry = result_bibtex({"title": "Roofline Atlas: x"}, result, verdict)
     share = verdict.of_roof.percent_text()
-    assert f"headline bound: {verdict.bound_class} at {share} of the a device fp32 measured roof (modelled point);" in entry
+    assert (
+        f"headline bound: {verdict.bound_class} at {share} of the a device fp32 measured roof (modelled point);"
+        in entry
+    )
 
 
 def test_report_commit_only_for_a_checkouts_top_level(tmp_path: Path) -> None:

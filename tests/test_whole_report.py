@@ -220,16 +220,18 @@ def test_each_setup_line_states_how_its_runs_were_timed(repo_site: Path) -> None
         mine = ok.filter(in_group(group))
         for device, part in mine.group_by("device_label"):
             timings = [records[r].timing for r in part["run_id"]]
-            blocks = [t.blocks for t in timings if t is not None and t.method == "blocks"]
+            blocks = [t.blocks or 0 for t in timings if t is not None and t.method == "blocks"]
             rounds = [t for t in timings if t is not None and t.method != "blocks"]
             if rounds:
-                said = f"on {device[0]}, {len(rounds)} run{'s' * (len(rounds) > 1)} in rounds in one process"
+                plural = "s" * (len(rounds) > 1)
+                said = f"on {device[0]}, {len(rounds)} run{plural} in rounds in one process"
                 assert said in setup.group(1), (group, said, setup.group(1))
                 checked += 1
             if blocks:
                 said = f"on {device[0]}, {len(blocks)} run{'s' * (len(blocks) > 1)} in blocks ("
                 assert said in setup.group(1), (group, said, setup.group(1))
-                span = f"{min(blocks)}" if min(blocks) == max(blocks) else f"{min(blocks)} to {max(blocks)}"  # type: ignore[type-var]
+                low, high = min(blocks), max(blocks)
+                span = f"{low}" if low == high else f"{low} to {high}"
                 assert f"in blocks ({span} independent worker processes each)" in setup.group(1)
                 checked += 1
     assert checked >= 20
