@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
 from generator.records.run import read_runs
@@ -235,3 +236,34 @@ def test_each_setup_line_states_how_its_runs_were_timed(repo_site: Path) -> None
                 assert f"in blocks ({span} independent worker processes each)" in setup.group(1)
                 checked += 1
     assert checked >= 20
+
+
+_OF_CEILING = re.compile(
+    r"(\d[\d.,]*) %(?: \[[^\]]*\])?(?: \([^)]*\))? of the measured (\w+) GEMM ceiling"
+)
+_PRECISION = re.compile(r"\b(fp32|tf32|bf16-amp|fp16-amp)\b")
+
+
+def test_no_share_of_a_ceiling_compares_a_precision_with_another_precisions(
+    repo_site: Path,
+) -> None:
+    """Issue 66: J-gpu's bf16 step was "277 % of the measured GEMM ceiling", the fp32 one.
+    Every share of a GEMM ceiling names the ceiling's precision and the step's, and they
+    are one precision (`roofs.GEMM_OF_PEAK` of `PEAK_OF_RUN`)."""
+    checked = 0
+    for path in sorted(repo_site.rglob("index.html")):
+        if "traces" in path.parts:
+            continue
+        text = _text(_soup(path))
+        assert "% of the measured GEMM ceiling" not in text, path  # which precision's?
+        for match in _OF_CEILING.finditer(text):
+            clause = re.split(r"; |\. ", text[max(0, match.start() - 300) : match.start()])[-1]
+            named = _PRECISION.findall(clause)
+            assert named, (path, clause, match.group(0))
+            assert GEMM_OF_PEAK[PEAK_OF_RUN[named[-1]]] == match.group(2), (
+                path,
+                clause,
+                match.group(0),
+            )
+            checked += 1
+    assert checked >= 10

@@ -20,6 +20,7 @@ import polars as pl
 from generator.analysis.host_decided import host_note
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
+from generator.analysis.roofs import CeilingOf
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
 from generator.analysis.verdict_needs import (
     NOT_TESTABLE,
@@ -238,24 +239,27 @@ def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
 
 
 def ceiling_verdict(
-    rows: list[dict[str, Any]], gemm: Mapping[str, float], bounds: tuple[float, float]
+    rows: list[dict[str, Any]], ceiling: CeilingOf | None, bounds: tuple[float, float]
 ) -> Verdict:
     """`of_ceiling`: every run's modelled FLOP/s (with its interval) over its device's
-    measured fp32 GEMM ceiling lies within the bounds. A claim about every run: one run
-    outside refutes it, and any run whose interval straddles a bound leaves it open."""
+    measured GEMM ceiling of the run's own precision (`roofs.gemm_ceiling`) lies within the
+    bounds. A claim about every run: one run outside refutes it, and any run whose interval
+    straddles a bound leaves it open."""
     outcomes, parts = [], []
     for row in rows:
         interval = metric_interval(row, "modelled_flops_per_s")
-        ceiling = gemm.get(str(row[DEVICE]))
-        if interval is None or not ceiling:
+        found = ceiling(str(row[DEVICE]), str(row["precision"])) if ceiling else None
+        if interval is None or found is None:
             continue
-        share = interval.scaled(1 / ceiling)
-        where = f"{row['model']} {row['phase']} b{row['batch']} on {row[DEVICE]}"
+        key, rate = found
+        share = interval.scaled(1 / rate)
+        where = f"{row['model']} {row['phase']} b{row['batch']} {row['precision']} on {row[DEVICE]}"
+        against = f"of the measured {key} GEMM ceiling"
         if (missing := untestable([row])) is not None:
-            parts.append(f"{where}: {percent(100 * share.value)}, {missing.reason}")
+            parts.append(f"{where}: {percent(100 * share.value)} {against}, {missing.reason}")
             outcomes.append(NOT_TESTABLE)
             continue
-        parts.append(f"{where}: {share.percent_text()}")
+        parts.append(f"{where}: {share.percent_text()} {against}")
         assert share.low is not None and share.high is not None  # calibrated
         outcomes.append(within(share.low, share.high, bounds))
     if not outcomes:
@@ -270,14 +274,14 @@ def ceiling_verdict(
     expected = f"between {percent(100 * bounds[0])} and {percent(100 * bounds[1])}"
     return Verdict(
         outcome,
-        "modelled FLOP/s as a share of the measured fp32 GEMM ceiling: "
+        "modelled FLOP/s as a share of the measured GEMM ceiling of each run's own precision: "
         + "; ".join(parts)
         + f" (expected {expected} for every run)",
     )
 
 
 def _group_verdict(
-    group: Group, rows: list[dict[str, Any]], gemm: Mapping[str, float] | None = None
+    group: Group, rows: list[dict[str, Any]], ceiling: CeilingOf | None = None
 ) -> Verdict:
     expect = group.expect
     if expect is None:
@@ -290,7 +294,7 @@ def _group_verdict(
         return saturation_verdict(rows)
     if expect.of_ceiling is not None:
         low, high = expect.of_ceiling
-        return ceiling_verdict(rows, gemm or {}, (low, high))
+        return ceiling_verdict(rows, ceiling, (low, high))
     if expect.trend is not None:
         trend = expect.trend
         if swept(rows) == [DEVICE]:  # only the device varies: the trend is across devices
@@ -346,12 +350,13 @@ def group_verdict(
     group: Group,
     runs: pl.DataFrame,
     results: Mapping[str, Result],
-    gemm: Mapping[str, float] | None = None,
+    ceiling: CeilingOf | None = None,
 ) -> Verdict:
-    """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`).
-    The reason says where host-bound steps decided the comparison (`host_note`)."""
+    """`ceiling`: a device's measured GEMM ceiling of a run's precision (for `of_ceiling`;
+    `roofs.ceiling_of`). The reason says where host-bound steps decided the comparison
+    (`host_note`)."""
     ordered, _, _ = group_rows(group, runs, results)
-    verdict = _group_verdict(group, ordered, gemm)
+    verdict = _group_verdict(group, ordered, ceiling)
     note = host_note(ordered)
     if not note:
         return verdict
@@ -363,8 +368,8 @@ def group_verdicts(
     experiments: ExperimentsFile | None,
     runs: pl.DataFrame,
     results: Mapping[str, Result],
-    gemm: Mapping[str, float] | None = None,
+    ceiling: CeilingOf | None = None,
 ) -> dict[str, Verdict]:
     """Every group's verdict, computed once for the group pages and the overview."""
     groups = experiments.groups if experiments is not None else []
-    return {group.id: group_verdict(group, runs, results, gemm) for group in groups}
+    return {group.id: group_verdict(group, runs, results, ceiling) for group in groups}

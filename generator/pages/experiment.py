@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import polars as pl
@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
 from generator.analysis.results import Result
-from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, roof_for
+from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
 from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
@@ -95,7 +95,11 @@ def run_precision_label(precision: str) -> str:
 
 
 def _sentences(
-    rows: list[dict[str, Any]], keys: list[str], key: str | None, gemm: float | None, label: Any
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    key: str | None,
+    gemm: Callable[[str], tuple[str, float] | None] | None,
+    label: Any,
 ) -> list[str]:
     """Sentences from the data; when several variables vary together, along their combined
     label (e.g. "resnet18 / cifar10")."""
@@ -117,9 +121,11 @@ def _observations(
     """Along each device's own series: one device's batch 32 and another's batch 1024 are
     no trend."""
     parts = by_device(rows)
+    ceiling = ceiling_of(list(measured.values()))
 
-    def gemm(device: str) -> float | None:
-        return measured[device].gemm_flops_per_s.get("fp32") if device in measured else None
+    def gemm(device: str) -> Callable[[str], tuple[str, float] | None]:
+        """The device's measured GEMM ceiling of a run's own precision."""
+        return lambda precision: ceiling(device, precision)
 
     if key == DEVICE or len(parts) <= 1:  # the devices are the sweep, or there is one
         one = gemm(next(iter(parts))) if len(parts) == 1 else None
