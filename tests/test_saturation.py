@@ -12,7 +12,7 @@ from generator.analysis.interval import CALIBRATED, ONE_PROCESS, Interval
 from generator.analysis.observations import observations
 from generator.analysis.phases import describe as describe_parts
 from generator.analysis.phases import training_parts
-from generator.analysis.roofs import CeilingOf, gemm_ceiling
+from generator.analysis.roofs import MEASURED, CeilingOf, gemm_ceiling, roof_for
 from generator.analysis.saturation import Point, describe, judge_step, series_of
 from generator.analysis.verdicts import ceiling_verdict, saturation_verdict
 from generator.hierarchical import block_estimate
@@ -141,6 +141,8 @@ def test_a_precision_is_judged_against_its_own_ceiling() -> None:
     fp32 = gemm_ceiling("NVIDIA H100 SXM", "fp32", h100)
     assert bf16 is not None and fp32 is not None
     assert bf16[0] == "bf16" and fp32[0] == "fp32" and bf16[1] > 10 * fp32[1]
+    drawn = roof_for("NVIDIA H100 SXM", "bf16_tensor", MEASURED, h100)
+    assert drawn is not None and drawn.peak_flops_per_s == bf16[1]  # the roof's own peak
     assert gemm_ceiling("NVIDIA H100 SXM", "fp16-amp", h100) != bf16 or bf16[0] == "fp16"
     rows = [
         result_row({"model": "bert_base", "dataset": "tokens", "batch": 128, "phase": "train_step",

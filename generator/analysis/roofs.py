@@ -100,11 +100,18 @@ def gemm_ceiling(
     device: str, run_precision: str, ceilings: Sequence[MeasuredCeilings] = ()
 ) -> tuple[str, float] | None:
     """The measured GEMM ceiling a step of `run_precision` (experiments.toml's name) is
-    compared with: its own precision's (`roof_for` with PEAK_OF_RUN), never another
-    precision's. (Its GEMM key, e.g. "bf16", and its FLOP/s), or None where not measured."""
+    compared with: its own precision's (PEAK_OF_RUN, then GEMM_OF_PEAK: the peak of the
+    measured roof `roof_for` draws for it), never another precision's, on the device of that
+    label. (Its GEMM key, e.g. "bf16", and its FLOP/s), or None where not measured."""
     peak = PEAK_OF_RUN.get(run_precision, run_precision)
-    found = roof_for(device, peak, MEASURED, ceilings)
-    return None if found is None else (GEMM_OF_PEAK.get(peak, peak), found.peak_flops_per_s)
+    key = GEMM_OF_PEAK.get(peak, peak)
+    label = device_label(device)
+    for measured in ceilings:
+        if device_label(measured.device_name) == label and (
+            gemm := measured.gemm_flops_per_s.get(key)
+        ):
+            return key, gemm
+    return None
 
 
 def ceiling_of(ceilings: Sequence[MeasuredCeilings]) -> CeilingOf:

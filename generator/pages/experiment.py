@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
+from generator.analysis.odd_ratios import Odd
 from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
@@ -190,6 +191,7 @@ def experiment_page(
     step_verdicts: Mapping[str, StepVerdict] | None = None,
     summary: bool | None = None,
     results: Mapping[str, Result] | None = None,
+    odd: Sequence[Odd] = (),
 ) -> Page:
     """`summary`: one row per configuration (None: when `runs` are too many for one row
     each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
@@ -294,7 +296,8 @@ def experiment_page(
         throughput_chart=throughput_chart,
         metric_charts=metric_charts,
         roofline_chart=roofline_chart,
-        observations=_observations(ordered, keys, key, measured, label),
+        observations=_observations(ordered, keys, key, measured, label)
+        + [f"Against the expected direction: {o.sentence()}" for o in odd],
     )
     return Page(
         path,
@@ -324,9 +327,13 @@ def _render(report: Report) -> list[Page]:
             for workload in runs["workload"]
             if (found := report.results.get(workload)) is not None
         }
+        odd = tuple(
+            o for o in report.odd
+            if o.expected.workload in results and (o.other is None or o.other.workload in results)
+        )  # fmt: skip
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
         pages.append(
-            remembered("experiment_page", experiment_page, *args, verdicts, summary, results)
+            remembered("experiment_page", experiment_page, *args, verdicts, summary, results, odd)
         )
     return pages
 

@@ -5,8 +5,10 @@ in by question and the commands that rebuild it all."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from generator.analysis.odd_ratios import PHASES, Odd
 from generator.analysis.phases import StepParts, training_parts
 from generator.analysis.points import HEADLINE_RULE
 from generator.analysis.speedups import device_speedups, summary
@@ -70,19 +72,22 @@ def verdict_rows(
     ]
 
 
-def backward_sentences(parts: list[StepParts], devices: int = 2) -> list[str]:
+def backward_sentences(
+    parts: list[StepParts], devices: int = 2, odd: Sequence[Odd] = ()
+) -> list[str]:
     """Backward against forward time over the fp32 training steps of each device (the two
-    with most steps), next to the analytic FLOP ratio everyone assumes (about 2)."""
+    with most steps), next to the analytic FLOP ratio everyone assumes (about 2); where
+    backward took less than forward, what decided it (analysis/odd_ratios.py)."""
     by_device: dict[str, list[StepParts]] = {}
     for item in parts:
         # fp32 only: autocast changes the kernels, not the method
         if item.time_ratio is not None and item.flop_ratio is not None and item.precision == "fp32":
             by_device.setdefault(item.device, []).append(item)
     ranked = sorted(by_device.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:devices]
-    return [_backward_sentence(device, items) for device, items in ranked]
+    return [_backward_sentence(device, items, odd) for device, items in ranked]
 
 
-def _backward_sentence(device: str, items: list[StepParts]) -> str:
+def _backward_sentence(device: str, items: list[StepParts], odd: Sequence[Odd]) -> str:
     items = sorted(items, key=lambda item: item.time_ratio.value if item.time_ratio else 0.0)
     low, high = items[0].time_ratio, items[-1].time_ratio
     assert low is not None and high is not None  # filtered by backward_sentences
@@ -97,11 +102,21 @@ def _backward_sentence(device: str, items: list[StepParts]) -> str:
         if flops[0] != flops[-1]
         else number(flops[0], 3)
     )
-    return (
+    text = (
         f"On {device}, the backward pass takes {span} the forward time over {len(items)} fp32 "
         f"training step{'s' if len(items) != 1 else ''}, where the analytic FLOP ratio is "
         f"{ratio}."
     )
+    workloads = {item.workload: item.label for item in items}
+    under = [o for o in odd if o.kind == PHASES and o.expected.workload in workloads]
+    for found in under[:2]:
+        text += (
+            f" Backward under forward for {workloads[found.expected.workload]}: "
+            f"{found.cause.words}."
+        )
+    if len(under) > 2:
+        text += f" {len(under) - 2} more on [step parts](measurements/step-parts.md)."
+    return text
 
 
 def headlines(report: Report) -> list[str]:
@@ -110,8 +125,9 @@ def headlines(report: Report) -> list[str]:
     found.append(verdict_summary(report.experiments, report.verdicts))
     tables = device_speedups(report.results)
     if tables:
-        found.append(summary(max(tables, key=lambda t: len(t.rows))))
-    found += backward_sentences(training_parts(report.runs, report.steps, report.results))
+        found.append(summary(max(tables, key=lambda t: len(t.rows)), report.odd))
+    parts = training_parts(report.runs, report.steps, report.results)
+    found += backward_sentences(parts, odd=report.odd)
     return found[:5]
 
 

@@ -18,7 +18,9 @@ import polars as pl
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.launch import LaunchTime
 from generator.analysis.layer_join import LAYERS_SCHEMA
+from generator.analysis.odd_ratios import Odd, odd_pairs, odd_phases
 from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
@@ -62,6 +64,8 @@ class Analysed:
     step_verdicts: dict[str, StepVerdict]  # ok run -> its configuration's headline bound
     results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
     points: dict[str, Points] = field(default_factory=dict)  # workload -> its three points
+    # every comparison against its expected direction, with its cause (analysis/odd_ratios.py)
+    odd: tuple[Odd, ...] = ()
     # kind name -> its views, one per capture it found (site/kinds.py)
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
@@ -107,6 +111,10 @@ def analyse(loaded: Loaded) -> Analysed:
         step_verdicts=headline_verdicts(found, points),
         results=found,
         points=points,
+        odd=(
+            *odd_pairs(found.values(), points),
+            *odd_phases(training_parts(runs, loaded.steps, found), found, points),
+        ),
         captures=analyse_kinds(loaded),
     )
 
