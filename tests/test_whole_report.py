@@ -17,6 +17,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
+from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
 from generator.records.run import read_runs
@@ -324,3 +325,29 @@ def test_every_comparison_against_its_expected_direction_names_its_cause(repo_si
     findings = _text(_soup(measurements / "findings" / "index.html"))
     stated = [p for p in repo_site.rglob("index.html") if "unexplained: for " in p.read_text()]
     assert not stated or "unexplained-comparison warning" in findings, stated[:3]
+
+
+def test_a_not_testable_verdict_gives_the_provisional_reading_beside_it(repo_site: Path) -> None:
+    """Issue 66: "not testable" where the data already speaks (B asks >= 10x; even its slower
+    run gives 26.5x). Each such verdict of a ratio or a trend says what the uncalibrated runs
+    give and by how much the least favourable pair clears or misses the bound."""
+    experiments = load_experiments(REPO / "measurements" / "experiments.toml")
+    read = 0
+    for group in experiments.groups:
+        path = repo_site / "measurements" / "experiments" / group.id / "index.html"
+        box = _soup(path).find(class_="ra-verdict") if path.is_file() else None
+        if box is None or "not testable until re-measured" not in _text(box):
+            continue
+        expect = group.expect
+        if expect is None or not (expect.ratio or expect.trend in ("increases", "decreases")):
+            continue
+        text = _text(box)
+        assert re.search(
+            r"Provisional reading \(.*decides nothing until re-measured\).*the least favourable "
+            r"pair, \S+ against \S+.*gives [\d.]+×, which (clears|misses) it by [\d.]+×\.",
+            text,
+        ), (group.id, text[-500:])
+        read += 1
+    assert read >= 4
+    b = _text(_soup(repo_site / "measurements" / "experiments" / "B" / "index.html"))
+    assert "gives 26.5×, which clears it by 2.65×" in b

@@ -19,10 +19,14 @@ import polars as pl
 
 from generator.analysis.host_decided import host_note
 from generator.analysis.interval import Interval
+from generator.analysis.provisional import ratio_key, reading
 from generator.analysis.results import Result
 from generator.analysis.roofs import CeilingOf
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
 from generator.analysis.verdict_needs import (
+    DEVICE,
+    MATRIX_KEYS,
+    NO_UPPER_BOUND,
     NOT_TESTABLE,
     RESULT,
     Verdict,
@@ -33,11 +37,7 @@ from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
 from generator.ingest.runs import in_group
 
-# The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
-DEVICE = "device_label"
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
-NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
 # metric -> (label, unit)
 _LABELS = {
@@ -302,25 +302,21 @@ def _group_verdict(
         return _per_device(rows, lambda part: _trend(part, expect.metric, trend))
     assert expect.ratio is not None and expect.between is not None
     numerator, denominator = expect.ratio
-    ratio_key = next(
-        (k for k in ("device", DEVICE, "phase", "precision", "compile", "model", "dataset", "batch")
-         if {numerator, denominator} <= {str(row.get(k)) for row in rows}),
-        None,
-    )  # fmt: skip
-    if ratio_key is None:
+    key = ratio_key(numerator, denominator, rows)
+    if key is None:
         return Verdict(
             "inconclusive",
             f"no measured pair of runs with {numerator} and {denominator} (runs on a device "
             "this machine lacks are measured elsewhere)",
         )
     between = (expect.between[0], expect.between[1])
-    if ratio_key == "device":
+    if key == "device":
         return _device_ratio(rows, expect.metric, (numerator, denominator), between)
-    if ratio_key == DEVICE:
+    if key == DEVICE:
         return ratio_verdict(rows, DEVICE, expect.metric, numerator, denominator, between)
     metric = expect.metric
     return _per_device(
-        rows, lambda part: ratio_verdict(part, ratio_key, metric, numerator, denominator, between)
+        rows, lambda part: ratio_verdict(part, key, metric, numerator, denominator, between)
     )
 
 
@@ -355,13 +351,16 @@ def group_verdict(
     """`ceiling`: a device's measured GEMM ceiling of a run's precision (for `of_ceiling`;
     `roofs.ceiling_of`). The reason says where host-bound steps decided the comparison
     (`host_note`)."""
-    ordered, _, _ = group_rows(group, runs, results)
+    ordered, _, swept_key = group_rows(group, runs, results)
     verdict = _group_verdict(group, ordered, ceiling)
-    note = host_note(ordered)
-    if not note:
+    extra = host_note(ordered)
+    if verdict.outcome == NOT_TESTABLE and group.expect is not None:
+        provisional = reading(group.expect, ordered, swept_key)  # beside the rule: decides nothing
+        extra += f" {provisional}" if provisional else ""
+    if not extra:
         return verdict
     reason = verdict.reason if verdict.reason.endswith(".") else f"{verdict.reason}."
-    return Verdict(verdict.outcome, reason + note)
+    return Verdict(verdict.outcome, reason + extra)
 
 
 def group_verdicts(
