@@ -21,6 +21,7 @@ from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
 from generator.records.run import read_runs
+from generator.stats import clopper_pearson
 from tests.helpers import REPO
 from tests.report_numbers import MAX_SPAN, intervals_in_site
 
@@ -351,3 +352,40 @@ def test_a_not_testable_verdict_gives_the_provisional_reading_beside_it(repo_sit
     assert read >= 4
     b = _text(_soup(repo_site / "measurements" / "experiments" / "B" / "index.html"))
     assert "gives 26.5×, which clears it by 2.65×" in b
+
+
+def test_the_calibration_page_answers_its_title_and_the_landing_says_as_much(
+    repo_site: Path,
+) -> None:
+    """Issue 66: "64 of 72 (89 %)" never said whether that is consistent with a nominal
+    95 %; the landing said intervals are "checked by re-measurement" where 19 of 33 eager
+    configurations were."""
+    page = _text(_soup(repo_site / "measurements" / "calibration" / "index.html"))
+    answer = re.search(
+        r"Do they hold\? (\d+) of the (\d+) calibrated configurations were re-measured; (\d+) "
+        r"of (\d+) re-measurements fell inside the interval stated before them: ([\d.]+) % "
+        r"\[([\d.]+), ([\d.]+)\] \(95 % Clopper-Pearson\), (consistent with|below|above) the "
+        r"nominal 95 %",
+        page,
+    )
+    assert answer is not None, page[:1500]
+    again, calibrated, inside, total = (int(answer.group(i)) for i in range(1, 5))
+    low, high = clopper_pearson(inside, total)
+    assert (float(answer.group(6)), float(answer.group(7))) == pytest.approx(
+        (100 * low, 100 * high), abs=0.1
+    )
+    assert (answer.group(8) == "consistent with") == (low <= 0.95 <= high)
+    assert again < calibrated  # not every calibrated configuration was checked: it says so
+    # per device and mode: configurations re-measured, and coverage against the nominal
+    rows = [
+        [_text(c) for c in row.find_all("td")]
+        for row in _soup(repo_site / "measurements" / "calibration" / "index.html").find_all("tr")
+    ]
+    sides = [r for r in rows if len(r) == 7 and r[6].endswith(("nominal 95 %", "not checked yet"))]
+    assert any(r[0] == "AMD EPYC (2 threads)" and r[3].endswith(f"of {r[1]}") for r in sides)
+    assert any("torch.compile" in r[0] for r in sides)
+    assert all("Clopper-Pearson" in r[5] or r[6] == "not checked yet" for r in sides)
+    # the landing states the same answer, no more
+    landing = _text(_soup(repo_site / "index.html"))
+    assert answer.group(0).removeprefix("Do they hold? ") in landing
+    assert "checked by re-measurement" not in landing

@@ -16,6 +16,7 @@ from generator.analysis.verdict_needs import NOT_TESTABLE, Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
 from generator.pages.bound_sentences import bound_sentences
+from generator.pages.calibration import answer
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import LANDING_PAGE
 from generator.pages.render import ChartBook, render
@@ -160,6 +161,7 @@ def landing_page(report: Report) -> Page:
     markdown = render(
         "landing.md.j2",
         edition=edition(report.citation),
+        calibration=answer(report),
         headlines=headlines(report),
         headline_rule=HEADLINE_RULE,
         verdicts=verdict_rows(report.experiments, report.verdicts),
