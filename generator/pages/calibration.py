@@ -5,6 +5,7 @@ result timed in blocks."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -137,7 +138,7 @@ def _split(
     sides = {(r.device_label, r.compile) for r in results if r.step.calibrated}
     for device, mode in sorted(sides, key=lambda side: (side[0], *_eager_first(side[1]))):
         ours = [r for r in results if (r.device_label, r.compile) == (device, mode)]
-        found = coverage(report.calibrations, lambda run_id: side_of(run_id) == (device, mode))
+        found = coverage(report.calibrations, partial(_on_side, side_of, (device, mode)))
         count = sum(r.step.calibrated for r in ours)
         calibrated.append({
             "device": _with_mode(device, mode),
@@ -160,6 +161,10 @@ def _split(
         if not result.step.calibrated
     ]
     return calibrated, uncalibrated
+
+
+def _on_side(side_of: Callable[[str], tuple[str, str]], side: tuple[str, str], run_id: str) -> bool:
+    return side_of(run_id) == side
 
 
 def _sides(report: Report) -> Callable[[str], tuple[str, str]]:
