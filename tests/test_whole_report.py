@@ -8,9 +8,11 @@ Speedups download and the run pages stated different medians for one configurati
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -20,6 +22,7 @@ from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
 from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
+from generator.pages.render import SPEC_HEAD
 from generator.records.run import read_runs
 from generator.stats import clopper_pearson
 from tests.helpers import REPO
@@ -389,3 +392,65 @@ def test_the_calibration_page_answers_its_title_and_the_landing_says_as_much(
     landing = _text(_soup(repo_site / "index.html"))
     assert answer.group(0).removeprefix("Do they hold? ") in landing
     assert "checked by re-measurement" not in landing
+
+
+def _specs(site: Path, page: Path) -> dict[str, dict[str, Any]]:
+    """A built page's chart specs by chart id, read from the scripts its divs name."""
+    found = {}
+    for div in _soup(page).find_all("div", class_="ra-chart"):
+        script = (page.parent / str(div["data-src"])).read_text(encoding="utf-8")
+        found[str(div["id"])] = json.loads(script.removeprefix(SPEC_HEAD).removesuffix(";\n"))
+    return found
+
+
+def _layers(spec: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(mark type, its data rows) of every layer of a spec, nested layers included."""
+    found = []
+    for layer in spec.get("layer", []):
+        mark = layer.get("mark")
+        kind = mark.get("type") if isinstance(mark, dict) else mark
+        data = layer.get("data") or spec.get("data") or {}
+        rows = data.get("values") or spec.get("datasets", {}).get(data.get("name"), [])
+        if "layer" in layer:
+            found += _layers({**layer, "datasets": spec.get("datasets", {})})
+        else:
+            found.append((str(kind), rows))
+    return found
+
+
+def test_the_landing_roofline_draws_each_configurations_headline_point_under_its_own_roof(
+    repo_site: Path,
+) -> None:
+    """Issue 66: the landing plotted modelled points (not the headline points its text
+    describes), pooled configurations twice (135 steps for 116 configurations), and no bf16
+    roof for the H100 under a 142 TFLOP/s bf16 point."""
+    spec = _specs(repo_site, repo_site / "index.html")["every-step-roofline"]
+    layers = _layers(spec)
+    (points,) = [rows for kind, rows in layers if kind == "point"]
+    roofs = {(r["device"], r["precision"]) for kind, rows in layers if kind == "line" for r in rows}
+    pages = _run_pages(repo_site)
+    ok = load_runs(REPO / "measurements").filter(pl.col("status") == "ok")
+    bound = {w for w, ids in ok.group_by("workload").agg("run_id").iter_rows()
+             if pages[ids[0]]["share"]}  # fmt: skip
+    assert len(points) == len(bound)  # one per configuration with a stated bound
+    assert len({(p["device"], p["label"]) for p in points}) == len(points)
+    assert all((p["device"], p["precision"]) in roofs for p in points)
+    assert ("NVIDIA H100 SXM", "BF16 tensor") in roofs
+    shown = {p["run"]: p for p in points}
+    for run_id, point in shown.items():  # the headline point: its kind is the run page's
+        kind = point["kind"].split(" point")[0]
+        assert pages[run_id][kind] == pages[run_id]["share"], (run_id, point, pages[run_id])
+    landing = _soup(repo_site / "index.html")
+    assert f"{len(points)} measured configurations on" in _text(landing)
+    link = landing.find("a", string=re.compile(r"^https://"))
+    assert link is not None and "&lt;https" not in str(landing)  # the URL is a link
+    # the flagship sentences rest on no step with an above-ceiling finding, or say so
+    for item in landing.find_all("li"):
+        text = _text(item)
+        if "closest to its roof" not in text:
+            continue
+        link = item.find("a", href=re.compile(r"runs/"))
+        assert link is not None, text
+        run_id = str(link["href"]).rstrip("/").rsplit("/", 1)[-1]
+        page = _text(_soup(repo_site / "measurements" / "runs" / run_id / "index.html"))
+        assert "above-ceiling" not in page, (run_id, text)

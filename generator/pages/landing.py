@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from generator.analysis.headline_points import headline_points
 from generator.analysis.odd_ratios import PHASES, Odd
 from generator.analysis.phases import StepParts, training_parts
 from generator.analysis.points import HEADLINE_RULE
@@ -122,7 +123,9 @@ def _backward_sentence(device: str, items: list[StepParts], odd: Sequence[Odd]) 
 
 def headlines(report: Report) -> list[str]:
     """Three to five results, each with the device it holds on and its interval."""
-    found = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
+    found = bound_sentences(
+        report.runs, report.step_verdicts, "measurements/runs", report.run_findings
+    )[:2]
     found.append(verdict_summary(report.experiments, report.verdicts))
     tables = device_speedups(report.results)
     if tables:
@@ -149,7 +152,7 @@ def edition(citation: dict[str, Any]) -> str:
             f"when newer runs land; the newest version is always at [{LATEST}](../{LATEST}/)."
         )
     site = citation.get("report-site")
-    published = f" Published, citable versions: <{site}>." if site else ""
+    published = f" Published, citable versions: [{site}]({site})." if site else ""
     return f"**Unversioned local build**, {built}.{published}"
 
 
@@ -157,7 +160,8 @@ def landing_page(report: Report) -> Page:
     from generator.charts import overview_roofline  # altair: import on use
 
     book = ChartBook(PATH)
-    points, roofs = report.overview.points, report.overview.roofs
+    shown = headline_points(report.results, report.points)
+    points, roofs = shown.points, shown.roofs
     markdown = render(
         "landing.md.j2",
         edition=edition(report.citation),
@@ -167,7 +171,9 @@ def landing_page(report: Report) -> Page:
         verdicts=verdict_rows(report.experiments, report.verdicts),
         chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
         point_count=len(points),
+        configurations=len(report.results),
         devices=sorted({str(p["device"]) for p in points}),
+        precisions=sorted({str(r["precision"]) for r in roofs}),
     )
     return Page(PATH, "Roofline Atlas", markdown, book.specs)
 
