@@ -108,3 +108,30 @@ def summarize_times(values: Sequence[float], batch: int) -> dict[str, Any]:
         "throughput_samples_per_s": batch / median if median else None,
         "throughput_ci95": [batch / ci_high, batch / ci_low] if ci_low > 0 else None,
     }
+
+
+def _at_least(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), summed exactly."""
+    return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def _bisect(increasing: Any, target: float) -> float:
+    """The p in [0, 1] where the increasing function reaches `target`, to 1e-12."""
+    low, high = 0.0, 1.0
+    while high - low > 1e-12:
+        middle = (low + high) / 2
+        low, high = (middle, high) if increasing(middle) < target else (low, middle)
+    return (low + high) / 2
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a binomial proportion, `k` successes of `n`:
+    the p whose upper tail P(X >= k) is alpha/2 (the beta quantile B(alpha/2; k, n - k + 1))
+    and whose lower tail P(X <= k) is alpha/2 (B(1 - alpha/2; k + 1, n - k)), each found by
+    bisection on the exact binomial sum (no scipy); 0 and 1 at the ends."""
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n >= 1, not k={k}, n={n}")
+    alpha = (1 - confidence) / 2
+    low = 0.0 if k == 0 else _bisect(lambda p: _at_least(k, n, p), alpha)
+    high = 1.0 if k == n else _bisect(lambda p: _at_least(k + 1, n, p), 1 - alpha)
+    return low, high

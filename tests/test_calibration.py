@@ -23,6 +23,7 @@ from generator.records.calibration import (
     write_calibration,
 )
 from generator.records.run import RunRecord
+from generator.stats import clopper_pearson
 from tests.helpers import result_row
 
 
@@ -72,10 +73,28 @@ def test_coverage_pools_every_call() -> None:
     found = coverage([first, second])
     assert found is not None and (found.covered, found.total, found.calibrations) == (2, 3, 2)
     assert found.sentence() == (
-        "Our 95 % intervals covered 2 of 3 re-measurements (67 %; 2 re-measurement calls, "
-        "2026-11-25 to 2026-11-26, each at least 42 minutes after the result it checks)."
+        "Our 95 % intervals covered 2 of 3 re-measurements of 2 configurations: 66.7 % "
+        "[9.43, 99.2] (95 % Clopper-Pearson), consistent with the nominal 95 % (2 "
+        "re-measurement calls, 2026-11-25 to 2026-11-26, each at least 42 minutes after the "
+        "result it checks)."
     )
     assert coverage([]) is None
+
+
+def test_the_coverage_is_judged_against_the_nominal_95_percent_by_its_binomial_interval() -> None:
+    """Issue 66: "64 of 72 (89 %)" never said whether that is consistent with 95 %."""
+    assert clopper_pearson(5, 10) == pytest.approx((0.18709, 0.81291), abs=1e-5)  # tables
+    assert clopper_pearson(0, 10) == pytest.approx((0.0, 1 - 0.025 ** (1 / 10)))
+    assert clopper_pearson(10, 10) == pytest.approx((0.025 ** (1 / 10), 1.0))
+    assert clopper_pearson(64, 72) == pytest.approx((0.79275, 0.95079), abs=1e-5)
+    with pytest.raises(ValueError):
+        clopper_pearson(3, 2)
+    at = "2026-11-25T08:00:00+00:00"
+    held = coverage([calibration(at, [item(str(i), 1.0, i < 64) for i in range(72)])])
+    assert held is not None and held.against_nominal() == "consistent with the nominal 95 %"
+    low = coverage([calibration(at, [item(str(i), 1.0, i < 50) for i in range(72)])])
+    assert low is not None and low.against_nominal().startswith("below the nominal 95 %")
+    assert low.interval_text().startswith("69.4 % [57.5, 79.8]")
 
 
 def test_not_reproduced_names_both_numbers_and_skips_results_measured_since() -> None:
@@ -138,6 +157,9 @@ def test_calibration_page_and_methodology_include() -> None:
     assert "## What was not calibrated" in page.markdown
     assert "`nox -s measure -- --group G --device cpu --force`" in page.markdown
     assert "Our 95 % intervals covered 1 of 2 re-measurements" in page.markdown
+    assert "**Do they hold?** 0 of the 0 calibrated configurations were re-measured; 1 of 2 " in (
+        page.markdown
+    )
     assert "[m b1 train_step fp32 AMD EPYC](runs/b.md)" in page.markdown
     assert "| **no** |" in page.markdown
     assert page.includes["calibration-coverage"].startswith("Our 95 % intervals covered 1 of 2")
@@ -249,9 +271,14 @@ def test_coverage_is_stated_per_device_and_compile_mode_eager_first() -> None:
     table = markdown.split("## What was calibrated")[1].split("!!!")[0]
     rows = [line for line in table.splitlines() if line.startswith("| AMD")]
     assert rows == [
-        "| AMD EPYC (2 threads) | 1 | 1 | 1 of 1 inside |",
-        "| AMD EPYC (2 threads), torch.compile compile | 1 | 1 | 1 of 2 inside |",
+        "| AMD EPYC (2 threads) | 1 | 1 | 1 of 1 | 1 of 1 | 100 % [2.5, 100] (95 % "
+        "Clopper-Pearson) | consistent with the nominal 95 % |",
+        "| AMD EPYC (2 threads), torch.compile compile | 1 | 1 | 1 of 1 | 1 of 2 | 50 % [1.26, "
+        "98.7] (95 % Clopper-Pearson) | consistent with the nominal 95 % |",
     ]
+    assert "**Do they hold?** 2 of the 2 calibrated configurations were re-measured; 2 of" in (
+        markdown
+    )
     assert "| 2026-11-25 08:00 UTC | torch.compile compile | 0 % | 0 of 1 |" in markdown
     call = markdown.split("| 2026-11-25 09:00 UTC |")[1:]
     assert [c.split("|")[0].strip() for c in call] == ["eager", "torch.compile compile"]

@@ -1,15 +1,20 @@
-"""The Cite page: CITATION.cff, its BibTeX, and a stable id per run."""
+"""The Cite page: CITATION.cff, its BibTeX, and one entry per configuration."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 import pytest
 
+from generator.analysis.interval import Interval
+from generator.analysis.results import RunTime
+from generator.analysis.roofs import Roof
+from generator.analysis.step_verdict import TIMED, step_verdict
 from generator.errors import UserError
 from generator.ingest.runs import load_runs
-from generator.pages.cite import bibtex, run_bibtex, run_key
+from generator.pages.cite import bibtex, result_bibtex, result_key, result_label
 from generator.records.citation import load_citation, report_commit
 from tests.helpers import REPO, result_row
 
@@ -42,10 +47,10 @@ def test_a_published_version_is_cited_at_its_own_url_with_its_commit() -> None:
     assert "commit 0123abcd" in entry
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
-    run = run_bibtex(data, row, result_row(row)["result"])
+    run = result_bibtex(data, result_row(row)["result"], None)
     page = f"https://roofline-atlas.github.io/roofline-atlas/2026.11/measurements/runs/{row['run_id']}/"
     assert f"url = {{{page}}}" in run
-    assert f"at commit {row['commit']}; report 2026.11 built from commit 0123abcd" in run
+    assert run.endswith("results.csv; report 2026.11 built from commit 0123abcd},\n}")
 
 
 def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:
@@ -59,18 +64,45 @@ def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:
     assert "  note = {commit 0123abcd; License: MIT},\n" in entry
 
 
-def test_every_run_has_a_bibtex_entry_with_its_own_commit_and_date() -> None:
+def test_a_configuration_has_one_entry_naming_every_run_it_pools() -> None:
+    """Issue 66: a pooled result is cited as the pages show it (the pooled median, not one
+    run's), under one key, with each run's run.json at its own commit."""
+    rows = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").sort("run_id")
+    first, second = rows.row(0, named=True), rows.row(1, named=True)
+    first |= {"device_label": "NVIDIA H100 SXM", "pooled_runs": 2}
+    result = result_row(first)["result"]
+    other = RunTime(
+        second["run_id"], second["group"], Interval(0.008), False, "abc123", "2027-01-02T00:00:00"
+    )
+    own = replace(result.runs[0], commit="def456", finished_at="2026-12-01T10:00:00")
+    pooled = replace(
+        result, runs=(own, other), step=Interval(0.00691, kind="not calibrated", processes=2)
+    )
+    entry = result_bibtex({"title": "Roofline Atlas: x", "version": "0.1.0"}, pooled, None)
+    assert entry.startswith("@misc{" + result_key(pooled) + ",\n")
+    assert "median step 6.91 ms (no interval: not calibrated; 2 runs" in entry
+    assert f"measurements/runs/{first['run_id']}/run.json at commit def456" in entry
+    assert f"measurements/runs/{second['run_id']}/run.json at commit abc123" in entry
+    assert "date = {2027-01-02}" in entry  # the newest of its runs
+    assert f"row {result_key(pooled)} of measurements/data/cite/results.csv" in entry
+    assert result_label(pooled) == f"{first['model']} {first['dataset']} b{first['batch']} " + (
+        f"{first['phase']} {first['precision']} H100 SXM"
+    )
+    assert result_key(pooled).endswith("_" + pooled.workload[:8])
+
+
+def test_the_entry_states_the_headline_bound_with_its_share_of_the_roof() -> None:
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
-    entry = run_bibtex(
-        {"title": "Roofline Atlas: x", "version": "0.1.0"}, row, result_row(row)["result"]
-    )
-    assert "(calibrated: 95 % re-measurement interval across 10 processes)" in entry
-    assert entry.startswith("@misc{" + run_key(row["run_id"]) + ",\n")
-    assert f"at commit {row['commit']}" in entry
-    assert f"date = {{{row['finished_at'][:10]}}}" in entry
-    assert run_key("A-resnet18-cifar10-b32-train_step-fp32-cpu-182cb488") == (
-        "roofline_atlas_a_resnet18_cifar10_b32_train_step_fp32_cpu_182cb488"
+    result = result_row(row)["result"]
+    roof = Roof("a device fp32 measured", 1e12, 1e11, "measured")
+    verdict = step_verdict(4e9, 1e8, result.step, roof, TIMED, "modelled")
+    assert verdict is not None
+    entry = result_bibtex({"title": "Roofline Atlas: x"}, result, verdict)
+    share = verdict.of_roof.percent_text()
+    assert (
+        f"headline bound: {verdict.bound_class} at {share} of the a device fp32 measured roof (modelled point);"
+        in entry
     )
 
 
@@ -94,8 +126,7 @@ def test_cite_page_lists_every_run(repo_site: Path) -> None:
     assert "@software{roofline_atlas_2026," in html
     runs = load_runs(REPO / "measurements")
     for row in runs.filter(pl.col("status") == "ok").to_dicts():
-        assert run_key(row["run_id"]) in html
-        assert f"at commit {row['commit']}" in html
+        assert f"measurements/runs/{row['run_id']}/run.json at commit {row['commit']}" in html
 
 
 def test_a_bibtex_entry_never_cites_an_uncalibrated_interval_as_calibrated() -> None:
@@ -103,8 +134,8 @@ def test_a_bibtex_entry_never_cites_an_uncalibrated_interval_as_calibrated() -> 
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
     data = {"title": "Roofline Atlas: x", "version": "0.1.0"}
-    within = run_bibtex(data, row, result_row(row, "within one process", 1)["result"])
+    within = result_bibtex(data, result_row(row, "within one process", 1)["result"], None)
     assert "(within one process: not calibrated)" in within and "re-measurement" not in within
     unbounded = row | {"ci_low_s": None, "ci_high_s": None}
-    bare = run_bibtex(data, unbounded, result_row(unbounded, "not calibrated", 2)["result"])
+    bare = result_bibtex(data, result_row(unbounded, "not calibrated", 2)["result"], None)
     assert "(no interval: not calibrated)" in bare and "[" not in bare.split("median step")[1]

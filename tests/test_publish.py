@@ -161,11 +161,19 @@ def test_the_first_version_keeps_the_first_numbers(published: dict[str, object])
     assert not (tree / "2026.11" / "measurements" / "runs" / f"{added}").exists()
     assert (tree / "2026.12" / "measurements" / "runs" / f"{added}" / "index.html").is_file()
     counts = {
-        version: re.search(r"(\d+) steps on", (tree / version / "index.html").read_text())
+        version: re.search(
+            r"(\d+) measured configurations on", (tree / version / "index.html").read_text()
+        )
         for version in ("2026.11", "2026.12")
     }
     first, second = (int(m.group(1)) for m in counts.values() if m is not None)
-    assert second == first + 1
+    assert second == first  # the added run is a replica: it pools into its configuration
+    cites = {
+        version: (tree / version / "measurements" / "cite" / "index.html").read_text()
+        for version in ("2026.11", "2026.12")
+    }  # the configuration's citation names every run it pools: the second names the new one
+    assert f"measurements/runs/{added}/run.json" not in cites["2026.11"]
+    assert f"measurements/runs/{added}/run.json" in cites["2026.12"]
     landing = (tree / "2026.11" / "index.html").read_text()
     assert "Version 2026.11" in landing and 'href="../latest/"' in landing
 

@@ -96,7 +96,9 @@ def test_landing_leads_with_three_to_five_results_and_the_key_figure(report: Rep
     found = headlines(report)
     assert 3 <= len(found) <= 5
     # each device's bound with its interval first (issue 38), then the verdicts
-    bounds = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
+    bounds = bound_sentences(
+        report.runs, report.step_verdicts, "measurements/runs", report.run_findings
+    )[:2]
     assert found[: len(bounds)] == bounds
     assert found[len(bounds)].startswith("Of ")
     assert any("×" in sentence and "[" in sentence for sentence in found[len(bounds) + 1 :])

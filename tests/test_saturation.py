@@ -9,11 +9,15 @@ import polars as pl
 import pytest
 
 from generator.analysis.interval import CALIBRATED, ONE_PROCESS, Interval
+from generator.analysis.observations import observations
 from generator.analysis.phases import describe as describe_parts
 from generator.analysis.phases import training_parts
+from generator.analysis.roofs import MEASURED, CeilingOf, gemm_ceiling, roof_for
 from generator.analysis.saturation import Point, describe, judge_step, series_of
 from generator.analysis.verdicts import ceiling_verdict, saturation_verdict
 from generator.hierarchical import block_estimate
+from generator.records.ceilings import load_ceilings
+from tests.helpers import REPO, result_row
 from tests.test_verdicts import run
 
 
@@ -111,14 +115,49 @@ def test_devices_that_disagree_are_mixed() -> None:
     assert "supported on AMD EPYC, not supported on NVIDIA H100 SXM" in verdict.reason
 
 
+def _gemm(rate: float) -> CeilingOf:
+    """An EPYC whose GEMM ceiling of each precision is `rate` (its key names the precision)."""
+    return lambda device, precision: (precision + "-gemm", rate) if device == "AMD EPYC" else None
+
+
 def test_ceiling_verdict() -> None:
     rows = [run(64, 1.0, 0.99, 1.01), run(1024, 1.0, 0.99, 1.01)]  # 64 and 1024 GFLOP/s
-    assert ceiling_verdict(rows, {"AMD EPYC": 1e13}, (0.0, 0.2)).outcome == "supported"
-    refuted = ceiling_verdict(rows, {"AMD EPYC": 1e12}, (0.0, 0.01))
+    assert ceiling_verdict(rows, _gemm(1e13), (0.0, 0.2)).outcome == "supported"
+    refuted = ceiling_verdict(rows, _gemm(1e12), (0.0, 0.01))
     assert refuted.outcome == "not supported"
-    assert "resnet18 train_step b1024 on AMD EPYC: 102 % [101, 103] (calibrated" in refuted.reason
-    assert ceiling_verdict(rows, {"AMD EPYC": 5.12e12}, (0.0, 0.2)).outcome == "inconclusive"
-    assert ceiling_verdict(rows, {}, (0.0, 0.01)).outcome == "inconclusive"
+    assert (
+        "resnet18 train_step b1024 fp32 on AMD EPYC: 102 % [101, 103] (calibrated, 10 "
+        "processes) of the measured fp32-gemm GEMM ceiling" in refuted.reason
+    )  # the ceiling of the run's own precision, named
+    assert ceiling_verdict(rows, _gemm(5.12e12), (0.0, 0.2)).outcome == "inconclusive"
+    assert ceiling_verdict(rows, lambda d, p: None, (0.0, 0.01)).outcome == "inconclusive"
+
+
+def test_a_precision_is_judged_against_its_own_ceiling() -> None:
+    """Issue 66: J-gpu's bf16 run was stated as 277 % of the fp32 GEMM ceiling."""
+    h100 = [c for c in load_ceilings(REPO / "measurements") if "H100" in c.device_name]
+    assert h100
+    bf16 = gemm_ceiling("NVIDIA H100 SXM", "bf16-amp", h100)
+    fp32 = gemm_ceiling("NVIDIA H100 SXM", "fp32", h100)
+    assert bf16 is not None and fp32 is not None
+    assert bf16[0] == "bf16" and fp32[0] == "fp32" and bf16[1] > 10 * fp32[1]
+    drawn = roof_for("NVIDIA H100 SXM", "bf16_tensor", MEASURED, h100)
+    assert drawn is not None and drawn.peak_flops_per_s == bf16[1]  # the roof's own peak
+    assert gemm_ceiling("NVIDIA H100 SXM", "fp16-amp", h100) != bf16 or bf16[0] == "fp16"
+    rows = [
+        result_row({"model": "bert_base", "dataset": "tokens", "batch": 128, "phase": "train_step",
+                    "precision": precision, "device": "cuda", "device_label": "NVIDIA H100 SXM",
+                    "median_s": 1.0, "ci_low_s": 0.9, "ci_high_s": 1.1, "modelled_flops": flops,
+                    "workload": precision})
+        for precision, flops in (("bf16-amp", 142.4e12), ("fp32", 20e12))
+    ]  # fmt: skip
+    sentence = observations(
+        rows, "precision", lambda precision: gemm_ceiling("NVIDIA H100 SXM", precision, h100)
+    )
+    rated = next(s for s in sentence if s.startswith("Highest modelled FLOP/s"))
+    assert "in bf16-amp: " in rated and "of the measured bf16 GEMM ceiling" in rated
+    share = float(rated.split(": ")[2].split(" %")[0])
+    assert share == pytest.approx(100 * 142.4e12 / bf16[1], rel=0.01) and share < 100
 
 
 def test_phase_times_and_the_backward_forward_ratio() -> None:

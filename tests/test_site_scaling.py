@@ -18,7 +18,7 @@ import pytest
 from benchmarks.synthetic import add_run, make_measurements, real_runs, replica_id, replicate_run
 from generator.ingest.runs import load_runs
 from generator.pages import run_lists
-from generator.pages.cite import cite_page, run_key
+from generator.pages.cite import cite_page, result_key
 from generator.pages.downloads import attach_downloads
 from generator.pages.findings import findings_page
 from generator.pages.paths import downloads_root
@@ -264,26 +264,24 @@ def test_runs_page_summarizes_many_runs(golden_report) -> None:  # type: ignore[
         assert f"]({run_lists.link(page.path, listed_page.path)})" in page.markdown
 
 
-def test_cite_page_links_run_lists_and_offers_runs_bib_for_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]
+def test_cite_page_links_run_lists_and_offers_results_bib_for_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]
     report = golden_report
-    few = cite_page(report.citation, report.runs, report.experiments)
-    ok = report.runs.filter(pl.col("status") == "ok")
-    assert all(f"`{run_key(r)}`" in few.markdown for r in ok["run_id"])  # one row per run
-    assert few.texts == {}
+    few = cite_page(report.citation, report.runs, report.experiments, report.results)
+    assert all(f"`{result_key(r)}`" in few.markdown for r in report.results.values())
+    assert few.texts == {}  # one row per configuration
     many = _many(report.runs, run_lists.SUMMARY_FROM // report.runs.height + 1)
-    page = cite_page(report.citation, many, report.experiments)
+    page = cite_page(report.citation, many, report.experiments, report.results)
     assert page.markdown.count("\n| [") == 0 and "@misc{" not in page.markdown
-    entries = page.texts["runs.bib"]
-    many_ok = many.filter(pl.col("status") == "ok")
-    assert entries.count("@misc{") == many_ok.height
-    assert all("@misc{" + run_key(r) + ",\n" in entries for r in many_ok["run_id"])
+    entries = page.texts["results.bib"]
+    assert entries.count("@misc{") == len(report.results)  # one per configuration
+    assert all("@misc{" + result_key(r) + ",\n" in entries for r in report.results.values())
     lists = {p.path for p in list_pages(many, report.experiments, {})}
     for group in many["group"].drop_nulls().unique():  # every group's first run list, linked
         target = run_lists.list_path(group, 1)
         assert target in lists and f"]({link(page.path, target)}): " in page.markdown
     linked, files = attach_downloads([page])
-    assert files["measurements/data/cite/runs.bib"] == entries.encode()
-    assert "[runs.bib](data/cite/runs.bib)" in linked[0].markdown
+    assert files["measurements/data/cite/results.bib"] == entries.encode()
+    assert "[results.bib](data/cite/results.bib)" in linked[0].markdown
 
 
 def test_findings_page_counts_the_findings_of_many_runs(golden_report) -> None:  # type: ignore[no-untyped-def]

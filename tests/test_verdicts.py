@@ -137,3 +137,35 @@ def test_group_pages_state_their_verdicts(repo_site: Path) -> None:
     assert 'data-verdict="not evaluated"' in (pages / "G" / "index.html").read_text(
         encoding="utf-8"
     )
+
+
+def test_a_not_testable_verdict_says_what_the_uncalibrated_runs_say_provisionally() -> None:
+    """Issue 66: B asks >= 10x and even its slower run gives 26.5x; the reader wants that
+    beside "not testable", labelled provisional, with the least favourable pair's margin."""
+    from dataclasses import replace
+
+    from generator.analysis.interval import Interval
+    from generator.analysis.provisional import PROVISIONAL, reading
+    from generator.analysis.results import RunTime
+    from generator.config import Expectation
+
+    cpu = run(128, 0.20, None, None, device="cpu", run_id="cpu-run")
+    gpu = run(128, 0.0069, None, None, device="cuda", device_label="NVIDIA H100 SXM")
+    pooled = replace(
+        gpu["result"],
+        runs=(RunTime("fast", "B", Interval(0.00548), False),
+              RunTime("slow", "E", Interval(0.00811), False)),
+    )  # fmt: skip
+    rows = [cpu, gpu | {"result": pooled}]
+    claim = Expectation(metric="throughput", ratio=["cuda", "cpu"], between=[10.0, 1e9])
+    said = reading(claim, rows, "device_label")
+    assert said.startswith(PROVISIONAL) and "decides nothing until re-measured" in said
+    assert "24.7× to 36.5× over 2 pairs of runs (expected at least 10)" in said
+    assert "the least favourable pair, slow against cpu-run" in said
+    assert said.endswith("gives 24.7×, which clears it by 2.47×.")
+    missed = Expectation(metric="throughput", ratio=["cuda", "cpu"], between=[30.0, 1e9])
+    assert reading(missed, rows, "device_label").endswith("which misses it by 1.22×.")
+    bounded = Expectation(metric="throughput", ratio=["cuda", "cpu"], between=[2.0, 30.0])
+    assert "clears" not in reading(bounded, rows, None)  # 36.5× is above 30: it misses
+    saturates = Expectation(metric="throughput", trend="saturates")
+    assert reading(saturates, rows, "batch") == ""  # nothing to read provisionally

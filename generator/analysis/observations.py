@@ -3,6 +3,7 @@ and which results are too imprecise to compare."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from generator.analysis.thresholds import NOISY_CI
@@ -11,8 +12,12 @@ from generator.analysis.verdicts import fmt_metric, ordered_along, with_metric
 from generator.formatting import percent, si
 
 
-def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | None) -> list[str]:
-    """Sentences with the group's numbers: how the swept variable moves each metric."""
+def observations(
+    rows: list[dict[str, Any]], key: str, ceiling: Callable[[str], tuple[str, float] | None] | None
+) -> list[str]:
+    """Sentences with the group's numbers: how the swept variable moves each metric.
+    `ceiling`: a run's precision -> the measured GEMM ceiling of that precision on the rows'
+    device (`roofs.gemm_ceiling`), against which its modelled FLOP/s is stated."""
     ordered = ordered_along(rows, key)
     sentences = []
     if key == "batch":
@@ -43,13 +48,17 @@ def observations(rows: list[dict[str, Any]], key: str, gemm_ceiling: float | Non
         rated = with_metric(ordered, "modelled_flops_per_s")
         if rated:
             best = max(rated, key=lambda item: item[1].value)
+            precision = str(best[0]["precision"])
+            found = ceiling(precision) if ceiling else None
             share = (
-                f", {percent(100 * best[1].value / gemm_ceiling)} of the measured GEMM ceiling"
-                if gemm_ceiling
+                f": {percent(100 * best[1].value / found[1])} of the measured {found[0]} GEMM "
+                "ceiling"
+                if found
                 else ""
             )
             sentences.append(
-                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1].value, 'FLOP/s')}{share})."
+                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1].value, 'FLOP/s')} in "
+                f"{precision}{share})."
             )
     noisy = [(row, w) for row in rows if (w := _half_width(row)) is not None and w > NOISY_CI]
     if noisy:

@@ -14,7 +14,7 @@ import polars as pl
 from generator.analysis.bound_words import bound_words
 from generator.analysis.replication import IMPOSSIBLE, Replication
 from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.roofs import GEMM_OF_PEAK, MEASURED, PEAK_OF_RUN, roof_for
+from generator.analysis.roofs import MEASURED, gemm_ceiling, roof_for
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label
@@ -187,10 +187,9 @@ def best_run_sentences(
     for measured in ceilings:
         rows: list[_Ranked] = []
         for row in ok.filter(pl.col("device_name") == measured.device_name).to_dicts():
-            key = GEMM_OF_PEAK.get(PEAK_OF_RUN.get(row["precision"], ""), "")
-            gemm = measured.gemm_flops_per_s.get(key)
-            if gemm and not _errors(run_findings.get(row["run_id"], ())):
-                rows.append((row["modelled_attained"], row["run_id"], row, key, gemm))
+            found = gemm_ceiling(measured.device_name, row["precision"], [measured])
+            if found and not _errors(run_findings.get(row["run_id"], ())):
+                rows.append((row["modelled_attained"], row["run_id"], row, *found))
         if not rows:
             continue
         rows.sort(key=lambda item: (item[0], item[1]))

@@ -43,6 +43,8 @@ class RunTime:
     group: str
     step: Interval
     in_blocks: bool
+    commit: str = ""  # the commit its run.json says measured it ("" where unknown)
+    finished_at: str = ""  # when its last `measure` call finished (ISO 8601)
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,8 @@ def results(
             if "host_s" in frame.columns and frame["host_s"].null_count() < frame.height:
                 host_rows.extend(frame.to_dicts())
             step, blocked, blocks = _own(frame, session)
-            owns.append(RunTime(str(row["run_id"]), str(row["group"]), step, blocked))
+            owns.append(RunTime(str(row["run_id"]), str(row["group"]), step, blocked,
+                                str(row.get("commit") or ""), str(row.get("finished_at") or "")))  # fmt: skip
             all_blocks.extend(blocks)
             every_in_blocks = every_in_blocks and blocked
         if not owns:

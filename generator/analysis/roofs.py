@@ -16,8 +16,9 @@ follows. Precisions are the catalog's peak keys (`fp32`, `tf32_tensor`, `bf16_te
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from generator.catalog import Device, device_label, lookup_device
 from generator.records.ceilings import MeasuredCeilings
@@ -89,3 +90,36 @@ def roof(
     return roof_for(device, precision, MEASURED, ceilings, catalog) or roof_for(
         device, precision, DATASHEET, ceilings, catalog
     )
+
+
+# (device label, a run's precision) -> (the GEMM key of its precision, its measured FLOP/s)
+CeilingOf = Callable[[str, str], tuple[str, float] | None]
+
+
+def gemm_ceiling(
+    device: str, run_precision: str, ceilings: Sequence[MeasuredCeilings] = ()
+) -> tuple[str, float] | None:
+    """The measured GEMM ceiling a step of `run_precision` (experiments.toml's name) is
+    compared with: its own precision's (PEAK_OF_RUN, then GEMM_OF_PEAK: the peak of the
+    measured roof `roof_for` draws for it), never another precision's, on the device of that
+    label. (Its GEMM key, e.g. "bf16", and its FLOP/s), or None where not measured."""
+    peak = PEAK_OF_RUN.get(run_precision, run_precision)
+    key = GEMM_OF_PEAK.get(peak, peak)
+    label = device_label(device)
+    for measured in ceilings:
+        if device_label(measured.device_name) == label and (
+            gemm := measured.gemm_flops_per_s.get(key)
+        ):
+            return key, gemm
+    return None
+
+
+def ceiling_of(ceilings: Sequence[MeasuredCeilings]) -> CeilingOf:
+    """`gemm_ceiling` over these ceilings: what a page or a verdict is handed."""
+    return partial(_ceiling, tuple(ceilings))
+
+
+def _ceiling(
+    ceilings: tuple[MeasuredCeilings, ...], device: str, run_precision: str
+) -> tuple[str, float] | None:
+    return gemm_ceiling(device, run_precision, ceilings)

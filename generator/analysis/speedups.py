@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
 from generator.analysis.host_decided import host_clause
 from generator.analysis.interval import Interval
+from generator.analysis.odd_ratios import Odd, odd_between
 from generator.analysis.results import Result
 from generator.formatting import number
 
@@ -156,9 +157,11 @@ def times(value: Interval) -> str:
     return value.times_text()
 
 
-def summary(table: SpeedupTable) -> str:
+def summary(table: SpeedupTable, odd: Sequence[Odd] = ()) -> str:
     """The table's range in words, each end with its interval; configurations whose interval
-    includes 1 are counted apart (there neither side is shown faster)."""
+    includes 1 are counted apart (there neither side is shown faster); each ratio against
+    the expected direction (a reduced precision, or a GPU against a CPU, slower) with its
+    cause (`odd`: analysis/odd_ratios.py)."""
     rows = table.rows
     faster, slower = (
         (table.faster, table.slower)
@@ -218,6 +221,9 @@ def summary(table: SpeedupTable) -> str:
     text += "."
     if table.kind == "precision":  # autocast adds casts to a launch-bound step
         text += host_clause([side for row in rows for side in (row.slow, row.fast)])
+    against = [o for r in rows if r.ratio.value < 1 and (o := odd_between(odd, r.slow, r.fast))]
+    if against:
+        text += " Against the expected direction: " + " ".join(o.sentence() for o in against)
     return text
 
 

@@ -12,6 +12,10 @@ from generator.analysis.results import Result
 
 NOT_TESTABLE = "not testable until re-measured"
 RESULT = "result"  # the key under which group_rows puts each row's Result
+# The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
+DEVICE = "device_label"
+MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
+NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,14 @@ import polars as pl
 
 from generator.analysis.host_decided import host_note
 from generator.analysis.interval import Interval
+from generator.analysis.provisional import ratio_key, reading
 from generator.analysis.results import Result
+from generator.analysis.roofs import CeilingOf
 from generator.analysis.saturation import MIN_BATCHES, series_outcomes
 from generator.analysis.verdict_needs import (
+    DEVICE,
+    MATRIX_KEYS,
+    NO_UPPER_BOUND,
     NOT_TESTABLE,
     RESULT,
     Verdict,
@@ -32,11 +37,7 @@ from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
 from generator.ingest.runs import in_group
 
-# The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
-DEVICE = "device_label"
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
 _KEY_NAMES = {DEVICE: "device"}
-NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
 # metric -> (label, unit)
 _LABELS = {
@@ -238,24 +239,27 @@ def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
 
 
 def ceiling_verdict(
-    rows: list[dict[str, Any]], gemm: Mapping[str, float], bounds: tuple[float, float]
+    rows: list[dict[str, Any]], ceiling: CeilingOf | None, bounds: tuple[float, float]
 ) -> Verdict:
     """`of_ceiling`: every run's modelled FLOP/s (with its interval) over its device's
-    measured fp32 GEMM ceiling lies within the bounds. A claim about every run: one run
-    outside refutes it, and any run whose interval straddles a bound leaves it open."""
+    measured GEMM ceiling of the run's own precision (`roofs.gemm_ceiling`) lies within the
+    bounds. A claim about every run: one run outside refutes it, and any run whose interval
+    straddles a bound leaves it open."""
     outcomes, parts = [], []
     for row in rows:
         interval = metric_interval(row, "modelled_flops_per_s")
-        ceiling = gemm.get(str(row[DEVICE]))
-        if interval is None or not ceiling:
+        found = ceiling(str(row[DEVICE]), str(row["precision"])) if ceiling else None
+        if interval is None or found is None:
             continue
-        share = interval.scaled(1 / ceiling)
-        where = f"{row['model']} {row['phase']} b{row['batch']} on {row[DEVICE]}"
+        key, rate = found
+        share = interval.scaled(1 / rate)
+        where = f"{row['model']} {row['phase']} b{row['batch']} {row['precision']} on {row[DEVICE]}"
+        against = f"of the measured {key} GEMM ceiling"
         if (missing := untestable([row])) is not None:
-            parts.append(f"{where}: {percent(100 * share.value)}, {missing.reason}")
+            parts.append(f"{where}: {percent(100 * share.value)} {against}, {missing.reason}")
             outcomes.append(NOT_TESTABLE)
             continue
-        parts.append(f"{where}: {share.percent_text()}")
+        parts.append(f"{where}: {share.percent_text()} {against}")
         assert share.low is not None and share.high is not None  # calibrated
         outcomes.append(within(share.low, share.high, bounds))
     if not outcomes:
@@ -270,14 +274,14 @@ def ceiling_verdict(
     expected = f"between {percent(100 * bounds[0])} and {percent(100 * bounds[1])}"
     return Verdict(
         outcome,
-        "modelled FLOP/s as a share of the measured fp32 GEMM ceiling: "
+        "modelled FLOP/s as a share of the measured GEMM ceiling of each run's own precision: "
         + "; ".join(parts)
         + f" (expected {expected} for every run)",
     )
 
 
 def _group_verdict(
-    group: Group, rows: list[dict[str, Any]], gemm: Mapping[str, float] | None = None
+    group: Group, rows: list[dict[str, Any]], ceiling: CeilingOf | None = None
 ) -> Verdict:
     expect = group.expect
     if expect is None:
@@ -290,7 +294,7 @@ def _group_verdict(
         return saturation_verdict(rows)
     if expect.of_ceiling is not None:
         low, high = expect.of_ceiling
-        return ceiling_verdict(rows, gemm or {}, (low, high))
+        return ceiling_verdict(rows, ceiling, (low, high))
     if expect.trend is not None:
         trend = expect.trend
         if swept(rows) == [DEVICE]:  # only the device varies: the trend is across devices
@@ -298,25 +302,21 @@ def _group_verdict(
         return _per_device(rows, lambda part: _trend(part, expect.metric, trend))
     assert expect.ratio is not None and expect.between is not None
     numerator, denominator = expect.ratio
-    ratio_key = next(
-        (k for k in ("device", DEVICE, "phase", "precision", "compile", "model", "dataset", "batch")
-         if {numerator, denominator} <= {str(row.get(k)) for row in rows}),
-        None,
-    )  # fmt: skip
-    if ratio_key is None:
+    key = ratio_key(numerator, denominator, rows)
+    if key is None:
         return Verdict(
             "inconclusive",
             f"no measured pair of runs with {numerator} and {denominator} (runs on a device "
             "this machine lacks are measured elsewhere)",
         )
     between = (expect.between[0], expect.between[1])
-    if ratio_key == "device":
+    if key == "device":
         return _device_ratio(rows, expect.metric, (numerator, denominator), between)
-    if ratio_key == DEVICE:
+    if key == DEVICE:
         return ratio_verdict(rows, DEVICE, expect.metric, numerator, denominator, between)
     metric = expect.metric
     return _per_device(
-        rows, lambda part: ratio_verdict(part, ratio_key, metric, numerator, denominator, between)
+        rows, lambda part: ratio_verdict(part, key, metric, numerator, denominator, between)
     )
 
 
@@ -346,25 +346,29 @@ def group_verdict(
     group: Group,
     runs: pl.DataFrame,
     results: Mapping[str, Result],
-    gemm: Mapping[str, float] | None = None,
+    ceiling: CeilingOf | None = None,
 ) -> Verdict:
-    """`gemm`: each device's measured fp32 GEMM rate, by device label (for `of_ceiling`).
-    The reason says where host-bound steps decided the comparison (`host_note`)."""
-    ordered, _, _ = group_rows(group, runs, results)
-    verdict = _group_verdict(group, ordered, gemm)
-    note = host_note(ordered)
-    if not note:
+    """`ceiling`: a device's measured GEMM ceiling of a run's precision (for `of_ceiling`;
+    `roofs.ceiling_of`). The reason says where host-bound steps decided the comparison
+    (`host_note`)."""
+    ordered, _, swept_key = group_rows(group, runs, results)
+    verdict = _group_verdict(group, ordered, ceiling)
+    extra = host_note(ordered)
+    if verdict.outcome == NOT_TESTABLE and group.expect is not None:
+        provisional = reading(group.expect, ordered, swept_key)  # beside the rule: decides nothing
+        extra += f" {provisional}" if provisional else ""
+    if not extra:
         return verdict
     reason = verdict.reason if verdict.reason.endswith(".") else f"{verdict.reason}."
-    return Verdict(verdict.outcome, reason + note)
+    return Verdict(verdict.outcome, reason + extra)
 
 
 def group_verdicts(
     experiments: ExperimentsFile | None,
     runs: pl.DataFrame,
     results: Mapping[str, Result],
-    gemm: Mapping[str, float] | None = None,
+    ceiling: CeilingOf | None = None,
 ) -> dict[str, Verdict]:
     """Every group's verdict, computed once for the group pages and the overview."""
     groups = experiments.groups if experiments is not None else []
-    return {group.id: group_verdict(group, runs, results, gemm) for group in groups}
+    return {group.id: group_verdict(group, runs, results, ceiling) for group in groups}

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
+from generator.analysis.roofs import gemm_ceiling
 from generator.catalog import device_label
 from generator.formatting import si
 from generator.records.ceilings import MeasuredCeilings
@@ -37,12 +37,10 @@ GPU_FIX = (
 def _ceiling(
     device_name: str, precision: str, ceilings: Sequence[MeasuredCeilings]
 ) -> tuple[str, float] | None:
-    """(GEMM precision key, its measured rate) on the device, or None."""
-    key = GEMM_OF_PEAK.get(PEAK_OF_RUN.get(precision, ""), "")
-    for measured in ceilings:
-        if measured.device_name == device_name and measured.gemm_flops_per_s.get(key):
-            return key, measured.gemm_flops_per_s[key]
-    return None
+    """(GEMM precision key, its measured rate) on the device, or None: the ceiling of the
+    run's own precision (`roofs.gemm_ceiling`)."""
+    mine = [m for m in ceilings if m.device_name == device_name]
+    return gemm_ceiling(device_name, precision, mine) if mine else None
 
 
 def _fix(device_name: str, ceilings: Sequence[MeasuredCeilings]) -> str:

@@ -4,7 +4,8 @@ result timed in blocks."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -82,6 +83,7 @@ def calibration_page(report: Report) -> Page:
     calibrated, uncalibrated = _split(report, labels, items)
     markdown = render(
         "calibration.md.j2",
+        answer=answer(report),
         calibrated=calibrated,
         uncalibrated=uncalibrated,
         min_blocks=MIN_BLOCKS,
@@ -130,22 +132,22 @@ def _split(
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """What was calibrated, per device (its configurations and how many re-measurements fell
     inside), and each result that was not, with why and the command that re-measures it."""
-    device_of = {row["run_id"]: row["device_label"] for row in report.runs.to_dicts()}
-    checked: dict[tuple[str, str], list[bool]] = {}
-    for _, item in items:
-        side = (str(device_of.get(item.run_id, "?")), mode_of_run_id(item.run_id))
-        checked.setdefault(side, []).append(item.inside)
+    side_of = _sides(report)
     results = sorted(report.results.values(), key=lambda r: (r.device_label, r.run_ids))
     calibrated = []
     sides = {(r.device_label, r.compile) for r in results if r.step.calibrated}
     for device, mode in sorted(sides, key=lambda side: (side[0], *_eager_first(side[1]))):
         ours = [r for r in results if (r.device_label, r.compile) == (device, mode)]
-        inside = checked.get((device, mode), [])
+        found = coverage(report.calibrations, partial(_on_side, side_of, (device, mode)))
+        count = sum(r.step.calibrated for r in ours)
         calibrated.append({
             "device": _with_mode(device, mode),
-            "configurations": str(sum(r.step.calibrated for r in ours)),
+            "configurations": str(count),
             "of": str(len(ours)),
-            "coverage": f"{sum(inside)} of {len(inside)} inside" if inside else "none yet",
+            "remeasured": f"{found.configurations if found else 0} of {count}",
+            "coverage": f"{found.covered} of {found.total}" if found else "none yet",
+            "observed": found.interval_text() if found else "n/a",
+            "nominal": found.against_nominal() if found else "not checked yet",
         })  # fmt: skip
     uncalibrated = [
         {
@@ -159,6 +161,34 @@ def _split(
         if not result.step.calibrated
     ]
     return calibrated, uncalibrated
+
+
+def _on_side(side_of: Callable[[str], tuple[str, str]], side: tuple[str, str], run_id: str) -> bool:
+    return side_of(run_id) == side
+
+
+def _sides(report: Report) -> Callable[[str], tuple[str, str]]:
+    """Run id -> (its device, its compile mode): the side of the report its intervals are."""
+    device_of = {row["run_id"]: row["device_label"] for row in report.runs.to_dicts()}
+    return lambda run_id: (str(device_of.get(run_id, "?")), mode_of_run_id(run_id))
+
+
+def answer(report: Report) -> str:
+    """The page's answer to its title, which the landing page states too: how many calibrated
+    configurations were re-measured, how many re-measurements fell inside, the observed
+    coverage with its Clopper-Pearson interval, against the nominal 95 %."""
+    found = coverage(report.calibrations)
+    calibrated = [r for r in report.results.values() if r.step.calibrated]
+    if found is None:
+        return f"none of the {len(calibrated)} calibrated configurations has been re-measured yet"
+    checked = {item.run_id for c in report.calibrations for item in c.configurations}
+    again = sum(any(run in checked for run in r.run_ids) for r in calibrated)
+    return (
+        f"{again} of the {len(calibrated)} calibrated configurations were re-measured; "
+        f"{found.covered} of {found.total} re-measurements fell inside the interval stated "
+        "before them: "
+        f"{found.interval_text()}, {found.against_nominal()}"
+    )
 
 
 def _why(result: Result) -> str:

@@ -1,9 +1,14 @@
 """The Cite page: CITATION.cff rendered, its BibTeX with URL, version, commit and date, and a
-BibTeX entry per measured run (a stable key, the run's own commit and date).
+BibTeX entry per configuration (its one result: one key, whatever the number of runs it
+pools), which states the median every page shows, the headline bound with its share of the
+roof, every pooled run's run.json at the commit that measured it, and the result record the
+pages were built from (the `results` download, one row per configuration). Every run page of
+a configuration shows the same entry.
 
-Above run_lists.SUMMARY_FROM runs the page no longer lists every run (at 1,000 runs it was
-0.86 MB of Markdown, rendered again whenever a run was added): it links each group's run
-lists, whose run pages carry their BibTeX, and offers every entry as `runs.bib`."""
+Above run_lists.SUMMARY_FROM runs the page no longer lists every configuration (at 1,000
+runs it was 0.86 MB of Markdown, rendered again whenever a run was added): it links each
+group's run lists, whose run pages carry their BibTeX, and offers every entry as
+`results.bib`."""
 
 from __future__ import annotations
 
@@ -13,15 +18,17 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.results import Result
+from generator.analysis.step_verdict import StepVerdict
 from generator.config import ExperimentsFile
-from generator.formatting import slug
+from generator.formatting import number, seconds, slug
 from generator.pages import run_lists
-from generator.pages.page import Generated, Page
+from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_text import citable, run_label
+from generator.pages.run_text import citable, short_device
 
 NO_URL = "no URL: add `repository-code` (or `url`) to CITATION.cff"
+RESULTS = "results"  # the Cite page's download of every result: the record a citation names
 UNVERSIONED = "unversioned local build (`nox -s publish -- VERSION` publishes a citable one)"
 
 
@@ -90,17 +97,57 @@ def bibtex(data: dict[str, Any]) -> str:
     )
 
 
-def run_key(run_id: str) -> str:
-    return f"roofline_atlas_{_key(run_id)}"
+def result_label(result: Result) -> str:
+    """'resnet18 cifar10 b128 train_step fp32 H100 SXM': the configuration with its dataset,
+    which tells a CIFAR run from an ImageNet run of the same model and batch."""
+    mode = f" {result.compile}" if result.compile != "eager" else ""
+    return (
+        f"{result.model} {result.dataset} b{result.batch} {result.phase} {result.precision}"
+        f"{mode} {short_device(result.device_label)}"
+    )
 
 
-def run_bibtex(data: dict[str, Any], row: dict[str, Any], result: Result | None) -> str:
-    """One run as a dataset entry: cite its configuration's one result, with the kind of its
-    interval, and the commit that measured it."""
-    commit = row.get("commit") or "unknown"
-    finished = str(row.get("finished_at") or "")
+def result_key(result: Result) -> str:
+    """The configuration's one BibTeX key: its label and the first 8 hex digits of its
+    workload (two configurations that differ only in what no label shows stay apart)."""
+    return f"roofline_atlas_{_key(result_label(result))}_{result.workload[:8]}"
+
+
+def bound_note(verdict: StepVerdict | None) -> str:
+    """The headline bound as a citation states it: its class, the share of its roof with
+    that share's interval and kind, the roof, and the kind of point it rests on."""
+    if verdict is None:
+        return "no bound (no FLOP count or profile for this step)"
+    share = verdict.of_roof.percent_text()
+    where = f"of the {verdict.roof.label} roof ({verdict.point} point)"
+    if verdict.host_bound and verdict.launch is not None:
+        return (
+            f"{verdict.bound_class} (host/GPU {number(verdict.launch.ratio, 3)}); on the "
+            f"roofline, {verdict.side} side at {share} {where}"
+        )
+    if verdict.above_roof:
+        return f"{verdict.side} side at {share} {where}: above it, so no ceiling for this step"
+    return f"{verdict.bound_class} at {share} {where}"
+
+
+def _pooled(result: Result) -> str:
+    """Every run the result pools: its run.json at the commit that measured it, and its own
+    median."""
+    return ", ".join(
+        f"{run.run_id} (measurements/runs/{run.run_id}/run.json at commit "
+        f"{run.commit or 'unknown'}, its own median {seconds(run.step.value)})"
+        for run in result.runs
+    )
+
+
+def result_bibtex(data: dict[str, Any], result: Result, verdict: StepVerdict | None) -> str:
+    """One configuration as a dataset entry: the median every page shows for it (with its
+    interval's kind), its headline bound and share of the roof, every run it pools at its
+    own commit, and the result record the pages were built from (a row of `RESULTS`)."""
+    finished = max(run.finished_at for run in result.runs)
+    first = result.runs[0].run_id
     page = (
-        f"{data['report-url']}{GENERATED_DIR}/runs/{row['run_id']}/"
+        f"{data['report-url']}{GENERATED_DIR}/runs/{first}/"
         if data.get("report-url")
         else url(data)
     )
@@ -109,21 +156,51 @@ def run_bibtex(data: dict[str, Any], row: dict[str, Any], result: Result | None)
         if data.get("report-version")
         else ""
     )
+    runs = f"{len(result.runs)} run{'s' if len(result.runs) > 1 else ''}"
     return _entry(
         "misc",
-        run_key(row["run_id"]),
+        result_key(result),
         {
-            "title": f"{data['title'].split(':')[0]}, measured run {row['run_id']}",
+            "title": f"{data['title'].split(':')[0]}, {result_label(result)}",
             "author": _authors(data),
             "version": _version(data),
             "year": finished[:4] or None,
             "date": finished[:10] or None,
             "url": page,
-            "note": f"{run_label(row)} on {row['device_label']}: median step "
-            f"{citable(result) if result else 'n/a'}; "
-            f"measurements/runs/{row['run_id']}/run.json at commit {commit}{report}",
+            "note": f"{result_label(result)} on {result.device_label}: median step "
+            f"{citable(result)}; headline bound: {bound_note(verdict)}; pools {runs}: "
+            f"{_pooled(result)}; result record: row {result_key(result)} of "
+            f"{GENERATED_DIR}/data/cite/{RESULTS}.csv{report}",
         },
     )
+
+
+def results_frame(
+    results: Mapping[str, Result], verdicts: Mapping[str, StepVerdict | None]
+) -> pl.DataFrame:
+    """The result record every citation names: one row per configuration, as its pages
+    state it (`verdicts`: workload -> its headline verdict)."""
+    rows = []
+    for workload, result in sorted(results.items(), key=lambda item: result_key(item[1])):
+        verdict = verdicts.get(workload)
+        rows.append({
+            "bibtex_key": result_key(result), "configuration": result_label(result),
+            "device": result.device_label, "workload": workload,
+            "median_s": result.step.value, "ci_low_s": result.step.low,
+            "ci_high_s": result.step.high, "interval": result.step.short_kind(),
+            "runs": ";".join(result.run_ids),
+            "commits": ";".join(run.commit or "unknown" for run in result.runs),
+            "bound": verdict.bound_class if verdict else None,
+            "of_roof": verdict.of_roof.value if verdict else None,
+            "point": verdict.point if verdict else None,
+        })  # fmt: skip
+    schema = {
+        "bibtex_key": pl.String, "configuration": pl.String, "device": pl.String,
+        "workload": pl.String, "median_s": pl.Float64, "ci_low_s": pl.Float64,
+        "ci_high_s": pl.Float64, "interval": pl.String, "runs": pl.String,
+        "commits": pl.String, "bound": pl.String, "of_roof": pl.Float64, "point": pl.String,
+    }  # fmt: skip
+    return pl.DataFrame(rows, schema=schema)
 
 
 def cite_page(
@@ -131,24 +208,31 @@ def cite_page(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None = None,
     results: Mapping[str, Result] | None = None,
+    verdicts: Mapping[str, StepVerdict | None] | None = None,
 ) -> Page:
+    """One entry per configuration (`results`), whatever the number of runs it pools;
+    `verdicts`: workload -> its headline verdict."""
     path = f"{GENERATED_DIR}/cite.md"
-    ok = runs.filter(pl.col("status") == "ok").sort("run_id").to_dicts()
-    found = results or {}
-    entries = "\n\n".join(run_bibtex(data, row, found.get(row["workload"])) for row in ok)
+    found = dict(sorted((results or {}).items(), key=lambda item: result_key(item[1])))
+    bound = verdicts or {}
+    entries = "\n\n".join(result_bibtex(data, r, bound.get(w)) for w, r in found.items())
     summary = run_lists.summarize(runs.height)
     rows = (
         []
         if summary
         else [
             [
-                f"[{run_label(row)}](runs/{row['run_id']}.md)",
-                f"`{run_key(row['run_id'])}`",
-                f"`{(row.get('commit') or 'unknown')[:12]}`",
+                f"[{result_label(result)}](runs/{result.runs[0].run_id}.md)",
+                f"`{result_key(result)}`",
+                ", ".join(
+                    f"[{run.group}](runs/{run.run_id}.md) `{(run.commit or 'unknown')[:12]}`"
+                    for run in result.runs
+                ),
             ]
-            for row in ok
+            for result in found.values()
         ]
     )
+    ok = runs.filter(pl.col("status") == "ok")
     markdown = render(
         "cite.md.j2",
         message=data.get("message", ""),
@@ -156,14 +240,19 @@ def cite_page(
         bibtex=bibtex(data),
         runs=rows,
         run_entries="" if summary else entries,
-        measured=f"{len(ok):,}",
-        lists=_group_lists(path, runs, experiments) if summary and ok else [],
+        measured=f"{ok.height:,}",
+        configurations=f"{len(found):,}",
+        results_name=RESULTS,
+        lists=_group_lists(path, runs, experiments) if summary and ok.height else [],
     )
+    keys = {run_id: result_key(r) for r in found.values() for run_id in r.run_ids}
     ids = runs.select("run_id", "commit", "finished_at").with_columns(
-        pl.col("run_id").map_elements(run_key, return_dtype=pl.String).alias("bibtex_key")
-    )
-    texts = {"runs.bib": entries + "\n"} if summary and ok else {}
-    return Page(path, "Cite", markdown, tables={"run-ids": ids}, texts=texts)
+        pl.col("run_id").replace_strict(keys, default=None, return_dtype=pl.String)
+        .alias("bibtex_key")
+    )  # fmt: skip
+    texts = {f"{RESULTS}.bib": entries + "\n"} if summary and found else {}
+    tables = {"run-ids": ids, RESULTS: results_frame(found, bound)}
+    return Page(path, "Cite", markdown, tables=tables, texts=texts)
 
 
 def _fields(data: dict[str, Any]) -> list[tuple[str, str]]:
@@ -204,7 +293,9 @@ def _group_lists(
     ]
 
 
-PAGE = Generated(
-    None,
-    lambda report: [cite_page(report.citation, report.runs, report.experiments, report.results)],
-)
+def _render(report: Report) -> list[Page]:
+    headlines = {w: points.headline for w, points in report.points.items()}
+    return [cite_page(report.citation, report.runs, report.experiments, report.results, headlines)]
+
+
+PAGE = Generated(None, _render)

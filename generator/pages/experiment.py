@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
+from generator.analysis.odd_ratios import Odd
 from generator.analysis.results import Result
-from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, roof_for
+from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
 from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
-from generator.config import ExperimentsFile, Group, Settings
+from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, seconds
 from generator.ingest.runs import in_group
 from generator.memo import remembered
 from generator.pages import run_lists
+from generator.pages.experiment_setup import setup
 from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -58,42 +60,6 @@ def _code(text: str) -> Markup:
     return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
-def _timing(group: Group, d: Settings) -> str:
-    """How the group's configurations are timed, as the experiment file asks now (each run
-    page says how its own result was timed)."""
-    warmup = group.warmup if group.warmup is not None else d.warmup
-    steps = group.iterations if group.iterations is not None else d.iterations
-    if (group.method or d.method) == "blocks":
-        low = group.min_blocks or d.min_blocks
-        high = group.max_blocks or d.max_blocks
-        return (
-            f"timed in blocks: {low} to {high} fresh worker processes per configuration, each "
-            f"{warmup} warm-up steps (and at least 0.5 s) then {steps} timed steps at first"
-        )
-    repeats = group.repeats if group.repeats is not None else d.repeats
-    return f"{warmup} warm-up and {steps} timed steps, {repeats} round(s) at least, one process"
-
-
-def _setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
-    d = experiments.defaults
-    measured = {row["device"] for row in rows}
-    missing = [dv for dv in group.devices if dv not in measured]
-    parts = [
-        f"models {', '.join(group.models)}; datasets {', '.join(group.datasets)} (synthetic inputs "
-        f"of their shape); batch sizes {', '.join(map(str, group.batch_sizes))}; phases "
-        f"{', '.join(group.phases)}; precisions {', '.join(group.precisions)}; devices "
-        f"{', '.join(group.devices)}",
-        _timing(group, d) + f", optimizer {d.optimizer}",
-        f"{len(rows)} run(s) measured"
-        + (f" on {', '.join(dict.fromkeys(str(row[DEVICE]) for row in rows))}" if rows else ""),
-    ]
-    if missing:
-        parts.append(
-            f"not measured yet: the {', '.join(missing)} runs (no such device where this was measured)"
-        )
-    return "; ".join(parts) + "."
-
-
 def _measured(
     rows: list[dict[str, Any]], ceilings: list[MeasuredCeilings]
 ) -> dict[str, MeasuredCeilings]:
@@ -130,7 +96,11 @@ def run_precision_label(precision: str) -> str:
 
 
 def _sentences(
-    rows: list[dict[str, Any]], keys: list[str], key: str | None, gemm: float | None, label: Any
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    key: str | None,
+    gemm: Callable[[str], tuple[str, float] | None] | None,
+    label: Any,
 ) -> list[str]:
     """Sentences from the data; when several variables vary together, along their combined
     label (e.g. "resnet18 / cifar10")."""
@@ -152,9 +122,11 @@ def _observations(
     """Along each device's own series: one device's batch 32 and another's batch 1024 are
     no trend."""
     parts = by_device(rows)
+    ceiling = ceiling_of(list(measured.values()))
 
-    def gemm(device: str) -> float | None:
-        return measured[device].gemm_flops_per_s.get("fp32") if device in measured else None
+    def gemm(device: str) -> Callable[[str], tuple[str, float] | None]:
+        """The device's measured GEMM ceiling of a run's own precision."""
+        return lambda precision: ceiling(device, precision)
 
     if key == DEVICE or len(parts) <= 1:  # the devices are the sweep, or there is one
         one = gemm(next(iter(parts))) if len(parts) == 1 else None
@@ -219,6 +191,7 @@ def experiment_page(
     step_verdicts: Mapping[str, StepVerdict] | None = None,
     summary: bool | None = None,
     results: Mapping[str, Result] | None = None,
+    odd: Sequence[Odd] = (),
 ) -> Page:
     """`summary`: one row per configuration (None: when `runs` are too many for one row
     each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
@@ -314,7 +287,7 @@ def experiment_page(
         title=group.title,
         title_yaml=front_matter_title(f"{group.id}: {group.title}"),
         hypothesis=group.hypothesis,
-        setup=_setup(group, experiments, rows),
+        setup=setup(group, experiments, rows),
         verdict_html=verdict_html(verdict),
         swept_label=swept_label,
         rows=table,
@@ -323,7 +296,8 @@ def experiment_page(
         throughput_chart=throughput_chart,
         metric_charts=metric_charts,
         roofline_chart=roofline_chart,
-        observations=_observations(ordered, keys, key, measured, label),
+        observations=_observations(ordered, keys, key, measured, label)
+        + [f"Against the expected direction: {o.sentence()}" for o in odd],
     )
     return Page(
         path,
@@ -353,9 +327,13 @@ def _render(report: Report) -> list[Page]:
             for workload in runs["workload"]
             if (found := report.results.get(workload)) is not None
         }
+        odd = tuple(
+            o for o in report.odd
+            if o.expected.workload in results and (o.other is None or o.other.workload in results)
+        )  # fmt: skip
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
         pages.append(
-            remembered("experiment_page", experiment_page, *args, verdicts, summary, results)
+            remembered("experiment_page", experiment_page, *args, verdicts, summary, results, odd)
         )
     return pages
 

@@ -5,8 +5,11 @@ in by question and the commands that rebuild it all."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from generator.analysis.headline_points import headline_points
+from generator.analysis.odd_ratios import PHASES, Odd
 from generator.analysis.phases import StepParts, training_parts
 from generator.analysis.points import HEADLINE_RULE
 from generator.analysis.speedups import device_speedups, summary
@@ -14,6 +17,7 @@ from generator.analysis.verdict_needs import NOT_TESTABLE, Verdict
 from generator.config import ExperimentsFile
 from generator.formatting import number
 from generator.pages.bound_sentences import bound_sentences
+from generator.pages.calibration import answer
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import LANDING_PAGE
 from generator.pages.render import ChartBook, render
@@ -70,19 +74,22 @@ def verdict_rows(
     ]
 
 
-def backward_sentences(parts: list[StepParts], devices: int = 2) -> list[str]:
+def backward_sentences(
+    parts: list[StepParts], devices: int = 2, odd: Sequence[Odd] = ()
+) -> list[str]:
     """Backward against forward time over the fp32 training steps of each device (the two
-    with most steps), next to the analytic FLOP ratio everyone assumes (about 2)."""
+    with most steps), next to the analytic FLOP ratio everyone assumes (about 2); where
+    backward took less than forward, what decided it (analysis/odd_ratios.py)."""
     by_device: dict[str, list[StepParts]] = {}
     for item in parts:
         # fp32 only: autocast changes the kernels, not the method
         if item.time_ratio is not None and item.flop_ratio is not None and item.precision == "fp32":
             by_device.setdefault(item.device, []).append(item)
     ranked = sorted(by_device.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:devices]
-    return [_backward_sentence(device, items) for device, items in ranked]
+    return [_backward_sentence(device, items, odd) for device, items in ranked]
 
 
-def _backward_sentence(device: str, items: list[StepParts]) -> str:
+def _backward_sentence(device: str, items: list[StepParts], odd: Sequence[Odd]) -> str:
     items = sorted(items, key=lambda item: item.time_ratio.value if item.time_ratio else 0.0)
     low, high = items[0].time_ratio, items[-1].time_ratio
     assert low is not None and high is not None  # filtered by backward_sentences
@@ -97,21 +104,34 @@ def _backward_sentence(device: str, items: list[StepParts]) -> str:
         if flops[0] != flops[-1]
         else number(flops[0], 3)
     )
-    return (
+    text = (
         f"On {device}, the backward pass takes {span} the forward time over {len(items)} fp32 "
         f"training step{'s' if len(items) != 1 else ''}, where the analytic FLOP ratio is "
         f"{ratio}."
     )
+    workloads = {item.workload: item.label for item in items}
+    under = [o for o in odd if o.kind == PHASES and o.expected.workload in workloads]
+    for found in under[:2]:
+        text += (
+            f" Backward under forward for {workloads[found.expected.workload]}: "
+            f"{found.cause.words}."
+        )
+    if len(under) > 2:
+        text += f" {len(under) - 2} more on [step parts](measurements/step-parts.md)."
+    return text
 
 
 def headlines(report: Report) -> list[str]:
     """Three to five results, each with the device it holds on and its interval."""
-    found = bound_sentences(report.runs, report.step_verdicts, "measurements/runs")[:2]
+    found = bound_sentences(
+        report.runs, report.step_verdicts, "measurements/runs", report.run_findings
+    )[:2]
     found.append(verdict_summary(report.experiments, report.verdicts))
     tables = device_speedups(report.results)
     if tables:
-        found.append(summary(max(tables, key=lambda t: len(t.rows))))
-    found += backward_sentences(training_parts(report.runs, report.steps, report.results))
+        found.append(summary(max(tables, key=lambda t: len(t.rows)), report.odd))
+    parts = training_parts(report.runs, report.steps, report.results)
+    found += backward_sentences(parts, odd=report.odd)
     return found[:5]
 
 
@@ -132,7 +152,7 @@ def edition(citation: dict[str, Any]) -> str:
             f"when newer runs land; the newest version is always at [{LATEST}](../{LATEST}/)."
         )
     site = citation.get("report-site")
-    published = f" Published, citable versions: <{site}>." if site else ""
+    published = f" Published, citable versions: [{site}]({site})." if site else ""
     return f"**Unversioned local build**, {built}.{published}"
 
 
@@ -140,16 +160,20 @@ def landing_page(report: Report) -> Page:
     from generator.charts import overview_roofline  # altair: import on use
 
     book = ChartBook(PATH)
-    points, roofs = report.overview.points, report.overview.roofs
+    shown = headline_points(report.results, report.points)
+    points, roofs = shown.points, shown.roofs
     markdown = render(
         "landing.md.j2",
         edition=edition(report.citation),
+        calibration=answer(report),
         headlines=headlines(report),
         headline_rule=HEADLINE_RULE,
         verdicts=verdict_rows(report.experiments, report.verdicts),
         chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
         point_count=len(points),
+        configurations=len(report.results),
         devices=sorted({str(p["device"]) for p in points}),
+        precisions=sorted({str(r["precision"]) for r in roofs}),
     )
     return Page(PATH, "Roofline Atlas", markdown, book.specs)
 

@@ -43,9 +43,9 @@ def overview_page(report: Report) -> Page:
         for group in (report.experiments.groups if report.experiments else [])
         if (verdict := report.verdicts[group.id]).outcome != "not evaluated"
     ]
-    headlines = bound_sentences(runs, report.step_verdicts, "runs") + headline_sentences(
-        views, runs, ceilings, run_findings, replications
-    )
+    headlines = bound_sentences(
+        runs, report.step_verdicts, "runs", report.run_findings
+    ) + headline_sentences(views, runs, ceilings, run_findings, replications)
     points, roofs = report.overview.points, report.overview.roofs
     path = f"{GENERATED_DIR}/overview.md"
     book = ChartBook(path)

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar, cast
 import polars as pl
 
 from generator.analysis.device_choice import Workload
+from generator.analysis.odd_ratios import Odd
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.replication import Replication
@@ -99,6 +100,8 @@ class Report:
     step_verdicts: Mapping[str, StepVerdict] = field(default_factory=dict)  # ok run -> headline
     results: Mapping[str, Result] = field(default_factory=dict)  # workload -> its one result
     points: Mapping[str, Points] = field(default_factory=dict)  # workload -> its three points
+    # every comparison against its expected direction, with its cause (analysis/odd_ratios.py)
+    odd: Sequence[Odd] = ()
     run_folders: Mapping[str, Path] = field(default_factory=dict)  # run id -> its folder
     records: Mapping[str, RunRecord] = field(default_factory=dict)  # ok run -> its run.json
     calibrations: Sequence[CalibrationFile] = ()  # `remeasure` calls, oldest first
@@ -130,7 +133,7 @@ class Page:
     includes: Mapping[str, str] = field(default_factory=dict)
     # Files offered as they are (a run's run.json, steps.csv, ...): download name -> source
     copies: Mapping[str, Path] = field(default_factory=dict)
-    # Text files the page makes (the Cite page's runs.bib): download name -> text
+    # Text files the page makes (the Cite page's results.bib): download name -> text
     texts: Mapping[str, str] = field(default_factory=dict)
     chart_files: bool = True  # False: no SVG/PDF rendered (`ChartBook(files=False)`)
 

@@ -17,7 +17,7 @@ from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
 from generator.formatting import number, percent, seconds, si
-from generator.pages.cite import run_bibtex
+from generator.pages.cite import result_bibtex
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Page
 from generator.pages.render import one_line, render
@@ -208,7 +208,9 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         findings=admonitions(context.findings) if context.findings else None,
         kernel_page=context.kernel_page,
         trace_page=context.trace_page,
-        bibtex=run_bibtex(dict(citation), row, context.result) if ok else None,
+        bibtex=result_bibtex(dict(citation), context.result, verdict)
+        if ok and context.result is not None
+        else None,
     )
     return Page(
         run_path(row["run_id"]), run_label(row), markdown, tables=tables, in_nav=False,

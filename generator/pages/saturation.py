@@ -3,11 +3,12 @@ plotted it; seed 002 claims diminishing returns): analysis.saturation's rule, dr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.odd_ratios import BATCH, Odd
 from generator.analysis.results import Result
 from generator.analysis.saturation import (
     GAIN_PER_DOUBLING,
@@ -65,12 +66,27 @@ def points_frame(found: list[Series]) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def _table(found: list[Series]) -> list[list[str]]:
+def _odd_step(series: Series, i: int, odd: Sequence[Odd]) -> Odd | None:
+    """The step from the series' point `i` to the next, where the larger batch took less time
+    per step than the smaller (a gain above +100 % per doubling), with its cause."""
+    if i + 1 >= len(series.points):
+        return None
+    pair = {series.points[i].workload, series.points[i + 1].workload}
+    return next(
+        (o for o in odd if o.kind == BATCH and o.other is not None
+         and {o.expected.workload, o.other.workload} == pair),
+        None,
+    )  # fmt: skip
+
+
+def _table(found: list[Series], odd: Sequence[Odd]) -> list[list[str]]:
     rows = []
     for s in found:
         for i, p in enumerate(s.points):
             step = s.steps[i] if i < len(s.steps) else None
             gain = f"{gain_words(step)}: {step.call}" if step else ""
+            if (against := _odd_step(s, i, odd)) is not None:
+                gain += f"; the larger batch's step is shorter: {against.cause.kind}"
             mark = " ◯" if p.batch == s.point else ""
             rows.append(
                 [s.device, s.name, f"{p.batch}{mark}",
@@ -80,7 +96,9 @@ def _table(found: list[Series]) -> list[list[str]]:
     return rows
 
 
-def saturation_page(runs: pl.DataFrame, results: Mapping[str, Result]) -> Page:
+def saturation_page(
+    runs: pl.DataFrame, results: Mapping[str, Result], odd: Sequence[Odd] = ()
+) -> Page:
     from generator.charts.analyses import saturation_chart  # altair: import on use
 
     found = throughput_series(runs, results)
@@ -93,7 +111,14 @@ def saturation_page(runs: pl.DataFrame, results: Mapping[str, Result]) -> Page:
             saturation_chart(_chart_rows(mine), f"Throughput against batch on {device}"),
             f"saturation-{slug}",
         )
-        devices.append({"name": device, "chart": chart, "sentences": [describe(s) for s in mine]})
+        against = [o.sentence() for s in mine for i in range(len(s.steps))
+                   if (o := _odd_step(s, i, odd)) is not None]  # fmt: skip
+        sentences = [describe(s) for s in mine] + [
+            "Against the expected direction (a larger batch's step takes no less time than a "
+            f"smaller one's: throughput gains at most +100 % per doubling): {text}"
+            for text in against
+        ]
+        devices.append({"name": device, "chart": chart, "sentences": sentences})
     counts = {status: sum(s.status == status for s in found) for status in _STATUS}
     markdown = render(
         "saturation.md.j2",
@@ -103,7 +128,7 @@ def saturation_page(runs: pl.DataFrame, results: Mapping[str, Result]) -> Page:
         devices=devices,
         counts=counts,
         series=len(found),
-        rows=_table(found),
+        rows=_table(found, odd),
     )
     return Page(
         PATH,
@@ -114,4 +139,6 @@ def saturation_page(runs: pl.DataFrame, results: Mapping[str, Result]) -> Page:
     )
 
 
-PAGE = Generated("Experiments", lambda report: [saturation_page(report.runs, report.results)])
+PAGE = Generated(
+    "Experiments", lambda report: [saturation_page(report.runs, report.results, report.odd)]
+)

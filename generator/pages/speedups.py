@@ -4,8 +4,10 @@ of two results' medians with the report's one ratio interval (`Interval.ratio`),
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from generator.analysis.odd_ratios import Odd
 from generator.analysis.speedups import (
     BASELINE_PRECISION,
     Speedup,
@@ -61,25 +63,27 @@ def _chart(table: SpeedupTable, book: ChartBook) -> Any:
     return book.embed(speedup_chart(rows, table_title(table), axis), chart_id)
 
 
-def _section(table: SpeedupTable, book: ChartBook) -> dict[str, Any]:
+def _section(table: SpeedupTable, book: ChartBook, odd: Sequence[Odd]) -> dict[str, Any]:
     return {
         "title": table_title(table),
         "slower": table.slower,
         "faster": table.faster,
-        "summary": summary(table),
+        "summary": summary(table, odd),
         "rows": _rows(table),
         "chart": _chart(table, book),
     }
 
 
-def speedups_page(devices: list[SpeedupTable], precisions: list[SpeedupTable]) -> Page:
+def speedups_page(
+    devices: list[SpeedupTable], precisions: list[SpeedupTable], odd: Sequence[Odd] = ()
+) -> Page:
     book = ChartBook(PATH)
     markdown = render(
         "speedups.md.j2",
         title_yaml=front_matter_title(TITLE),
         title=TITLE,
-        devices=[_section(t, book) for t in devices],
-        precisions=[_section(t, book) for t in precisions],
+        devices=[_section(t, book, odd) for t in devices],
+        precisions=[_section(t, book, odd) for t in precisions],
         baseline=BASELINE_PRECISION,
     )
     return Page(
@@ -92,6 +96,7 @@ def _render(report: Report) -> list[Page]:
         speedups_page(
             device_speedups(report.results),
             precision_speedups(report.results),
+            report.odd,
         )
     ]
 

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
 from generator.analysis.interval import Interval
+from generator.analysis.odd_ratios import PHASES, Odd
 from generator.analysis.phases import PARTS, PartTime, StepParts, describe, training_parts
 from generator.formatting import number, seconds
 from generator.pages.page import Generated, Page, Report
@@ -69,6 +71,19 @@ def parts_frame(found: list[StepParts]) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
+def with_cause(text: str, item: StepParts, odd: Sequence[Odd]) -> str:
+    """A step's sentence, and where its backward pass took less time than its forward, what
+    the data says decided that (analysis/odd_ratios.py)."""
+    found = next(
+        (o for o in odd if o.kind == PHASES and o.expected.workload == item.workload), None
+    )
+    if found is None:
+        return text
+    return (
+        f"{text} Backward under forward goes against the expected direction: {found.cause.words}."
+    )
+
+
 def step_parts_page(report: Report) -> Page:
     from generator.charts.analyses import parts_chart  # altair: import on use
 
@@ -88,7 +103,7 @@ def step_parts_page(report: Report) -> Page:
             parts_chart(rows, f"Median time of each part of the training step on {device}"),
             f"step-parts-{slug}",
         )
-        sentences = [text for s in mine if (text := describe(s))]
+        sentences = [with_cause(text, s, report.odd) for s in mine if (text := describe(s))]
         devices.append({"name": device, "chart": chart, "sentences": sentences})
     markdown = render(
         "step_parts.md.j2",

@@ -38,6 +38,7 @@ FINDING_IDS = (
     "dominant-kernel",
     "ncu-failed",
     "nsys-failed",
+    "unexplained-comparison",
 )
 
 

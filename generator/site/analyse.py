@@ -18,12 +18,14 @@ import polars as pl
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
 from generator.analysis.launch import LaunchTime
 from generator.analysis.layer_join import LAYERS_SCHEMA
+from generator.analysis.odd_ratios import Odd, odd_pairs, odd_phases
 from generator.analysis.overview import OverviewPoints, overview_points
+from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results, with_trace_launch
-from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
+from generator.analysis.roofs import PEAK_OF_RUN, Roof, ceiling_of, roof
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -62,6 +64,8 @@ class Analysed:
     step_verdicts: dict[str, StepVerdict]  # ok run -> its configuration's headline bound
     results: dict[str, Result] = field(default_factory=dict)  # workload -> its one result
     points: dict[str, Points] = field(default_factory=dict)  # workload -> its three points
+    # every comparison against its expected direction, with its cause (analysis/odd_ratios.py)
+    odd: tuple[Odd, ...] = ()
     # kind name -> its views, one per capture it found (site/kinds.py)
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
@@ -100,13 +104,17 @@ def analyse(loaded: Loaded) -> Analysed:
         replications=replications,
         workloads=workloads(views, runs, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
-        verdicts=group_verdicts(loaded.experiments, runs, found, _gemm_ceilings(loaded)),
+        verdicts=group_verdicts(loaded.experiments, runs, found, ceiling_of(loaded.ceilings)),
         overview=overview_points(runs, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
         step_verdicts=headline_verdicts(found, points),
         results=found,
         points=points,
+        odd=(
+            *odd_pairs(found.values(), points),
+            *odd_phases(training_parts(runs, loaded.steps, found), found, points),
+        ),
         captures=analyse_kinds(loaded),
     )
 
@@ -125,15 +133,6 @@ def analyse_kinds(loaded: Loaded) -> dict[str, Sequence[Any]]:
     """Each input kind's views of what it found."""
     context = KindContext(loaded.catalog, loaded.ceilings)
     return {kind.name: kind.analyse(loaded.captures[kind.name], context) for kind in loaded.kinds}
-
-
-def _gemm_ceilings(loaded: Loaded) -> dict[str, float]:
-    """Each measured device's fp32 GEMM rate, by the label its runs carry (`of_ceiling`)."""
-    return {
-        device_label(c.device_name): gemm
-        for c in loaded.ceilings
-        if (gemm := c.gemm_flops_per_s.get("fp32"))
-    }
 
 
 def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple[TraceView, Page]]:

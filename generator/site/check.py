@@ -15,6 +15,7 @@ from generator.findings import (
 from generator.findings.calibration_checks import not_reproduced
 from generator.findings.ceiling_checks import above_ceiling
 from generator.findings.contention import contention_findings
+from generator.findings.odd_checks import unexplained
 from generator.records.finding import stored_findings
 from generator.site.analyse import Analysed
 
@@ -58,4 +59,6 @@ def check(analysed: Analysed) -> Checked:
         found[run] = (*found.get(run, ()), *missed)
     for run, above in above_ceiling(analysed.runs, loaded.ceilings, ops).items():
         found[run] = (*found.get(run, ()), *above)
+    for run, odd in unexplained(analysed.odd).items():
+        found[run] = (*found.get(run, ()), *odd)
     return Checked(analysed, found)

@@ -40,6 +40,7 @@ def draw(checked: Checked) -> Report:
         step_verdicts=analysed.step_verdicts,
         results=analysed.results,
         points=analysed.points,
+        odd=analysed.odd,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,
