@@ -68,7 +68,7 @@ def test_a_compute_capability_alone_never_names_a_device(cc: str) -> None:
 
 def test_compute_capability_candidates_and_names() -> None:
     ambiguous = match_device(pl.DataFrame({"cc": ["8.9"], "device_name": [None]}), None)
-    assert ambiguous.candidates == ("l4", "rtx-4080-laptop", "rtx-4090", "l40s")
+    assert ambiguous.candidates == ("l4", "rtx-4080-laptop", "rtx-4090", "rtx-4090-d", "l40s")
     by_name = match_device(
         pl.DataFrame({"cc": ["8.6"], "device_name": ["NVIDIA GeForce RTX 3090"]}), None
     )
@@ -119,3 +119,19 @@ def test_catalog_errors_name_the_key(tmp_path: Path) -> None:
     with pytest.raises(UserError) as caught:
         load_catalog(bad)
     assert caught.value.key == "device[0].tdp_w"
+
+
+def test_gpus_that_public_traces_name_are_in_the_catalog() -> None:
+    """HTA's, TraceLens's and other public traces name these GPUs in deviceProperties."""
+    from generator.catalog import lookup_device
+
+    h800 = lookup_device("NVIDIA H800")
+    assert h800 is not None and h800.id == "h800-sxm"
+    assert h800.peaks_flops_per_s["bf16_tensor"] == 989.5e12  # the H100's dense rate
+    assert h800.peaks_flops_per_s["fp64"] == 1.0e12  # cut for export
+    d = lookup_device("NVIDIA GeForce RTX 4090 D")
+    assert d is not None and d.id == "rtx-4090-d" and d.sm_count == 114
+    assert d.peaks_flops_per_s["fp32"] == pytest.approx(2 * 14_592 * 2.52e9, rel=1e-3)
+    dgxs = lookup_device("Tesla V100-DGXS-32GB")
+    assert dgxs is not None and dgxs.bandwidth_bytes_per_s == 900e9
+    assert dgxs.peaks_flops_per_s["fp16_tensor"] == 125e12

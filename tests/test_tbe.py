@@ -129,25 +129,29 @@ def test_tables_of_mixed_widths_are_left_with_a_cause() -> None:
     inputs = lookups * 8 + (bags + 1) * 8 + lookups * 4
     forward = (2 * lookups * width, rows * width * 4 + inputs + bags * width * 4)
     assert forward == (11_725_824, 4_328_136) and forward in _costs(CONTROL, FORWARD)
-    assert summary["uncounted_by_cause"]["no usable shapes"] > 0.15
+    # 14.5 % of the GPU's busy time (16.3 % of its kernel time; memcpy is 10.9 % of it)
+    assert summary["uncounted_by_cause"]["no usable shapes"] == pytest.approx(0.145, abs=0.001)
 
 
 @pytest.mark.parametrize(
-    ("path", "share"),
-    # measured with `summarize --json`; before TBE had a model: 0.372, 0.586 and 0.711
-    [(SAMPLED, 0.763), (CONTROL, 0.591), (DLRM, 0.856)],
+    ("path", "whole", "share"),
+    # measured with `summarize --json`; of the kernels that are not communication, before
+    # TBE had a model: 0.372, 0.586 and 0.711
+    [(SAMPLED, 0.264, 0.763), (CONTROL, 0.334, 0.591), (DLRM, 0.129, 0.856)],
 )
 def test_production_traces_have_half_their_non_communication_time_modelled(
-    path: object, share: float
+    path: object, whole: float, share: float
 ) -> None:
     """HTA's and param's recommendation-model traces: at least half of the kernel time that
     is not communication has a model, and every kernel without one has a cause."""
     summary = summarize_trace(path, None)  # type: ignore[arg-type]
-    modelled = summary["modelled_share"]
-    assert modelled == pytest.approx(share, abs=0.001) and modelled >= 0.5
+    modelled = summary["modelled_share"]  # of the GPU's busy time, NCCL and copies in it
+    assert modelled == pytest.approx(whole, abs=0.001)
     communication = summary["communication_time_share"]
     uncounted = summary["uncounted_time_share"]
-    assert modelled == pytest.approx(1 - uncounted / (1 - communication))
+    computation = 1 - communication - summary["copies_time_share"]
+    assert modelled / computation == pytest.approx(share, abs=0.001) and share >= 0.5
+    assert modelled == pytest.approx(computation - uncounted)
     points = analyze_trace(path).work.points  # type: ignore[arg-type]
     uncounted_rows = points.filter(pl.col("uncounted") | pl.col("communication"))
     assert uncounted_rows["cause"].null_count() == 0

@@ -15,6 +15,7 @@ from generator.analysis.trace_roofline import (
     catalog_roof,
     ceilings_roof,
     group_points,
+    time_parts,
     totals_row,
     work_points,
 )
@@ -40,6 +41,9 @@ class TraceAnalysis:
     by_layer: pl.DataFrame
     by_range: pl.DataFrame
     work: TraceWork  # what the trace itself gave, before the roof (stored: trace_work.py)
+    # the seconds of each part of the whole (trace_roofline.PARTS): they sum to the GPU's
+    # busy time, kernels + memcpy + memset (a CPU trace: its ops' self time)
+    parts: dict[str, float]
 
     @property
     def kernels(self) -> int:
@@ -135,4 +139,5 @@ def _on_the_roof(
         by_layer=_grouped(points, "layer", roof),
         by_range=_grouped(points, "range", roof),
         work=work,
+        parts=time_parts(points, work.copies_s),
     )

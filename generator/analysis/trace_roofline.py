@@ -24,9 +24,25 @@ from generator.records.ceilings import MeasuredCeilings
 POINT_KIND = "analytic FLOPs / measured time"
 CATALOG = "catalog datasheet"
 # Why a work item has no model: its op has no formula; its op has one but the shapes
-# recorded do not fit it (or none were recorded); no op launched it (no launch event and no
-# identical kernel an op launched); it is communication, reported apart.
-UNCOUNTED_CAUSES = ("no formula", "no usable shapes", "no op", "communication")
+# recorded do not fit it; the trace recorded no shapes at all (`record_shapes=True` would);
+# no op launched it (no launch event and no identical kernel an op launched); it is
+# communication, reported apart.
+UNCOUNTED_CAUSES = (
+    "no formula",
+    "no usable shapes",
+    "no shapes recorded",
+    "no op",
+    "communication",
+)
+# A collective's own op on a CPU trace (gloo's work is the op's self time, not a kernel).
+HOST_COMMUNICATION = r"^(?:c10d::|gloo:|nccl:)|^record_param_comms$"
+# The one whole every share of a trace's time is of: the GPU's busy time, kernels plus
+# memcpy and memset (a CPU trace: its ops' self time). Its parts, which sum to it.
+COPIES = "copies and memsets"
+OVERHEAD = "dispatch overhead"
+PARTS = ("modelled", *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
+WHOLE_GPU = "GPU busy time (kernels + memcpy + memset)"
+WHOLE_CPU = "ops' self time on the CPU"
 
 
 @dataclass(frozen=True)
@@ -66,8 +82,12 @@ def ceilings_roof(ceilings: MeasuredCeilings) -> Roof | None:
 def work_points(attribution: Attribution) -> pl.DataFrame:
     """The work table with each row's share of its op's FLOPs and bytes, and its path."""
     work = attribution.work.with_columns(
-        pl.col("kernel").fill_null("").str.contains(COMMUNICATION).alias("communication")
+        pl.when(pl.col("kernel").is_null())
+        .then(pl.col("launcher").fill_null("").str.contains(HOST_COMMUNICATION))
+        .otherwise(pl.col("kernel").str.contains(COMMUNICATION))
+        .alias("communication")
     )
+    unusable = "no usable shapes" if attribution.ops_with_shapes else "no shapes recorded"
     per_instance = work.group_by("instance").agg(
         pl.col("time_s").sum().alias("instance_time_s"),
         pl.col("tensor_core").any().alias("instance_tensor_core"),
@@ -98,7 +118,7 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         .then(pl.lit("no op"))
         .when(pl.col("instance") < 0)
         .then(pl.lit("no formula"))
-        .otherwise(pl.lit("no usable shapes"))
+        .otherwise(pl.lit(unusable))
     )
     return joined.with_columns(
         cause.alias("cause"),
@@ -234,3 +254,28 @@ def totals_row(points: pl.DataFrame, roof: Roof | None) -> dict[str, object]:
     if frame.is_empty():  # no work with any duration: nothing measured
         return dict.fromkeys(frame.drop("_all").columns) | {"work_items": 0, "time_s": 0.0}
     return frame.drop("_all").row(0, named=True)
+
+
+def time_parts(points: pl.DataFrame, copies_s: float) -> dict[str, float]:
+    """The seconds of each of PARTS: the work items by cause (counted ones are modelled,
+    a wrapper's CPU self time dispatch overhead) and the memcpy/memset time beside them.
+    Their sum is the whole (WHOLE_GPU or WHOLE_CPU)."""
+    part = (
+        pl.when(pl.col("communication"))
+        .then(pl.lit("communication"))
+        .when(pl.col("overhead"))
+        .then(pl.lit(OVERHEAD))
+        .otherwise(pl.col("cause").fill_null("modelled"))
+    )
+    found = (
+        dict(points.group_by(part.alias("part")).agg(pl.col("time_s").sum()).iter_rows())
+        if points.height
+        else {}
+    )
+    return {name: float(found.get(name, 0.0) or 0.0) for name in PARTS} | {COPIES: copies_s}
+
+
+def time_shares(parts: dict[str, float]) -> dict[str, float]:
+    """Each part over the whole (their sum); all zero when nothing took any time."""
+    whole = sum(parts.values())
+    return {name: (t / whole if whole > 0 else 0.0) for name, t in parts.items()}

@@ -35,8 +35,10 @@ from generator.ingest.trace.read import RawTrace, read_trace
 # Bump when the work table or the counts change meaning (a new formula, a new column):
 # every stored file is then out of date, and read again from its trace.
 # 2: attention masks, destinations, lookups, memory ops, full square; 3: FBGEMM's TBE;
-# 4: the host's launch time beside the GPU's busy time per profiled step (trace_launch.py)
-WORK_VERSION = 4
+# 4: the host's launch time beside the GPU's busy time per profiled step (trace_launch.py);
+# 5: memcpy/memset time (the whole the shares are of), gloo's and DeepEP's communication,
+# "no shapes recorded"
+WORK_VERSION = 5
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})
@@ -62,6 +64,7 @@ class TraceWork:
     record_shapes: bool | None
     distributed: dict[str, Any]
     categories: dict[str, int]
+    copies_s: float = 0.0  # memcpy and memset time on the GPU: part of its busy time
 
     @property
     def kernel_count(self) -> int:
@@ -89,6 +92,7 @@ def work_of(trace: RawTrace, attribution: Attribution, points: pl.DataFrame) -> 
         record_shapes=trace.record_shapes,
         distributed=trace.distributed,
         categories=trace.categories,
+        copies_s=(sum(trace.memcpy.dur) + sum(trace.memset.dur)) * 1e-6,
     )
 
 
@@ -124,6 +128,7 @@ def _metadata(work: TraceWork, digest: str) -> dict[str, Any]:
         "record_shapes": work.record_shapes,
         "distributed": work.distributed,
         "categories": work.categories,
+        "copies_s": work.copies_s,
     }
 
 
@@ -186,6 +191,7 @@ def read_work(folder: Path, trace: Path) -> TraceWork | None:
         record_shapes=meta["record_shapes"],
         distributed=meta["distributed"],
         categories={str(k): int(v) for k, v in meta["categories"].items()},
+        copies_s=float(meta["copies_s"]),
     )
 
 

@@ -4,7 +4,8 @@ device has the same hue on every chart, and no two catalog devices share one.
 The devices the report measures most take the Okabe–Ito hues (told apart by colour-blind
 readers); the rest take colours picked from the sRGB grid, each as far as it could be (in
 CIELAB) from the ones before it, between lightness 38 and 68 so that a roof's name in
-its colour reads on the light and the dark theme. tests/test_report_charts.py holds every
+its colour reads on the light and the dark theme (the last three, up to 80: the grid had
+no darker one far enough from the rest). tests/test_report_charts.py holds every
 pair at least `MIN_DELTA_E` apart and every catalog device in the table."""
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ DEVICE_COLOURS: dict[str, str] = {
     "grace-cpu-superchip": "#996600",
     "mi350x": "#33BB55",
     "intel-core-i9-14900hx": "#BB3355",
+    # named by public traces (HTA, TraceLens): no darker colour on the grid stood
+    # MIN_DELTA_E from all the others, so these three are lighter (L 78-80)
+    "v100-dgxs-32gb": "#00DDCC",
+    "h800-sxm": "#DDBBDD",
+    "rtx-4090-d": "#99CCBB",
 }
 # Devices the catalog lacks (a CPU measured elsewhere): one of these by a hash of the name,
 # the same on every page; their marker and dash tell two of them apart.

@@ -39,7 +39,8 @@ def missing_shapes(ops_with_shapes: int, ops: int) -> list[Finding]:
 
 def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
     """Ops with time but no model, each with its cause; their FLOPs are missing, never
-    taken as zero."""
+    taken as zero. Shares of `total_time_s`, the whole every share is of (the GPU's busy
+    time, trace_roofline.WHOLE_GPU)."""
     uncounted = by_op.filter(pl.col("uncounted_time_s") > 0).sort(
         "uncounted_time_s", descending=True
     )
@@ -162,11 +163,11 @@ def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding,
     """Every check that applies to one analysed trace (the phase says whether it should
     hold a backward pass)."""
     work, by_op = analysis.work, analysis.by_op
-    time_s = float(analysis.total["time_s"])  # type: ignore[arg-type]
+    whole_s = sum(analysis.parts.values())  # every share is of the GPU's busy time
     backward_ops = work.backward_ops
     return (
         *missing_shapes(work.ops_with_shapes, work.ops),
-        *(uncounted_ops(by_op, time_s) if work.ops_with_shapes else []),
+        *(uncounted_ops(by_op, whole_s) if work.ops_with_shapes else []),
         *above_roof_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
         *host_bound_launch(work.launch),

@@ -13,7 +13,8 @@ from markupsafe import Markup
 
 from generator.analysis.bound_words import bound_cell
 from generator.analysis.step_verdict import TIME_BASES
-from generator.analysis.trace_roofline import POINT_KIND, Roof
+from generator.analysis.trace_analysis import TraceAnalysis
+from generator.analysis.trace_roofline import POINT_KIND, WHOLE_CPU, WHOLE_GPU, Roof
 from generator.analysis.view_verdicts import trace_verdict
 from generator.analysis.views import TraceView
 from generator.charts.trace import time_bars, trace_roofline
@@ -63,6 +64,19 @@ def _point_cells(row: dict[str, Any], key: str) -> list[str]:
         bound_cell(row["bound"], row["efficiency"]),
         percent(100 * row["efficiency"]) if row["efficiency"] is not None else "n/a",
     ]
+
+
+def parts_sentence(analysis: TraceAnalysis) -> str:
+    """The whole every share is of and its parts (trace_roofline.PARTS), which sum to it,
+    e.g. "the GPU's busy time, 12.3 ms (kernels + memcpy + memset): modelled 61 %, ..."."""
+    whole_s = sum(analysis.parts.values())
+    if whole_s <= 0:
+        return "no time was recorded"
+    whole = WHOLE_GPU if analysis.attribution.on_gpu else WHOLE_CPU
+    parts = ", ".join(
+        f"{name} {percent(100 * t / whole_s)}" for name, t in analysis.parts.items() if t > 0
+    )
+    return f"{whole}, {seconds(whole_s)}: {parts}"
 
 
 def _layer_frame(view: TraceView) -> pl.DataFrame | None:
@@ -149,6 +163,7 @@ def trace_page(view: TraceView) -> Page:
         roof_line=f"{analysis.roof.name} ({analysis.roof.source})" if analysis.roof else "none",
         on_gpu=analysis.attribution.on_gpu,
         totals=_point_cells({**total, "what": "all", "counted_as": "every op"}, "what"),
+        parts=parts_sentence(analysis),
         counted_flops=si(view.counted_flops, "FLOP") if view.counted_flops else None,
         ratio=number(float(total["flops"]) / view.counted_flops)  # type: ignore[arg-type]
         if view.counted_flops and total["flops"]

@@ -13,7 +13,15 @@ import polars as pl
 from generator.analysis.launch import HOST_BOUND
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
-from generator.analysis.trace_roofline import POINT_KIND, UNCOUNTED_CAUSES
+from generator.analysis.trace_roofline import (
+    COPIES,
+    OVERHEAD,
+    POINT_KIND,
+    UNCOUNTED_CAUSES,
+    WHOLE_CPU,
+    WHOLE_GPU,
+    time_shares,
+)
 from generator.findings import trace_findings
 from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
@@ -49,16 +57,17 @@ def _rows(frame: pl.DataFrame, key: str) -> list[dict[str, Any]]:
     ]
 
 
-def _by_cause(analysis: TraceAnalysis, time_s: float) -> dict[str, float]:
-    """The share of the measured time without a model, per cause (UNCOUNTED_CAUSES)."""
-    points = analysis.work.points
-    if not time_s or "cause" not in points.columns:
-        return {}
-    shares = (
-        points.filter(pl.col("cause").is_not_null()).group_by("cause").agg(pl.col("time_s").sum())
-    )
-    found = {str(c): float(t) / time_s for c, t in shares.iter_rows()}
-    return {cause: found.get(cause, 0.0) for cause in UNCOUNTED_CAUSES}
+def _op_rows(analysis: TraceAnalysis, whole_s: float) -> list[dict[str, Any]]:
+    """The per-op rows, each with its share of the whole, and the GPU's copies as one row:
+    the rows' shares sum to 1 like the parts'."""
+    rows = _rows(analysis.by_op, "op")
+    copies = analysis.parts[COPIES]
+    if copies > 0:
+        row = dict.fromkeys(rows[0] if rows else ("op", "time_s", "cause"))
+        rows.append(row | {"op": f"({COPIES})", "time_s": copies, "cause": COPIES})
+    for row in rows:
+        row["share"] = row["time_s"] / whole_s if whole_s > 0 else 0.0
+    return rows
 
 
 def _by_identity(analysis: TraceAnalysis) -> int:
@@ -111,10 +120,8 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
     total = analysis.total
     time_s = float(total["time_s"])  # type: ignore[arg-type]
     shapes = analysis.attribution.ops_with_shapes > 0
-    uncounted, communication, overhead, counted = (
-        float(total[f"{kind}_time_s"] or 0.0)  # type: ignore[arg-type]
-        for kind in ("uncounted", "communication", "overhead", "counted")
-    )
+    whole_s = sum(analysis.parts.values())
+    shares = time_shares(analysis.parts)
     flops_by_op = {
         op: float(f)
         for op, f in analysis.by_op.filter(pl.col("flops") > 0).select("op", "flops").iter_rows()
@@ -136,15 +143,17 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "arithmetic_intensity": _clean(total["arithmetic_intensity"]) if shapes else None,
         "attained_flops_per_s": _clean(total["attained_flops_per_s"]) if shapes else None,
         "counted_time_s": _clean(total["counted_time_s"]),
-        "uncounted_time_share": uncounted / time_s if time_s and shapes else None,
-        "uncounted_by_cause": _by_cause(analysis, time_s) if shapes else {},
-        # the share of the time that is not communication spent in ops with a model
-        "modelled_share": counted / (time_s - communication)
-        if shapes and time_s > communication
-        else None,
+        # every share is of this one whole, and `shares` partition it (they sum to 1)
+        "whole": WHOLE_GPU if analysis.attribution.on_gpu else WHOLE_CPU,
+        "whole_s": whole_s,
+        "shares": shares,
+        "modelled_share": shares["modelled"],
+        "uncounted_time_share": sum(shares[c] for c in UNCOUNTED_CAUSES if c != "communication"),
+        "uncounted_by_cause": {cause: shares[cause] for cause in UNCOUNTED_CAUSES},
         "kernels_by_identity": _by_identity(analysis),
-        "communication_time_share": communication / time_s if time_s else 0.0,
-        "overhead_time_share": overhead / time_s if time_s else 0.0,
+        "communication_time_share": shares["communication"],
+        "overhead_time_share": shares[OVERHEAD],
+        "copies_time_share": shares[COPIES],
         "memcpy_time_s": sum(trace.memcpy.dur) * 1e-6,
         "memset_time_s": sum(trace.memset.dur) * 1e-6,
         "device": analysis.match.names(),
@@ -161,7 +170,7 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "steps": _rows(analysis.by_step, "step"),
         "phases": _rows(analysis.by_phase, "phase"),
         "ranges": _rows(analysis.by_range, "range"),
-        "by_op": _rows(analysis.by_op, "op"),
+        "by_op": _op_rows(analysis, whole_s),
         "findings": findings_json(findings),
     }
 
@@ -187,7 +196,9 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
         )
     else:
         bound = "n/a (needs FLOPs from shapes and a device or measured ceilings)"
-    share = summary["uncounted_time_share"]
+    parts = "  ".join(
+        f"{name} {percent(100 * share)}" for name, share in summary["shares"].items() if share
+    )
     lines = [
         f"{summary['file']}  (torch.profiler trace, {work}, {summary['ops']} ops, "
         f"{summary['ops_with_shapes']} with shapes)",
@@ -200,17 +211,8 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
         f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte",
         f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}  "
         f"over the counted ops' {seconds(summary['counted_time_s'])}",
-        f"  uncounted time     {percent(100 * share) if share is not None else 'n/a'}"
-        + (
-            f"   communication {percent(100 * summary['communication_time_share'])}"
-            if summary["communication_time_share"]
-            else ""
-        )
-        + (
-            f"   dispatch overhead {percent(100 * summary['overhead_time_share'])}"
-            if summary["overhead_time_share"]
-            else ""
-        ),
+        f"  whole              {seconds(summary['whole_s'])}  ({summary['whole']})",
+        f"  its parts          {parts or 'n/a'}",
         f"  bound              {bound}",
         f"  host launch        {_launch_text(summary['launch'])}",
         f"  steps              {len(summary['steps'])}"

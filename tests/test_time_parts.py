@@ -1,0 +1,62 @@
+"""The shares of a trace's time partition one whole: the GPU's busy time (kernels + memcpy
++ memset), or a CPU trace's op self time. On every trace in tests/data the parts sum to 1,
+and so do the per-op rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.analysis.trace_roofline import COPIES, PARTS, WHOLE_CPU, WHOLE_GPU
+from generator.summaries.trace import summarize_trace
+from tests.trace_helpers import REAL_TRACES
+
+TRACES = sorted(p for p in REAL_TRACES.rglob("*.json*") if p.name.endswith((".json", ".json.gz")))
+
+
+def test_every_real_trace_is_found() -> None:
+    assert len(TRACES) >= 14
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: str(p.relative_to(REAL_TRACES)))
+def test_shares_partition_the_whole(path: Path) -> None:
+    summary = summarize_trace(path, None)
+    shares = summary["shares"]
+    assert tuple(shares) == PARTS
+    assert all(share >= 0 for share in shares.values())
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-9)
+    copies = summary["memcpy_time_s"] + summary["memset_time_s"]
+    assert summary["whole"] == (WHOLE_GPU if summary["on_gpu"] else WHOLE_CPU)
+    assert summary["whole_s"] == pytest.approx(summary["time_s"] + copies, rel=1e-12)
+    assert shares[COPIES] * summary["whole_s"] == pytest.approx(copies, abs=1e-12)
+    # the per-op rows partition the same whole
+    assert sum(row["share"] for row in summary["by_op"]) == pytest.approx(1.0, abs=1e-9)
+    # the named shares are parts of it, none of another denominator
+    assert summary["modelled_share"] == shares["modelled"]
+    assert summary["communication_time_share"] == shares["communication"]
+    assert sum(summary["uncounted_by_cause"].values()) == pytest.approx(
+        summary["uncounted_time_share"] + summary["communication_time_share"]
+    )
+
+
+def test_alexnet_without_shapes_has_its_shares() -> None:
+    """HTA's AlexNet trace records no shapes: its ops' time is "no shapes recorded", not
+    null, and its memcpy time is a part of the whole beside the kernels."""
+    summary = summarize_trace(
+        REAL_TRACES / "hta__critical_path_alexnet__a100_noshapes.json.gz", None
+    )
+    shares = summary["shares"]
+    assert shares["modelled"] == 0.0 and shares["no usable shapes"] == 0.0
+    assert shares["no shapes recorded"] > 0
+    copies = summary["memcpy_time_s"] + summary["memset_time_s"]
+    assert copies > summary["time_s"]  # memcpy time is larger than the kernel time here
+    assert shares[COPIES] == pytest.approx(copies / (copies + summary["time_s"]))
+
+
+def test_gloo_allreduce_on_a_cpu_trace_is_communication() -> None:
+    """gloo's c10d::allreduce_ on a CPU trace is a collective, not an op with no formula."""
+    summary = summarize_trace(REAL_TRACES / "gloo_2rank" / "rank-0.json.gz", None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows["c10d::allreduce_"]["cause"] == "communication"
+    assert summary["communication_time_share"] > 0
