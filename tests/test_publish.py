@@ -20,6 +20,7 @@ import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -359,12 +360,20 @@ def test_a_published_version_shows_the_version_selector(
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         page = browser.new_page(viewport=VIEWPORT)
-        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/2026.11/", wait_until="networkidle")
+        root = f"http://127.0.0.1:{httpd.server_address[1]}"
+        page.goto(f"{root}/2026.11/", wait_until="networkidle")
         selector = page.locator(".md-version")
         selector.wait_for(state="visible", timeout=10_000)
         assert "2026.11" in page.locator(".md-version__current").inner_text()
         versions = page.locator(".md-version__list .md-version__link").all_inner_texts()
         assert any("2026.12" in v for v in versions) and any("2026.11" in v for v in versions)
+        # charts drawn by Vega and their specs, both from _shared/, and a download served
+        page.goto(f"{root}/2026.11/measurements/overview/", wait_until="networkidle")
+        page.locator("div.ra-chart[data-rendered='ok']").first.wait_for(timeout=20_000)
+        assert page.locator("div.ra-chart[data-rendered='error']").count() == 0
+        assert "/_shared/" in (page.locator("div.ra-chart").first.get_attribute("data-src") or "")
+        download = page.locator("a[href*='_shared/'][href$='.csv']").first.get_attribute("href")
+        assert download and page.request.get(urljoin(page.url, download)).ok  # (made absolute)
         page.close()
     finally:
         httpd.shutdown()

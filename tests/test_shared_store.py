@@ -56,7 +56,7 @@ def small_site(folder: Path, version: str, overview: bytes = b"a,b\n1,2\n") -> P
         folder / "measurements" / "runs" / "r1" / "index.html",
         '<script src="../../../assets/vega/vega-bundle.js"></script>'
         '<a href="../../data/runs-r1/steps.csv?download=1#top">steps</a>'
-        '<a href="../../data/runs-r1/steps.csv">again</a><a href="../../../">home</a>',
+        "<a href='../../data/runs-r1/steps.csv'>again</a><a href=\"../../../\">home</a>",
     )
     _write(
         folder / "explore" / "index.html",
@@ -96,7 +96,7 @@ def test_share_moves_downloads_and_static_packages_and_rewrites_every_link(
     run = (tree / "measurements" / "runs" / "r1" / "index.html").read_text()
     # four folders up: r1, runs, measurements and the version's
     up = "../../../../"
-    assert f'href="{up}{steps}?download=1#top"' in run and f'href="{up}{steps}"' in run
+    assert f'href="{up}{steps}?download=1#top"' in run and f"href='{up}{steps}'" in run
     assert 'href="../../../"' in run  # a link to a page is left as it was
     vega = next(p for p in shared.paths() if p.endswith("/vega/vega-bundle.js"))
     assert f'src="{up}{vega}"' in run

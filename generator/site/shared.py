@@ -32,6 +32,7 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+from generator.atomic import write_text
 from generator.errors import UserError
 from generator.pages.paths import DATA_DIR
 from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
@@ -39,7 +40,7 @@ from generator.site.stamp import MATHJAX_DIR, VEGA_DIR
 SHARED_DIR = "_shared"  # at the top of the branch, beside the versions' folders
 MANIFEST = "shared-files.txt"  # in a version's folder: the shared paths it uses, one a line
 STATIC_DIRS = (MATHJAX_DIR.as_posix(), VEGA_DIR.as_posix())  # moved as wholes
-_LINK = re.compile(r"""(\s(?:href|src|data-src)=")([^"]*)(")""")
+_LINK = re.compile(r"""(\s(?:href|src|data-src)=)(["'])(.*?)\2""")  # either quote
 _CHUNK = 1 << 20
 
 
@@ -125,9 +126,9 @@ def share(tree: Path, store: Path, version_path: str = "") -> Shared:
         )
         changed = _LINK.sub(rewrite, text)
         if changed != text:
-            page.write_text(changed, encoding="utf-8")
+            write_text(page, changed)
     check_moved_links(tree, shared)
-    (tree / MANIFEST).write_text(shared.manifest(), encoding="utf-8")
+    write_text(tree / MANIFEST, shared.manifest())
     return shared
 
 
@@ -158,7 +159,7 @@ def _rewritten(
     version_path: str,
     root_path: str,
 ) -> str:
-    value = match.group(2)
+    value = match.group(3)
     split = re.search(r"[?#]", value)
     path, rest = (value[: split.start()], value[split.start() :]) if split else (value, "")
     parts = urlsplit(html.unescape(path))
@@ -174,7 +175,8 @@ def _rewritten(
     address = _address_of(target, files, folders)
     if address is None:
         return match.group(0)
-    return f"{match.group(1)}{html.escape(up + quote(address), quote=True)}{rest}{match.group(3)}"
+    new = html.escape(up + quote(address), quote=True)
+    return f"{match.group(1)}{match.group(2)}{new}{rest}{match.group(2)}"
 
 
 def _address_of(target: str, files: dict[str, str], folders: dict[str, str]) -> str | None:
@@ -195,7 +197,7 @@ def check_moved_links(tree: Path, shared: Shared) -> None:
         relative = page.relative_to(tree).as_posix()
         url = _page_url(relative)
         for match in _LINK.finditer(page.read_text(encoding="utf-8")):
-            parts = urlsplit(html.unescape(match.group(2)))
+            parts = urlsplit(html.unescape(match.group(3)))
             if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
                 continue
             target = posixpath.normpath(posixpath.join(url, unquote(parts.path)))
