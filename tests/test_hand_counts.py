@@ -1,0 +1,98 @@
+"""Costs checked by hand (issue 65): each pins the count a reader can redo on paper."""
+
+from __future__ import annotations
+
+from generator.ingest.trace.events import OpArgs
+from generator.ingest.trace.op_table import op_cost
+
+
+def _cost(
+    name: str, dims: list[object], types: list[str], concrete: list[str]
+) -> tuple[float, float]:
+    cost = op_cost(name, OpArgs(dims, types, concrete))  # type: ignore[arg-type]
+    assert cost is not None
+    return cost.flops, cost.bytes
+
+
+def test_comparisons_write_bool_at_one_byte() -> None:
+    # ne([4096] float, Scalar): read 4096·4, write 4096 bools
+    assert _cost("aten::ne", [[4096], []], ["float", "Scalar"], ["", "0"]) == (4096, 20_480)
+    # eq of two [8, 16] int64: 2·128·8 read, 128 written
+    assert _cost("aten::eq", [[8, 16], [8, 16]], ["long int", "long int"], ["", ""]) == (
+        128,
+        2_176,
+    )
+    # in place, eq_ writes its own (float) input
+    assert _cost("aten::eq_", [[4096], []], ["float", "Scalar"], ["", "0"]) == (4096, 32_768)
+
+
+def test_mse_loss_forward_writes_one_element() -> None:
+    """(5, 128) fp32 input and target read (2 · 2,560 B), a 4 B mean written: 5,124 B;
+    3 FLOP (sub, square, add) per element. reduction='none' (0) writes all 640."""
+    args = [[5, 128], [5, 128], []]
+    types = ["float", "float", "Scalar"]
+    assert _cost("aten::mse_loss", args, types, ["", "", "1"]) == (1_920, 5_124)
+    assert _cost("aten::mse_loss", args, types, ["", "", "0"]) == (1_920, 7_680)
+
+
+def test_reductions_write_their_output() -> None:
+    # a 0-d float summed: read 4 B, write 4 B
+    assert _cost("aten::sum", [[], []], ["float", "ScalarType"], ["", ""])[1] == 8
+    # (5, 128) float over dim 1: 2,560 read, 5 · 4 written
+    assert _cost(
+        "aten::sum", [[5, 128], [], [], []], ["float", "", "Scalar", ""], ["", "[1]", "False", ""]
+    ) == (640, 2_580)
+    # the whole of it: one element written
+    assert _cost("aten::sum", [[5, 128], []], ["float", ""], ["", ""])[1] == 2_564
+    # a mean over dims (0, 1) of (4, 8, 16): 512 · 4 read, 16 · 4 written
+    assert (
+        _cost(
+            "aten::mean",
+            [[4, 8, 16], [], [], []],
+            ["float", "", "Scalar", ""],
+            ["", "[0, 1]", "False", ""],
+        )[1]
+        == 2_112
+    )
+    # 100 bools summed: read 100 B, an int64 written
+    assert _cost("aten::sum", [[100], []], ["bool", ""], ["", ""])[1] == 108
+
+
+def test_layer_norm_writes_its_mean_and_rstd() -> None:
+    """[8, 512] float, weight and bias [512]: x read 16,384 B, γ and β 4,096 B, y written
+    16,384 B, and mean and rstd, one float each per row: 2 · 8 · 4 = 64 B."""
+    dims = [[8, 512], [], [512], [512], []]
+    types = ["float", "", "float", "float", "Scalar"]
+    flops, moved = _cost("aten::native_layer_norm", dims, types, ["", "[512]", "", "", "1e-05"])
+    assert moved == 16_384 + 4_096 + 16_384 + 64
+    assert flops == 7 * 8 * 512
+
+
+def test_silu_is_four_flops_an_element() -> None:
+    """x / (1 + exp(-x)): neg, exp, add, div."""
+    assert _cost("aten::silu", [[1000]], ["float"], [""]) == (4_000, 8_000)
+
+
+def test_inductor_kernel_writing_over_an_input() -> None:
+    """TraceLens's compiled trace's triton_poi_fused__unsafe_view_mul_silu_2: silu(a)·b on
+    two 268,435,456-element bf16 tensors, the product written over one (in_out_ptr0):
+    2 reads + 1 write = 3 · 536.9 MB = 1,610.6 MB; (mul 1 + silu 4) FLOP per element."""
+    elements = 268_435_456
+    flops, moved = _cost(
+        "triton_poi_fused__unsafe_view_mul_silu_2",
+        [[8, 4096, 8192], [32768, 8192], []],
+        ["c10::BFloat16", "c10::BFloat16", "Scalar"],
+        ["", "", str(elements)],
+    )
+    assert moved == 3 * elements * 2 == 1_610_612_736
+    assert flops == 5 * elements
+    # a constant multiplier is inlined: one op, in and out, each moved once
+    assert (
+        _cost(
+            "triton_poi_fused_mul_0",
+            [[1024], [1024], []],
+            ["float", "float", "Scalar"],
+            ["", "", "1024"],
+        )[1]
+        == 8_192
+    )
