@@ -96,3 +96,31 @@ def test_inductor_kernel_writing_over_an_input() -> None:
         )[1]
         == 8_192
     )
+
+
+def test_an_op_above_the_memory_roof_is_labelled_an_upper_bound(tmp_path: object) -> None:
+    """add of two [1024, 1024] float tensors: 3 · 4 MiB = 12,582,912 B by its shapes, in a
+    4 µs kernel on an A100 40GB (1,555 GB/s): 3.15 TB/s, 202 % of the memory roof. The
+    trace has no strides (one input may be a broadcast view): the row says its bytes are an
+    upper bound, and a finding says why."""
+    from pathlib import Path
+
+    from generator.summaries.trace import summarize_trace
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("aten::add", 0, 20, [[1024, 1024], [1024, 1024], []]),
+        launch(1, 1),
+        kernel("vectorized_elementwise_add", 10, 4, 1),
+    ]
+    path = write_trace(Path(str(tmp_path)) / "t.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    (row,) = summary["by_op"]
+    assert row["bytes"] == 12_582_912
+    assert round(row["efficiency"], 2) == round(12_582_912 / 4e-6 / 1555e9, 2) == 2.02
+    ids = [f["id"] for f in summary["findings"]]
+    assert "bytes-upper-bound" in ids
+    from generator.analysis.trace_analysis import analyze_trace
+
+    by_op = analyze_trace(path).by_op.row(0, named=True)
+    assert by_op["counted_as"] == "counted (bytes an upper bound)"

@@ -60,3 +60,25 @@ def test_gloo_allreduce_on_a_cpu_trace_is_communication() -> None:
     rows = {r["op"]: r for r in summary["by_op"]}
     assert rows["c10d::allreduce_"]["cause"] == "communication"
     assert summary["communication_time_share"] > 0
+
+
+def test_expert_parallel_dispatch_and_combine_are_communication(tmp_path: Path) -> None:
+    """DeepEP's dispatch and combine kernels move tokens between ranks: communication, as
+    NCCL's kernels are, not ops with no formula."""
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("deep_ep::dispatch", 0, 50, [[64, 32]]),
+        launch(1, 1),
+        kernel("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", 10, 30, 1),
+        op("deep_ep::combine", 60, 50, [[64, 32]]),
+        launch(61, 2),
+        kernel("void deep_ep::internode_ll::combine<8>(void*)", 70, 10, 2),
+        op("aten::relu", 120, 20, [[64, 32]]),
+        launch(121, 3),
+        kernel("elementwise_relu", 130, 10, 3),
+    ]
+    path = write_trace(tmp_path / "ep.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    assert summary["communication_time_share"] == pytest.approx(40 / 50)
+    assert summary["modelled_share"] == pytest.approx(10 / 50)

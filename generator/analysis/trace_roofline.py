@@ -43,6 +43,7 @@ OVERHEAD = "dispatch overhead"
 PARTS = ("modelled", *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
 WHOLE_GPU = "GPU busy time (kernels + memcpy + memset)"
 WHOLE_CPU = "ops' self time on the CPU"
+UPPER_BOUND = "counted (bytes an upper bound)"  # a row above the memory roof
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,14 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
         .then(pl.col("flops") / pl.col("counted_time_s"))
         .alias("attained_flops_per_s"),
     )
-    return with_bounds(grouped, roof)
+    # Above the memory roof, the modelled bytes are more than reached memory: cached data,
+    # or an input the trace records at full shape that is a broadcast view (no strides).
+    return with_bounds(grouped, roof).with_columns(
+        pl.when((pl.col("bound") == "memory") & (pl.col("efficiency") > 1))
+        .then(pl.lit(UPPER_BOUND))
+        .otherwise(pl.col("counted_as"))
+        .alias("counted_as")
+    )
 
 
 def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
