@@ -98,7 +98,7 @@ def test_graph_replay_kernels_are_expanded_by_identity(tmp_path: Path) -> None:
     assert rows["aten::mm (by identity)"]["flops"] == 2 * (2 * 64 * 32 * 64)
     assert rows["aten::mm (by identity)"]["time_s"] == pytest.approx(20e-6)
     assert summary["uncounted_by_cause"]["no op"] == pytest.approx(10 / 40)
-    assert rows["(no op)"]["cause"] == "no op"
+    assert rows["(no op: gemm)"]["cause"] == "no op"  # named by its kernel's family
 
 
 COMPILED = REAL_TRACES / "tracelens__torch_compile_triton.json.gz"

@@ -82,3 +82,18 @@ def test_expert_parallel_dispatch_and_combine_are_communication(tmp_path: Path) 
     summary = summarize_trace(path, None)
     assert summary["communication_time_share"] == pytest.approx(40 / 50)
     assert summary["modelled_share"] == pytest.approx(10 / 50)
+
+
+def test_kernels_no_op_launched_are_named_by_family_and_each_cause_by_its_fix() -> None:
+    """HTA's control trace: its fused-Adam kernels have no launch in the trace: they are
+    "(no op: optimizer)", 1.5 % of the GPU's busy time, and the cause says what would
+    record their op."""
+    from tests.test_tbe import CONTROL
+
+    summary = summarize_trace(CONTROL, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows["(no op: optimizer)"]["cause"] == "no op"
+    assert rows["(no op: optimizer)"]["share"] == pytest.approx(0.0152, abs=0.0001)
+    assert "(no op)" not in rows
+    assert "profiler's window" in summary["uncounted_fix"]["no op"]
+    assert "no shapes recorded" not in summary["uncounted_fix"]  # only the causes present

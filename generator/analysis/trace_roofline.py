@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from generator.analysis.kernels import COMMUNICATION
+from generator.analysis.kernels import COMMUNICATION, family_of
 from generator.analysis.roofs import GEMM_OF_PEAK, measured_bandwidth
 from generator.catalog import Device, device_label
 from generator.ingest.trace.attribute import Attribution, tensor_path
@@ -34,6 +34,23 @@ UNCOUNTED_CAUSES = (
     "no op",
     "communication",
 )
+# What would let each cause be costed: the profiler option (or the model) it lacks.
+CAUSE_FIX = {
+    "no formula": "none in the trace: the op needs a cost model here (custom, fused or "
+    "compiled reduction ops)",
+    "no usable shapes": "record_shapes=True with Concrete Inputs (torch >= 2.1) gives the "
+    "sizes the formula reads; an FBGEMM call over tables of mixed widths records only "
+    "their summed width",
+    "no shapes recorded": "profile with record_shapes=True",
+    "no op": "keep the whole step inside the profiler's window (its launches are outside "
+    "it or were dropped); torch.compile regions: profile with "
+    "torch._inductor.config.triton.unique_kernel_names=True and PyTorch >= 2.4, which "
+    "records each kernel's launch as an op with its arguments",
+    "communication": "not costed: collectives are timed, not modelled",
+}
+# A kernel no op launched is shown by its family (analysis/kernels.py) or, for inductor's
+# Triton kernels, as compiled code: "(no op: optimizer)", "(no op: compiled)".
+NO_OP = "(no op)"
 # A collective's own op on a CPU trace (gloo's work is the op's self time, not a kernel).
 HOST_COMMUNICATION = r"^(?:c10d::|gloo:|nccl:)|^record_param_comms$"
 # The one whole every share of a trace's time is of: the GPU's busy time, kernels plus
@@ -128,8 +145,19 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         (pl.col("full_square_flops") * share).alias("full_square_flops"),
         pl.Series("path", paths, dtype=pl.String),
         (~counted & ~pl.col("communication") & ~pl.col("overhead")).alias("uncounted"),
-        pl.coalesce("op", "launcher", pl.lit("(no op)")).alias("op"),
+        pl.coalesce("op", "launcher", _no_op_label(joined)).alias("op"),
     )
+
+
+def _no_op_label(work: pl.DataFrame) -> pl.Expr:
+    """ "(no op: <family>)" by the kernel's name: what the trace records of a kernel no op
+    launched (a compiled region's Triton code, a fused optimizer's multi-tensor kernels)."""
+    names = work.filter(pl.col("launcher").is_null())["kernel"].drop_nulls().unique().to_list()
+    labels = {
+        name: f"{NO_OP[:-1]}: {'compiled' if name.startswith('triton_') else family_of(name)})"
+        for name in names
+    }
+    return pl.col("kernel").replace_strict(labels, default=pl.lit(NO_OP), return_dtype=pl.String)
 
 
 def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:

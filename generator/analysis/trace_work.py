@@ -39,7 +39,8 @@ from generator.ingest.trace.read import RawTrace, read_trace
 # 5: memcpy/memset time (the whole the shares are of), gloo's communication,
 # "no shapes recorded"; 6: bool comparisons, reduction outputs, mse_loss, layer norm's
 # statistics, SiLU at 4, inductor kernels written over an input, DeepEP's dispatch/combine
-WORK_VERSION = 6
+# 7: a kernel no op launched named by its family, "(no op: optimizer)"
+WORK_VERSION = 7
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})

@@ -14,6 +14,7 @@ from generator.analysis.launch import HOST_BOUND
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
 from generator.analysis.trace_roofline import (
+    CAUSE_FIX,
     COPIES,
     OVERHEAD,
     POINT_KIND,
@@ -150,6 +151,8 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "modelled_share": shares["modelled"],
         "uncounted_time_share": sum(shares[c] for c in UNCOUNTED_CAUSES if c != "communication"),
         "uncounted_by_cause": {cause: shares[cause] for cause in UNCOUNTED_CAUSES},
+        # what would let each cause present be costed (trace_roofline.CAUSE_FIX)
+        "uncounted_fix": {c: CAUSE_FIX[c] for c in UNCOUNTED_CAUSES if shares[c] > 0},
         "kernels_by_identity": _by_identity(analysis),
         "communication_time_share": shares["communication"],
         "overhead_time_share": shares[OVERHEAD],
