@@ -51,12 +51,14 @@ def test_qwen_kernels_without_launch_take_an_identical_kernels_op() -> None:
     assert summary["kernels_by_identity"] == matched
     causes = summary["uncounted_by_cause"]
     assert causes["no op"] == 0
-    # what stays without a model: aten::cat (a tensor list records no dtype) and four tiny
-    # ops with no formula; at most 10 % of the kernel time
+    # what stays without a model: four tiny ops with no formula (aten::cat is bounded now);
+    # at most 10 % of the GPU's busy time
     assert summary["uncounted_time_share"] <= 0.10
     assert causes["no formula"] == pytest.approx(summary["uncounted_time_share"])
     rows = {r["op"]: r for r in summary["by_op"]}
-    assert rows["aten::cat"]["cause"] == "no formula"
+    # cat's tensor list records no dtype: taken from the ops beside it, a bounded cost
+    assert rows["aten::cat"]["cause"] is None and rows["aten::cat"]["bytes"] > 0
+    assert summary["bounded_share"] == pytest.approx(0.0625, abs=0.001)
     # the 10 flash-attention kernels without a launch event: each the cost of one of the
     # 24 recorded causal calls, 4·16·16·(559·560/2)·64 FLOP, on their own row
     per_call = 4 * 16 * 16 * (559 * 560 // 2) * 64

@@ -124,3 +124,27 @@ def test_an_op_above_the_memory_roof_is_labelled_an_upper_bound(tmp_path: object
 
     by_op = analyze_trace(path).by_op.row(0, named=True)
     assert by_op["counted_as"] == "counted (bytes an upper bound)"
+
+
+def test_a_cat_takes_its_dtype_from_the_ops_beside_it(tmp_path: object) -> None:
+    """Qwen's rotary cat: [[16, 16, 559, 32], [16, 16, 559, 32]] as a TensorList (no dtype)
+    between bf16 ops: both read and the output written, 2 · 2 · 16·16·559·32 · 2 B =
+    36,634,624 B, 0 FLOP; bounded, since the dtype is inferred."""
+    from pathlib import Path
+
+    from generator.summaries.trace import summarize_trace
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    shape = [16, 16, 559, 32]
+    neg = op("aten::neg", 0, 10, [shape])
+    neg["args"]["Input type"] = ["c10::BFloat16"]
+    cat = op("aten::cat", 20, 10, [[shape, shape], []])
+    cat["args"]["Input type"] = ["TensorList", "Scalar"]
+    mul = op("aten::mul", 40, 10, [shape, shape])
+    mul["args"]["Input type"] = ["c10::BFloat16", "c10::BFloat16"]
+    events = [neg, cat, launch(21, 1), kernel("CatArrayBatchedCopy", 25, 5, 1), mul]
+    path = write_trace(Path(str(tmp_path)) / "cat.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    (row,) = summary["by_op"]
+    assert (row["op"], row["flops"], row["bytes"]) == ("aten::cat", 0, 36_634_624)
+    assert summary["bounded_share"] == 1.0 and summary["modelled_share"] == 0.0

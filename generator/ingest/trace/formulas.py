@@ -54,6 +54,9 @@ class Cost:
     dtype: str  # the op's float dtype as the trace names it ("float", "c10::BFloat16")
     # attention: the FLOPs of the whole L×S square, FlopCounterMode's convention, for MFU
     full_square_flops: float | None = None
+    # the cost rests on a value the trace lacks, taken at its lower end (a cat's dtype from
+    # the ops beside it): counted apart from exact costs (trace_roofline.BOUNDED)
+    bounded: bool = False
 
 
 def _numel(shape: Any) -> int:

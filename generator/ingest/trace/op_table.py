@@ -31,7 +31,7 @@ from generator.ingest.trace.lookups import (
     embedding_bag,
     index_select,
 )
-from generator.ingest.trace.reductions import mse_loss, nll_loss, norm, reduction
+from generator.ingest.trace.reductions import cat, mse_loss, nll_loss, norm, reduction
 from generator.ingest.trace.tbe import is_tbe, lookup_cost
 
 MATMUL = {
@@ -204,6 +204,7 @@ MEMORY = {
     "aten::fill_": per_element(0, "memory", overwrites=True),
     "aten::zero_": per_element(0, "memory", overwrites=True),
     "aten::clone": per_element(0, "memory", arity=2),
+    "aten::cat": cat,  # its dtype from the ops beside it (attribute.list_dtype)
 }
 REDUCTIONS = {
     # the output counted: the input with the dims at the argument given reduced away

@@ -116,3 +116,17 @@ def norm(kind: str, backward: bool, batch_statistics: bool = True) -> Formula:
         return Cost(flops, moved.bytes + statistics, "norm", moved.dtype)
 
     return cost
+
+
+def cat(args: OpArgs) -> Cost | None:
+    """cat(tensors, dim): each input read and the output written, no arithmetic. A tensor
+    list records no dtype: attribute.py passes the one the ops beside it record (the
+    smaller where they differ), so the bytes are a lower bound and the cost is bounded."""
+    if not args.dims or not isinstance(args.dims[0], list):
+        return None
+    shapes = [s for s in args.dims[0] if isinstance(s, list)]
+    dtype = args.types[0] if args.types else ""
+    if not shapes or dtype not in DTYPE_BYTES:
+        return None
+    elements = sum(_numel(shape) for shape in shapes)
+    return Cost(0.0, 2.0 * elements * DTYPE_BYTES[dtype], "memory", dtype, bounded=True)
