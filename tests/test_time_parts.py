@@ -97,3 +97,24 @@ def test_kernels_no_op_launched_are_named_by_family_and_each_cause_by_its_fix() 
     assert "(no op)" not in rows
     assert "profiler's window" in summary["uncounted_fix"]["no op"]
     assert "no shapes recorded" not in summary["uncounted_fix"]  # only the causes present
+
+
+def test_a_compiled_region_names_its_cause_and_the_fix(tmp_path: Path) -> None:
+    """A torch.compile region recorded as one op (before PyTorch 2.4: no op per Triton
+    kernel) is "compiled region", not "no formula", and says what would cost it."""
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("CompiledFunction", 0, 100, [[64, 32]]),
+        launch(1, 1),
+        kernel("triton_poi_fused_add_mul_0", 10, 30, 1),
+        op("aten::relu", 120, 20, [[64, 32]]),
+        launch(121, 2),
+        kernel("elementwise_relu", 130, 10, 2),
+    ]
+    path = write_trace(tmp_path / "compiled.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows["CompiledFunction"]["cause"] == "compiled region"
+    assert summary["shares"]["compiled region"] == pytest.approx(30 / 40)
+    assert "PyTorch >= 2.4" in summary["uncounted_fix"]["compiled region"]

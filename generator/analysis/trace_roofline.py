@@ -29,15 +29,22 @@ CATALOG = "catalog datasheet"
 # communication, reported apart.
 UNCOUNTED_CAUSES = (
     "no formula",
+    "compiled region",
     "no usable shapes",
     "no shapes recorded",
     "no op",
     "communication",
 )
+# A torch.compile region recorded as one op, its kernels launched under it: before
+# PyTorch 2.4 inductor records no op per kernel, so the region has no cost of its own.
+COMPILED_REGION = r"^(?:CompiledFunction(?:Backward)?|Torch-Compiled Region)"
 # What would let each cause be costed: the profiler option (or the model) it lacks.
 CAUSE_FIX = {
     "no formula": "none in the trace: the op needs a cost model here (custom, fused or "
     "compiled reduction ops)",
+    "compiled region": "profile with PyTorch >= 2.4, which records each of inductor's "
+    "Triton launches as an op with its arguments (its pointwise kernels are then costed; "
+    "its reductions and extern kernels are not yet)",
     "no usable shapes": "record_shapes=True with Concrete Inputs (torch >= 2.1) gives the "
     "sizes the formula reads; an FBGEMM call over tables of mixed widths records only "
     "their summed width",
@@ -138,7 +145,11 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         .when(pl.col("launcher").is_null())
         .then(pl.lit("no op"))
         .when(pl.col("instance") < 0)
-        .then(pl.lit("no formula"))
+        .then(
+            pl.when(pl.col("launcher").str.contains(COMPILED_REGION))
+            .then(pl.lit("compiled region"))
+            .otherwise(pl.lit("no formula"))
+        )
         .otherwise(pl.lit(unusable))
     )
     return joined.with_columns(

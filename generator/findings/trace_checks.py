@@ -73,7 +73,8 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
             "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
             "or data-movement ops); no usable shapes: the recorded shapes do not give the op's "
             "sizes (record with record_shapes=True; FBGEMM embedding tables of mixed widths "
-            "record only their summed width); no op: "
+            "record only their summed width); compiled region: a torch.compile region "
+            "recorded as one op (PyTorch >= 2.4 records each Triton launch as an op); no op: "
             "the kernel's launch is not in the trace and no op launched an identical kernel "
             "(keep the whole step inside the profiler's window)",
         )
