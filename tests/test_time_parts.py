@@ -118,3 +118,17 @@ def test_a_compiled_region_names_its_cause_and_the_fix(tmp_path: Path) -> None:
     assert rows["CompiledFunction"]["cause"] == "compiled region"
     assert summary["shares"]["compiled region"] == pytest.approx(30 / 40)
     assert "PyTorch >= 2.4" in summary["uncounted_fix"]["compiled region"]
+
+
+def test_the_stored_work_gives_the_same_parts() -> None:
+    """The report reads a trace's stored work (trace-analysis.parquet): its parts, copies
+    included, are the trace's own."""
+    from generator.analysis.trace_analysis import analysis_of_work, analyze_trace
+    from generator.analysis.trace_work import read_work
+    from tests.helpers import REPO
+
+    folder = REPO / "measurements" / "imported" / "a100-alexnet-noshapes-trace"
+    trace = next(folder.glob("*.json*"))
+    stored = read_work(folder, trace)
+    assert stored is not None and stored.copies_s > 0
+    assert analysis_of_work(stored, trace).parts == analyze_trace(trace).parts
