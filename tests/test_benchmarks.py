@@ -245,3 +245,30 @@ def test_performance_page_shows_the_peer_from_committed_results() -> None:
     # both count the causal half: ours 559·560/2 pairs a head, TraceLens 559²/2
     assert sdpa["ours_flops"] == 24 * 4 * 16 * 16 * (559 * 560 // 2) * 64
     assert sdpa["tracelens_flops"] / sdpa["ours_flops"] == pytest.approx(559 / 560, rel=1e-3)
+
+
+def test_performance_page_shows_coverage_on_public_traces() -> None:
+    """benchmarks/results.json's `coverage` entry (python -m benchmarks.coverage over HTA's
+    and TraceLens's public test traces): every trace read is a row, and each production
+    trace with shapes below half names the ops that stop it."""
+    entries = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    coverage = entries[0]["coverage"]
+    assert {t["source"] for t in coverage["traces"]} == {"hta", "tracelens"}
+    page = performance_page(read_benchmarks(REPO)).markdown
+    assert "## Coverage on traces nobody tuned for" in page
+    for trace in coverage["traces"]:
+        assert f"{trace['source']}: {trace['trace']}" in page
+    sampled = next(
+        t for t in coverage["traces"] if t["trace"].startswith("trace_filter__sampled_rank-0")
+    )
+    assert sampled["covered_of_computation"] == pytest.approx(0.764, abs=0.001)
+    below = [
+        t
+        for t in coverage["traces"]
+        if t.get("with_shapes") and (t["covered_of_computation"] or 0) < 0.5
+    ]
+    for trace in below:
+        line = next(
+            x for x in page.splitlines() if x.startswith(f"- {trace['source']}: {trace['trace']}")
+        )
+        assert "(" in line  # its largest uncounted ops, each with its cause

@@ -283,3 +283,13 @@ def test_coverage_is_stated_per_device_and_compile_mode_eager_first() -> None:
     call = markdown.split("| 2026-11-25 09:00 UTC |")[1:]
     assert [c.split("|")[0].strip() for c in call] == ["eager", "torch.compile compile"]
     assert "not recorded" in call[1]  # a call of both modes records eager's variation only
+
+
+def test_a_committed_interval_wider_than_five_times_is_written_in_words() -> None:
+    """Issue 65: the Calibration page printed "[789.7 µs, 37.15 ms]", 47× apart; every
+    other page writes such an interval in words (analysis/interval.py's MAX_SPAN)."""
+    from generator.pages.calibration import _interval
+
+    wide = _interval(789.7e-6, 37.15e-3)
+    assert "[" not in wide and "47× apart" in wide and "789.7 µs" in wide
+    assert _interval(5.34e-3, 5.66e-3) == "[5.34 ms, 5.66 ms]"

@@ -178,3 +178,20 @@ def test_bytes_that_are_not_utf8_in_a_repeated_column_are_an_error(tmp_path: Pat
         f"{path}, line 3: column 'Kernel Name' holds bytes that are not UTF-8 text "
         "(unexpected end of data)"
     )
+
+
+def test_a_per_cycle_rate_labelled_in_cycles_is_read_as_the_rate(tmp_path: Path) -> None:
+    """ncu 2020.2.0 (issue 65) labels `...dadd_pred_on.sum.per_cycle_elapsed` in 'cycle':
+    the name fixes it as instructions per cycle, so the file is read, not refused, and the
+    value kept as written."""
+    metric = "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed"
+    rows = [
+        metric_row(0, "gpu__time_duration.sum", "nsecond", "1000"),
+        metric_row(0, metric, "cycle", "0.5"),
+    ]
+    export = read_ncu_csv(write_long(tmp_path / "ncu2020.csv", rows))
+    assert export.kernels.height == 1
+    assert 0.5 in export.metrics["value"].to_list()
+    # a unit of another dimension is still refused
+    rows[1] = metric_row(0, metric, "byte", "0.5")
+    assert "not a unit of inst/cycle" in error_of(write_long(tmp_path / "bad.csv", rows)).what

@@ -129,8 +129,11 @@ def test_tables_of_mixed_widths_are_left_with_a_cause() -> None:
     inputs = lookups * 8 + (bags + 1) * 8 + lookups * 4
     forward = (2 * lookups * width, rows * width * 4 + inputs + bags * width * 4)
     assert forward == (11_725_824, 4_328_136) and forward in _costs(CONTROL, FORWARD)
-    # 14.5 % of the GPU's busy time (16.3 % of its kernel time; memcpy is 10.9 % of it)
-    assert summary["uncounted_by_cause"]["no usable shapes"] == pytest.approx(0.145, abs=0.001)
+    # the two TBE rows: 14.85 % of the GPU's busy time (memcpy is 10.9 % of it); beside them
+    # aten::cat, whose tensor list this trace records without shapes (3.2 %)
+    tbe = sum(r["share"] for r in summary["by_op"] if "rowwise_adagrad" in r["op"])
+    assert tbe == pytest.approx(0.1485, abs=0.001)
+    assert summary["uncounted_by_cause"]["no usable shapes"] == pytest.approx(0.177, abs=0.001)
 
 
 @pytest.mark.parametrize(

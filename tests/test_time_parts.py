@@ -60,3 +60,75 @@ def test_gloo_allreduce_on_a_cpu_trace_is_communication() -> None:
     rows = {r["op"]: r for r in summary["by_op"]}
     assert rows["c10d::allreduce_"]["cause"] == "communication"
     assert summary["communication_time_share"] > 0
+
+
+def test_expert_parallel_dispatch_and_combine_are_communication(tmp_path: Path) -> None:
+    """DeepEP's dispatch and combine kernels move tokens between ranks: communication, as
+    NCCL's kernels are, not ops with no formula."""
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("deep_ep::dispatch", 0, 50, [[64, 32]]),
+        launch(1, 1),
+        kernel("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", 10, 30, 1),
+        op("deep_ep::combine", 60, 50, [[64, 32]]),
+        launch(61, 2),
+        kernel("void deep_ep::internode_ll::combine<8>(void*)", 70, 10, 2),
+        op("aten::relu", 120, 20, [[64, 32]]),
+        launch(121, 3),
+        kernel("elementwise_relu", 130, 10, 3),
+    ]
+    path = write_trace(tmp_path / "ep.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    assert summary["communication_time_share"] == pytest.approx(40 / 50)
+    assert summary["modelled_share"] == pytest.approx(10 / 50)
+
+
+def test_kernels_no_op_launched_are_named_by_family_and_each_cause_by_its_fix() -> None:
+    """HTA's control trace: its fused-Adam kernels have no launch in the trace: they are
+    "(no op: optimizer)", 1.5 % of the GPU's busy time, and the cause says what would
+    record their op."""
+    from tests.test_tbe import CONTROL
+
+    summary = summarize_trace(CONTROL, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows["(no op: optimizer)"]["cause"] == "no op"
+    assert rows["(no op: optimizer)"]["share"] == pytest.approx(0.0152, abs=0.0001)
+    assert "(no op)" not in rows
+    assert "profiler's window" in summary["uncounted_fix"]["no op"]
+    assert "no shapes recorded" not in summary["uncounted_fix"]  # only the causes present
+
+
+def test_a_compiled_region_names_its_cause_and_the_fix(tmp_path: Path) -> None:
+    """A torch.compile region recorded as one op (before PyTorch 2.4: no op per Triton
+    kernel) is "compiled region", not "no formula", and says what would cost it."""
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("CompiledFunction", 0, 100, [[64, 32]]),
+        launch(1, 1),
+        kernel("triton_poi_fused_add_mul_0", 10, 30, 1),
+        op("aten::relu", 120, 20, [[64, 32]]),
+        launch(121, 2),
+        kernel("elementwise_relu", 130, 10, 2),
+    ]
+    path = write_trace(tmp_path / "compiled.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    rows = {r["op"]: r for r in summary["by_op"]}
+    assert rows["CompiledFunction"]["cause"] == "compiled region"
+    assert summary["shares"]["compiled region"] == pytest.approx(30 / 40)
+    assert "PyTorch >= 2.4" in summary["uncounted_fix"]["compiled region"]
+
+
+def test_the_stored_work_gives_the_same_parts() -> None:
+    """The report reads a trace's stored work (trace-analysis.parquet): its parts, copies
+    included, are the trace's own."""
+    from generator.analysis.trace_analysis import analysis_of_work, analyze_trace
+    from generator.analysis.trace_work import read_work
+    from tests.helpers import REPO
+
+    folder = REPO / "measurements" / "imported" / "a100-alexnet-noshapes-trace"
+    trace = next(folder.glob("*.json*"))
+    stored = read_work(folder, trace)
+    assert stored is not None and stored.copies_s > 0
+    assert analysis_of_work(stored, trace).parts == analyze_trace(trace).parts

@@ -13,7 +13,12 @@ import polars as pl
 
 # Collective communication (NCCL, RCCL and their collectives), in every source of kernel
 # names: it waits for other ranks, so no roofline point of its own applies.
-COMMUNICATION = r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all"
+# Collectives by kernel family: NCCL/RCCL, the collectives' own names, and expert-parallel
+# dispatch/combine (DeepEP's `deep_ep::intranode::dispatch`, `internode_ll::combine`, ...)
+COMMUNICATION = (
+    r"(?i)nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|deep_?ep::"
+    r"|(?:intra|inter)node(?:_ll)?::(?:dispatch|combine)"
+)
 
 FAMILY_RULES: tuple[tuple[str, str], ...] = (
     ("communication", COMMUNICATION),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from generator.analysis.kernels import COMMUNICATION
+from generator.analysis.kernels import COMMUNICATION, family_of
 from generator.analysis.roofs import GEMM_OF_PEAK, measured_bandwidth
 from generator.catalog import Device, device_label
 from generator.ingest.trace.attribute import Attribution, tensor_path
@@ -29,20 +29,48 @@ CATALOG = "catalog datasheet"
 # communication, reported apart.
 UNCOUNTED_CAUSES = (
     "no formula",
+    "compiled region",
     "no usable shapes",
     "no shapes recorded",
     "no op",
     "communication",
 )
+# A torch.compile region recorded as one op, its kernels launched under it: before
+# PyTorch 2.4 inductor records no op per kernel, so the region has no cost of its own.
+COMPILED_REGION = r"^(?:CompiledFunction(?:Backward)?|Torch-Compiled Region)"
+# What would let each cause be costed: the profiler option (or the model) it lacks.
+CAUSE_FIX = {
+    "no formula": "none in the trace: the op needs a cost model here (custom, fused or "
+    "compiled reduction ops)",
+    "compiled region": "profile with PyTorch >= 2.4, which records each of inductor's "
+    "Triton launches as an op with its arguments (its pointwise kernels are then costed; "
+    "its reductions and extern kernels are not yet)",
+    "no usable shapes": "record_shapes=True with Concrete Inputs (torch >= 2.1) gives the "
+    "sizes the formula reads; an FBGEMM call over tables of mixed widths records only "
+    "their summed width",
+    "no shapes recorded": "profile with record_shapes=True",
+    "no op": "keep the whole step inside the profiler's window (its launches are outside "
+    "it or were dropped); torch.compile regions: profile with "
+    "torch._inductor.config.triton.unique_kernel_names=True and PyTorch >= 2.4, which "
+    "records each kernel's launch as an op with its arguments",
+    "communication": "not costed: collectives are timed, not modelled",
+}
+# A kernel no op launched is shown by its family (analysis/kernels.py) or, for inductor's
+# Triton kernels, as compiled code: "(no op: optimizer)", "(no op: compiled)".
+NO_OP = "(no op)"
 # A collective's own op on a CPU trace (gloo's work is the op's self time, not a kernel).
 HOST_COMMUNICATION = r"^(?:c10d::|gloo:|nccl:)|^record_param_comms$"
 # The one whole every share of a trace's time is of: the GPU's busy time, kernels plus
 # memcpy and memset (a CPU trace: its ops' self time). Its parts, which sum to it.
 COPIES = "copies and memsets"
 OVERHEAD = "dispatch overhead"
-PARTS = ("modelled", *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
+# Counted work whose cost rests on a value the trace lacks (formulas.Cost.bounded): its
+# lower end is in the totals, its time is counted apart from the exactly modelled time.
+BOUNDED = "bounded"
+PARTS = ("modelled", BOUNDED, *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
 WHOLE_GPU = "GPU busy time (kernels + memcpy + memset)"
 WHOLE_CPU = "ops' self time on the CPU"
+UPPER_BOUND = "counted (bytes an upper bound)"  # a row above the memory roof
 
 
 @dataclass(frozen=True)
@@ -117,7 +145,11 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         .when(pl.col("launcher").is_null())
         .then(pl.lit("no op"))
         .when(pl.col("instance") < 0)
-        .then(pl.lit("no formula"))
+        .then(
+            pl.when(pl.col("launcher").str.contains(COMPILED_REGION))
+            .then(pl.lit("compiled region"))
+            .otherwise(pl.lit("no formula"))
+        )
         .otherwise(pl.lit(unusable))
     )
     return joined.with_columns(
@@ -127,8 +159,19 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         (pl.col("full_square_flops") * share).alias("full_square_flops"),
         pl.Series("path", paths, dtype=pl.String),
         (~counted & ~pl.col("communication") & ~pl.col("overhead")).alias("uncounted"),
-        pl.coalesce("op", "launcher", pl.lit("(no op)")).alias("op"),
+        pl.coalesce("op", "launcher", _no_op_label(joined)).alias("op"),
     )
+
+
+def _no_op_label(work: pl.DataFrame) -> pl.Expr:
+    """ "(no op: <family>)" by the kernel's name: what the trace records of a kernel no op
+    launched (a compiled region's Triton code, a fused optimizer's multi-tensor kernels)."""
+    names = work.filter(pl.col("launcher").is_null())["kernel"].drop_nulls().unique().to_list()
+    labels = {
+        name: f"{NO_OP[:-1]}: {'compiled' if name.startswith('triton_') else family_of(name)})"
+        for name in names
+    }
+    return pl.col("kernel").replace_strict(labels, default=pl.lit(NO_OP), return_dtype=pl.String)
 
 
 def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:
@@ -205,7 +248,14 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
         .then(pl.col("flops") / pl.col("counted_time_s"))
         .alias("attained_flops_per_s"),
     )
-    return with_bounds(grouped, roof)
+    # Above the memory roof, the modelled bytes are more than reached memory: cached data,
+    # or an input the trace records at full shape that is a broadcast view (no strides).
+    return with_bounds(grouped, roof).with_columns(
+        pl.when((pl.col("bound") == "memory") & (pl.col("efficiency") > 1))
+        .then(pl.lit(UPPER_BOUND))
+        .otherwise(pl.col("counted_as"))
+        .alias("counted_as")
+    )
 
 
 def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
@@ -265,7 +315,11 @@ def time_parts(points: pl.DataFrame, copies_s: float) -> dict[str, float]:
         .then(pl.lit("communication"))
         .when(pl.col("overhead"))
         .then(pl.lit(OVERHEAD))
-        .otherwise(pl.col("cause").fill_null("modelled"))
+        .when(pl.col("cause").is_not_null())
+        .then(pl.col("cause"))
+        .when(pl.col("bounded").fill_null(False))
+        .then(pl.lit(BOUNDED))
+        .otherwise(pl.lit("modelled"))
     )
     found = (
         dict(points.group_by(part.alias("part")).agg(pl.col("time_s").sum()).iter_rows())

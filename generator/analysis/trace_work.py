@@ -36,9 +36,13 @@ from generator.ingest.trace.read import RawTrace, read_trace
 # every stored file is then out of date, and read again from its trace.
 # 2: attention masks, destinations, lookups, memory ops, full square; 3: FBGEMM's TBE;
 # 4: the host's launch time beside the GPU's busy time per profiled step (trace_launch.py);
-# 5: memcpy/memset time (the whole the shares are of), gloo's and DeepEP's communication,
-# "no shapes recorded"
-WORK_VERSION = 5
+# 5: memcpy/memset time (the whole the shares are of), gloo's communication,
+# "no shapes recorded"; 6: bool comparisons, reduction outputs, mse_loss, layer norm's
+# statistics, SiLU at 4, inductor kernels written over an input, DeepEP's dispatch/combine
+# 7: a kernel no op launched named by its family, "(no op: optimizer)"
+# 8: bounded costs (a cat's dtype from the ops beside it), counted apart
+# 9: "compiled region", a torch.compile region's kernels apart from "no formula"
+WORK_VERSION = 9
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})

@@ -53,7 +53,7 @@ ELEMENTWISE: dict[str, ElementwiseCost] = {
     "hardswish": ElementwiseCost(5, 4, basis="x · clamp(x + 3, 0, 6) / 6: add, 2 clamps, mul, div"),
     "hardsigmoid": ElementwiseCost(4, 1, basis="clamp(x + 3, 0, 6) / 6"),
     "sigmoid": ElementwiseCost(4, 2, basis="neg, exp, add, div; backward y(1-y)"),
-    "silu": ElementwiseCost(5, 7, basis="x · sigmoid(x): sigmoid 4 + mul"),
+    "silu": ElementwiseCost(4, 7, basis="x / (1 + exp(-x)): neg, exp, add, div (the minimum)"),
     "tanh": ElementwiseCost(1, 2, basis="one transcendental; backward 1 - y²"),
     "gelu": ElementwiseCost(
         5, 9, basis="x · Φ(x): scale, erf, add, mul, mul; backward recomputes Φ and φ"

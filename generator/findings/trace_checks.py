@@ -13,6 +13,7 @@ from generator.analysis.thresholds import (
 )
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
+from generator.analysis.trace_roofline import UPPER_BOUND
 from generator.formatting import number, percent, seconds, si
 from generator.records.finding import Finding
 
@@ -72,7 +73,8 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
             "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
             "or data-movement ops); no usable shapes: the recorded shapes do not give the op's "
             "sizes (record with record_shapes=True; FBGEMM embedding tables of mixed widths "
-            "record only their summed width); no op: "
+            "record only their summed width); compiled region: a torch.compile region "
+            "recorded as one op (PyTorch >= 2.4 records each Triton launch as an op); no op: "
             "the kernel's launch is not in the trace and no op launched an identical kernel "
             "(keep the whole step inside the profiler's window)",
         )
@@ -99,6 +101,33 @@ def above_roof_ops(by_op: pl.DataFrame) -> list[Finding]:
             )
         )
     return findings
+
+
+def bytes_upper_bound_ops(by_op: pl.DataFrame) -> list[Finding]:
+    """Memory-bound ops that the model places above the memory roof: their modelled bytes
+    are more than reached memory, so for them the bytes are an upper bound, and the row
+    says so (trace_roofline.UPPER_BOUND)."""
+    over = by_op.filter(pl.col("counted_as") == UPPER_BOUND).sort("time_s", descending=True)
+    if over.is_empty():
+        return []
+    top = ", ".join(
+        f"{op} {percent(100 * e)} of the memory roof"
+        for op, e in over.select("op", "efficiency").head(5).iter_rows()
+    )
+    more = f" and {over.height - 5} more" if over.height > 5 else ""
+    return [
+        Finding(
+            "bytes-upper-bound",
+            "info",
+            f"{over.height} op(s) above the memory roof: their bytes are an upper bound",
+            f"{top}{more}. The model counts each input at its recorded shape; the trace "
+            "records no strides, so an input that is a broadcast view (expand, a stride-0 "
+            "dim) is counted at its full size, and data kept in cache never reaches memory. "
+            "Their efficiency is not a measurement",
+            "record the step with ncu for the bytes that reached memory; the roofline of "
+            "these ops is bounded, not placed",
+        )
+    ]
 
 
 def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]:
@@ -169,6 +198,7 @@ def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding,
         *missing_shapes(work.ops_with_shapes, work.ops),
         *(uncounted_ops(by_op, whole_s) if work.ops_with_shapes else []),
         *above_roof_ops(by_op),
+        *bytes_upper_bound_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
         *host_bound_launch(work.launch),
     )

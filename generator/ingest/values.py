@@ -109,6 +109,19 @@ def repeats_a_metric(known: pl.DataFrame) -> bool:
     return bool(known.select(pair.n_unique()).item() < known.height)
 
 
+def _rate_labelled_by_its_denominator(row: dict[str, Any], dimension: str) -> bool:
+    """Issue 65: a report of ncu 2020.2.0 labels `..._pred_on.sum.per_cycle_elapsed` (an
+    instruction count per elapsed cycle) in 'cycle', its denominator. The name says what
+    the value is, instructions per cycle, so the label is set aside and the value read as
+    that rate (the same number: neither unit has a prefix to scale)."""
+    metric = str(row["metric"])
+    return (
+        dimension == "inst/cycle"
+        and row["base_unit"] == "cycle"
+        and metric.endswith((".per_cycle_elapsed", ".per_cycle_active"))
+    )
+
+
 def check_known_values(
     path: Path, known: pl.DataFrame, aliases: list[dict[str, object]], repeats: bool
 ) -> None:
@@ -163,6 +176,8 @@ def check_known_values(
         ["key", "base_unit"], keep="first", maintain_order=True
     )
     for row in dims.iter_rows(named=True):
+        if _rate_labelled_by_its_denominator(row, dimension[row["key"]]):
+            continue
         if row["base_unit"] not in DIMENSIONS[dimension[row["key"]]]:
             raise UserError(
                 f"metric {row['metric']} is in {row['base_unit']!r}, "

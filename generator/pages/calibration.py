@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.interval import MIN_BLOCKS
+from generator.analysis.interval import MIN_BLOCKS, Interval
 from generator.analysis.results import Result
 from generator.catalog import device_label
 from generator.findings.calibration_checks import coverage, not_reproduced
@@ -44,6 +44,18 @@ def _eager_first(mode: str) -> tuple[bool, str]:
     return mode != EAGER, mode
 
 
+def _interval(low: float, high: float) -> str:
+    """The committed 95 % interval, or in words where its ends are more than MAX_SPAN×
+    apart (interval.py's rule: such an interval says only that the value is not known)."""
+    if Interval(1.0, low, high).too_wide:
+        span = f"{number(high / low, 2)}× apart" if low > 0 else "its low end not above 0"
+        return (
+            f"too uncertain for an interval: its ends, {seconds(low)} and {seconds(high)}, "
+            f"are {span}"
+        )
+    return f"[{seconds(low)}, {seconds(high)}]"
+
+
 def _link(run_id: str, labels: dict[str, str]) -> str:
     return f"[{labels.get(run_id, run_id)}](runs/{run_id}.md)"
 
@@ -56,8 +68,7 @@ def calibration_page(report: Report) -> Page:
         {
             "link": _link(item.run_id, labels),
             "committed": seconds(item.committed.median_s),
-            "interval": f"[{seconds(item.committed.interval95_s[0])}, "
-            f"{seconds(item.committed.interval95_s[1])}]",
+            "interval": _interval(*item.committed.interval95_s),
             "again": seconds(item.remeasured.median_s),
             "ratio": number(item.ratio, 3),
             "minutes": number(item.minutes_after, 3),

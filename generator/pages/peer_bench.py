@@ -77,3 +77,59 @@ def peer_section(peer: dict[str, Any] | None) -> dict[str, Any]:
         "tracelens": str(peer.get("tracelens", "?"))[:12],
         "ours": str(peer.get("roofline_atlas", "?"))[:12],
     }
+
+
+COVERAGE_NOT_MEASURED = (
+    "Not measured yet: `python -m benchmarks.coverage FOLDER... --out benchmarks/results.json` "
+    "reads HolisticTraceAnalysis's and TraceLens's public test traces, fetched apart."
+)
+GOAL = 0.5  # issue 65: exact-or-bounded share of a production trace's computation
+
+
+def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """The template's `coverage` context: per public trace, the parts of its GPU busy time
+    that coverage is judged by, and for each trace with shapes below GOAL the ops that
+    stop it (its largest uncounted rows, with their causes)."""
+    if not coverage or not coverage.get("traces"):
+        return {"measured": False, "not_measured": COVERAGE_NOT_MEASURED}
+    rows, below, refused = [], [], []
+    for entry in coverage["traces"]:
+        name = f"{entry['source']}: {entry['trace']}"
+        if "error" in entry:
+            refused.append(f"{name} ({entry['error'].splitlines()[0][:120]})")
+            continue
+        covered = entry["covered_of_computation"]
+        rows.append(
+            [
+                name,
+                si(entry["whole_s"], "s"),
+                _share(entry["exact"]),
+                _share(entry["bounded"]),
+                _share(entry["communication"]),
+                _share(entry["copies"]),
+                _share(covered) if entry["with_shapes"] else "n/a (no shapes recorded)",
+            ]
+        )
+        if entry["with_shapes"] and covered is not None and covered < GOAL:
+            parts = [
+                f"{op} {percent(100 * share)} ({cause})"
+                for op, cause, share in entry["largest_uncounted"]
+            ]
+            if entry.get("overhead", 0.0) > 0.1:  # a CPU trace's wrappers around counted ops
+                parts.insert(0, f"dispatch overhead {percent(100 * entry['overhead'])}")
+            below.append(f"{name}: {', '.join(parts)}")
+    return {
+        "measured": True,
+        "rows": rows,
+        "below": below,
+        "refused": refused,
+        "measured_at": coverage.get("measured_at", ""),
+        "ours": str(coverage.get("roofline_atlas", "?"))[:12],
+        "sources": ", ".join(f"{k} {v[:12]}" for k, v in coverage.get("sources", {}).items()),
+        "with_shapes": sum(1 for e in coverage["traces"] if e.get("with_shapes")),
+        "at_goal": sum(
+            1
+            for e in coverage["traces"]
+            if e.get("with_shapes") and (e.get("covered_of_computation") or 0) >= GOAL
+        ),
+    }

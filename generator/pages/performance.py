@@ -11,7 +11,7 @@ from generator.findings.calibration_checks import coverage
 from generator.formatting import si
 from generator.pages.page import Generated, Page
 from generator.pages.paths import GENERATED_DIR
-from generator.pages.peer_bench import peer_section
+from generator.pages.peer_bench import coverage_section, peer_section
 from generator.pages.render import ChartBook, render
 from generator.pages.scaling import scaling_section
 from generator.pages.trace_bench import trace_section
@@ -124,6 +124,7 @@ def performance_page(
         scaling=scaling_section(first.get("site_scaling"), book),
         traces=trace_section(first.get("traces")),
         peer=peer_section(first.get("peer")),
+        coverage=coverage_section(first.get("coverage")),
         ranks=_ranks(first.get("ranks")),
         reports=_reports(first.get("ncu_reports")),
         site=site,

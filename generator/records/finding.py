@@ -11,6 +11,7 @@ from typing import Any
 FINDING_IDS = (
     "incomplete-step",
     "above-roof",
+    "bytes-upper-bound",
     "above-ceiling",
     "not-reproduced",
     "tensor-work-uncounted",

@@ -14,6 +14,8 @@ from generator.analysis.launch import HOST_BOUND
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
 from generator.analysis.trace_roofline import (
+    BOUNDED,
+    CAUSE_FIX,
     COPIES,
     OVERHEAD,
     POINT_KIND,
@@ -147,9 +149,12 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "whole": WHOLE_GPU if analysis.attribution.on_gpu else WHOLE_CPU,
         "whole_s": whole_s,
         "shares": shares,
-        "modelled_share": shares["modelled"],
+        "modelled_share": shares["modelled"],  # exact: bounded costs are `bounded_share`
+        "bounded_share": shares[BOUNDED],
         "uncounted_time_share": sum(shares[c] for c in UNCOUNTED_CAUSES if c != "communication"),
         "uncounted_by_cause": {cause: shares[cause] for cause in UNCOUNTED_CAUSES},
+        # what would let each cause present be costed (trace_roofline.CAUSE_FIX)
+        "uncounted_fix": {c: CAUSE_FIX[c] for c in UNCOUNTED_CAUSES if shares[c] > 0},
         "kernels_by_identity": _by_identity(analysis),
         "communication_time_share": shares["communication"],
         "overhead_time_share": shares[OVERHEAD],

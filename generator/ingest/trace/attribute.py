@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from generator.ingest.trace.formulas import Cost
+from generator.ingest.trace.events import OpArgs
+from generator.ingest.trace.formulas import DTYPE_BYTES, FLOAT_DTYPES, Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
 from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
@@ -69,6 +70,7 @@ INSTANCE_SCHEMA = {
     "flops": pl.Float64,  # null: the op has a formula but its shapes were not recorded
     "bytes": pl.Float64,
     "full_square_flops": pl.Float64,  # attention: the whole L×S square (FlopCounterMode's)
+    "bounded": pl.Boolean,  # the cost rests on a value the trace lacks (formulas.Cost)
 }
 
 
@@ -202,7 +204,9 @@ def attribute(trace: RawTrace) -> Attribution:
     counted = sorted({int(i) for i in rows["instance"]} - {-1})  # type: ignore[call-overload]
     # FBGEMM's table-batched embeddings cost from their forward and backward together
     paired = pair_args(ops) if any(map(is_tbe, known)) else {}
-    costs = {i: op_cost(ops.name[i], paired.get(i, ops.args[i])) for i in counted}
+    costs = {
+        i: op_cost(ops.name[i], list_dtype(trace, i, paired.get(i, ops.args[i]))) for i in counted
+    }
     instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
 
     def add_instance(instance: int, op: str, cost: Cost | None, share: float = 1.0) -> None:
@@ -214,6 +218,7 @@ def attribute(trace: RawTrace) -> Attribution:
         instance_rows["bytes"].append(cost.bytes * share if cost else None)
         square = cost.full_square_flops if cost else None
         instance_rows["full_square_flops"].append(square * share if square is not None else None)
+        instance_rows["bounded"].append(cost.bounded if cost else None)
 
     for i in counted:
         add_instance(i, ops.name[i], costs[i])
@@ -267,6 +272,28 @@ def _by_identity(
         rows["instance"][row] = next_instance
         add_instance(next_instance, trace.ops.name[instance] + BY_IDENTITY, costs[instance], share)
         next_instance += 1
+
+
+def list_dtype(trace: RawTrace, op: int, args: OpArgs | None) -> OpArgs | None:
+    """A tensor list's dtype, which the trace does not record, from the ops beside it on its
+    thread: the float dtype of the op before it (its producer, as a rule) and after it (its
+    consumer); the smaller where they differ (a lower bound). Other args as they are."""
+    if args is None or not args.types or args.types[0] != "TensorList":
+        return args
+    ops = trace.ops
+    found = []
+    for step in (-1, 1):
+        at = op + step
+        while 0 <= at < len(ops) and ops.tid[at] != ops.tid[op]:
+            at += step
+        near = ops.args[at] if 0 <= at < len(ops) else None
+        dtype = next((t for t in near.types if t in FLOAT_DTYPES), None) if near else None
+        if dtype is not None:
+            found.append(dtype)
+    if not found:
+        return args
+    dtype = min(found, key=lambda t: DTYPE_BYTES[t])
+    return OpArgs(args.dims, [dtype, *args.types[1:]], args.concrete)
 
 
 def tensor_path(family: str | None, dtype: str | None, tensor_core: bool) -> str:

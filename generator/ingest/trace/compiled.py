@@ -5,8 +5,11 @@ its tensor arguments and, as its last concrete argument, `xnumel`: the elements 
 A pointwise kernel applies each fused op once per element, so its FLOPs are the sum of the
 ops' per-element constants (conventions.ELEMENTWISE and the op table's) times xnumel; its
 name lists each op once, so an op the graph applies twice counts once: a lower bound. Its
-minimal bytes are every tensor argument moved once (in_ptr read, out_ptr written,
-in_out_ptr both: counted once, a lower bound). Reduction kernels (`triton_red_*`,
+minimal bytes are every tensor argument moved once (in_ptr read, out_ptr written), and
+once more where the kernel must have written over an input (inductor's in_out_ptr): two
+tensors of one size, a binary op among two or more that compute (`mul_silu`: silu(a)·b
+needs both as inputs, so the product went over one: 2 reads + 1 write). A kernel
+multiplying by a constant inlines it, so `mul` alone is not taken for that. Reduction kernels (`triton_red_*`,
 `triton_per_*`) are not costed: their names do not say which ops run per element and which
 per row.
 """
@@ -48,6 +51,10 @@ FUSED_OP_FLOPS: dict[str, float] = {
         0.0,
     ),
 }  # fmt: skip
+# ops that read two tensors when neither operand is a constant
+BINARY = frozenset({"add", "sub", "rsub", "mul", "div", "maximum", "minimum", "pow", "where",
+                    "lerp", "remainder", "fmod", "bitwise_and", "bitwise_or", "logical_and",
+                    "logical_or"})  # fmt: skip
 _LONGEST = max(name.count("_") + 1 for name in FUSED_OP_FLOPS)
 
 
@@ -86,6 +93,15 @@ def pointwise_kernel(name: str, args: OpArgs) -> Cost | None:
     ]
     if xnumel is None or not tensors:
         return None
-    moved = sum(_numel(d) * DTYPE_BYTES.get(kind, DTYPE_BYTES[_dtype(args)]) for d, kind in tensors)
+    sizes = [_numel(d) * DTYPE_BYTES.get(kind, DTYPE_BYTES[_dtype(args)]) for d, kind in tensors]
+    moved = sum(sizes)
+    computing = [op for op in ops if FUSED_OP_FLOPS[op] > 0]
+    if (
+        len(tensors) == 2
+        and len({_numel(d) for d, _ in tensors}) == 1
+        and len(computing) >= 2
+        and any(op in BINARY for op in computing)
+    ):
+        moved += sizes[0]  # in_out_ptr0: read, then written over
     flops = sum(FUSED_OP_FLOPS[op] for op in ops) * xnumel
     return Cost(float(flops), float(moved), "compiled", _dtype(args))

@@ -23,7 +23,6 @@ from generator.complexity.op_models import (
     attended_pairs,
     attention_work,
     matmul_flops,
-    norm_flops,
 )
 from generator.ingest.trace.events import OpArgs
 
@@ -55,6 +54,9 @@ class Cost:
     dtype: str  # the op's float dtype as the trace names it ("float", "c10::BFloat16")
     # attention: the FLOPs of the whole L×S square, FlopCounterMode's convention, for MFU
     full_square_flops: float | None = None
+    # the cost rests on a value the trace lacks, taken at its lower end (a cat's dtype from
+    # the ops beside it): counted apart from exact costs (trace_roofline.BOUNDED)
+    bounded: bool = False
 
 
 def _numel(shape: Any) -> int:
@@ -286,13 +288,15 @@ def per_element(
     writes: int = 1,
     arity: int | None = None,
     overwrites: bool = False,
+    out_size: int | None = None,
 ) -> Formula:
     """Elementwise and reductions: FLOPs per element of the largest (broadcast) input.
 
     `arity`: the functional schema's argument count; a tensor recorded past it is the
     `out=` destination (mul(a, b, out=c) records a, b, c), written and not read.
     `overwrites`: the first argument is a destination the op only writes (copy_, fill_,
-    zero_): its old contents are never read."""
+    zero_): its old contents are never read. `out_size`: bytes per output element when the
+    output's dtype is not the inputs' (a comparison writes bool, 1 B)."""
 
     def cost(args: OpArgs) -> Cost | None:
         dims = args.dims
@@ -312,7 +316,7 @@ def per_element(
         elements = _elements(args, family)
         if elements is None:
             return None
-        size = DTYPE_BYTES[_dtype(args)]
+        size = out_size or DTYPE_BYTES[_dtype(args)]
         out_bytes = elements * size * writes if family != "reduction" else 0
         return Cost(flops_per * elements, _tensor_bytes(args) + out_bytes, family, _dtype(args))
 
@@ -334,41 +338,5 @@ def _elements(args: OpArgs, family: str) -> int | None:
     return _numel(shape) if shape is not None else max(_numel(t) for t in tensors)
 
 
-def nll_loss(backward: bool) -> Formula:
-    """nll_loss gathers one log-probability per target and averages them (forward), or writes
-    one gradient per target into a zeroed [N, C] (backward): FLOPs by the targets, not by the
-    [N, C] input it indexes and never reads whole (a GPT-2 loss over 50,257 classes counted
-    per element ran at 274 GFLOP/s on 2 CPU cores)."""
-
-    def cost(args: OpArgs) -> Cost | None:
-        at = 2 if backward else 1  # (grad_output,) self, target, weight, ...
-        if len(args.dims) <= at or not _is_tensor(args.dims[at]):
-            return None
-        targets = _numel(args.dims[at])
-        size, dtype = DTYPE_BYTES[_dtype(args)], _dtype(args)
-        if backward:
-            written = _numel(args.dims[1]) * size if _is_tensor(args.dims[1]) else 0
-            return Cost(float(targets), written + targets * _size(args, at), "loss", dtype)
-        return Cost(float(targets), targets * (size + _size(args, at)) + size, "loss", dtype)
-
-    return cost
-
-
 def free(args: OpArgs) -> Cost:
     return Cost(0.0, 0.0, "view/alloc", _dtype(args))
-
-
-def norm(kind: str, backward: bool, batch_statistics: bool = True) -> Formula:
-    """The normalised input's elements at op_models' per-element count; minimal bytes as
-    an elementwise op's."""
-    elementwise = per_element(0, "norm")
-
-    def cost(args: OpArgs) -> Cost | None:
-        moved = elementwise(args)
-        if moved is None:
-            return None
-        elements = _numel(args.dims[1] if backward else args.dims[0])
-        flops = norm_flops(kind, elements, backward, batch_statistics)
-        return Cost(flops, moved.bytes, "norm", moved.dtype)
-
-    return cost

@@ -22,8 +22,6 @@ from generator.ingest.trace.formulas import (
     conv_forward,
     free,
     matmul,
-    nll_loss,
-    norm,
     per_element,
     scaled_mm,
 )
@@ -33,6 +31,7 @@ from generator.ingest.trace.lookups import (
     embedding_bag,
     index_select,
 )
+from generator.ingest.trace.reductions import cat, mse_loss, nll_loss, norm, reduction
 from generator.ingest.trace.tbe import is_tbe, lookup_cost
 
 MATMUL = {
@@ -135,7 +134,7 @@ EMBEDDING = {
     "aten::embedding_bag": embedding_bag,
 }
 LOSS = {
-    "aten::mse_loss": per_element(3, "loss"),
+    "aten::mse_loss": mse_loss,
     "aten::mse_loss_backward": per_element(3, "loss"),
     "aten::nll_loss_forward": nll_loss(backward=False),
     "aten::nll_loss_backward": nll_loss(backward=True),
@@ -143,56 +142,61 @@ LOSS = {
 }
 # name: (FLOPs per element, the functional schema's argument count: a tensor past it is
 # an `out=` destination)
-ELEMENTWISE_OPS = {
-    f"aten::{name}{suffix}": per_element(flops, "elementwise", arity=arity)
-    for name, (flops, arity) in {
-        "add": (1, 3),
-        "sub": (1, 3),
-        "rsub": (1, 3),
-        "mul": (1, 2),
-        "div": (1, 2),
-        "neg": (1, 1),
-        "abs": (1, 1),
-        "relu": (ELEMENTWISE["relu"].forward, 1),
-        "clamp": (2, 3),
-        "clamp_min": (1, 2),
-        "clamp_max": (1, 2),
-        "hardtanh": (ELEMENTWISE["hardtanh"].forward, 3),
-        "threshold_backward": (ELEMENTWISE["relu"].backward_input, 3),
-        "hardtanh_backward": (ELEMENTWISE["hardtanh"].backward_input, 4),
-        "sigmoid": (ELEMENTWISE["sigmoid"].forward, 1),
-        "sigmoid_backward": (ELEMENTWISE["sigmoid"].backward_input, 2),
-        "tanh": (ELEMENTWISE["tanh"].forward, 1),
-        "tanh_backward": (ELEMENTWISE["tanh"].backward_input, 2),
-        "gelu": (ELEMENTWISE["gelu"].forward, 2),
-        "gelu_backward": (ELEMENTWISE["gelu"].backward_input, 3),
-        "silu": (ELEMENTWISE["silu"].forward, 1),
-        "silu_backward": (ELEMENTWISE["silu"].backward_input, 2),
-        "hardswish": (ELEMENTWISE["hardswish"].forward, 1),
-        "hardswish_backward": (ELEMENTWISE["hardswish"].backward_input, 2),
-        "exp": (1, 1),
-        "log": (1, 1),
-        "sqrt": (1, 1),
-        "rsqrt": (1, 1),
-        "pow": (1, 2),
-        "reciprocal": (1, 1),
-        "addcmul": (2, 4),
-        "addcdiv": (2, 4),
-        "lerp": (2, 3),
-        "where": (1, 3),
-        "eq": (1, 2),
-        "ne": (1, 2),
-        "lt": (1, 2),
-        "gt": (1, 2),
-        "le": (1, 2),
-        "ge": (1, 2),
-        "native_dropout": (ELEMENTWISE["dropout"].forward, 3),
-        "native_dropout_backward": (ELEMENTWISE["dropout"].backward_input, 3),
-        "masked_fill": (0, 3),
-        "nan_to_num": (1, 4),
-    }.items()
-    for suffix in ("", "_")
-}
+ELEMENTWISE_OPS = (
+    {
+        f"aten::{name}{suffix}": per_element(flops, "elementwise", arity=arity)
+        for name, (flops, arity) in {
+            "add": (1, 3),
+            "sub": (1, 3),
+            "rsub": (1, 3),
+            "mul": (1, 2),
+            "div": (1, 2),
+            "neg": (1, 1),
+            "abs": (1, 1),
+            "relu": (ELEMENTWISE["relu"].forward, 1),
+            "clamp": (2, 3),
+            "clamp_min": (1, 2),
+            "clamp_max": (1, 2),
+            "hardtanh": (ELEMENTWISE["hardtanh"].forward, 3),
+            "threshold_backward": (ELEMENTWISE["relu"].backward_input, 3),
+            "hardtanh_backward": (ELEMENTWISE["hardtanh"].backward_input, 4),
+            "sigmoid": (ELEMENTWISE["sigmoid"].forward, 1),
+            "sigmoid_backward": (ELEMENTWISE["sigmoid"].backward_input, 2),
+            "tanh": (ELEMENTWISE["tanh"].forward, 1),
+            "tanh_backward": (ELEMENTWISE["tanh"].backward_input, 2),
+            "gelu": (ELEMENTWISE["gelu"].forward, 2),
+            "gelu_backward": (ELEMENTWISE["gelu"].backward_input, 3),
+            "silu": (ELEMENTWISE["silu"].forward, 1),
+            "silu_backward": (ELEMENTWISE["silu"].backward_input, 2),
+            "hardswish": (ELEMENTWISE["hardswish"].forward, 1),
+            "hardswish_backward": (ELEMENTWISE["hardswish"].backward_input, 2),
+            "exp": (1, 1),
+            "log": (1, 1),
+            "sqrt": (1, 1),
+            "rsqrt": (1, 1),
+            "pow": (1, 2),
+            "reciprocal": (1, 1),
+            "addcmul": (2, 4),
+            "addcdiv": (2, 4),
+            "lerp": (2, 3),
+            "where": (1, 3),
+            "native_dropout": (ELEMENTWISE["dropout"].forward, 3),
+            "native_dropout_backward": (ELEMENTWISE["dropout"].backward_input, 3),
+            "masked_fill": (0, 3),
+            "nan_to_num": (1, 4),
+        }.items()
+        for suffix in ("", "_")
+    }
+    | {
+        # comparisons write bool, 1 B an element (in place, `eq_`, the input's dtype)
+        f"aten::{name}": per_element(1, "elementwise", arity=2, out_size=1)
+        for name in ("eq", "ne", "lt", "gt", "le", "ge")
+    }
+    | {
+        f"aten::{name}_": per_element(1, "elementwise", arity=2)
+        for name in ("eq", "ne", "lt", "gt", "le", "ge")
+    }
+)
 # Memory ops: no FLOP, a known volume, so a bandwidth bound. copy_, fill_ and zero_ only
 # write their destination; clone reads its input and writes a copy.
 MEMORY = {
@@ -200,18 +204,21 @@ MEMORY = {
     "aten::fill_": per_element(0, "memory", overwrites=True),
     "aten::zero_": per_element(0, "memory", overwrites=True),
     "aten::clone": per_element(0, "memory", arity=2),
+    "aten::cat": cat,  # its dtype from the ops beside it (attribute.list_dtype)
 }
 REDUCTIONS = {
+    # the output counted: the input with the dims at the argument given reduced away
+    "aten::sum": reduction(1, promotes=True),
+    "aten::mean": reduction(1),
+    "aten::amax": reduction(1),
+    "aten::amin": reduction(1),
+    "aten::linalg_vector_norm": reduction(2),
+} | {
     f"aten::{name}": per_element(1, "reduction")
     for name in (
-        "sum",
-        "mean",
-        "amax",
-        "amin",
         "max",
         "min",
         "norm",
-        "linalg_vector_norm",
         "cumsum",
         "var",
         "std",

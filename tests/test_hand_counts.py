@@ -1,0 +1,150 @@
+"""Costs checked by hand (issue 65): each pins the count a reader can redo on paper."""
+
+from __future__ import annotations
+
+from generator.ingest.trace.events import OpArgs
+from generator.ingest.trace.op_table import op_cost
+
+
+def _cost(
+    name: str, dims: list[object], types: list[str], concrete: list[str]
+) -> tuple[float, float]:
+    cost = op_cost(name, OpArgs(dims, types, concrete))  # type: ignore[arg-type]
+    assert cost is not None
+    return cost.flops, cost.bytes
+
+
+def test_comparisons_write_bool_at_one_byte() -> None:
+    # ne([4096] float, Scalar): read 4096·4, write 4096 bools
+    assert _cost("aten::ne", [[4096], []], ["float", "Scalar"], ["", "0"]) == (4096, 20_480)
+    # eq of two [8, 16] int64: 2·128·8 read, 128 written
+    assert _cost("aten::eq", [[8, 16], [8, 16]], ["long int", "long int"], ["", ""]) == (
+        128,
+        2_176,
+    )
+    # in place, eq_ writes its own (float) input
+    assert _cost("aten::eq_", [[4096], []], ["float", "Scalar"], ["", "0"]) == (4096, 32_768)
+
+
+def test_mse_loss_forward_writes_one_element() -> None:
+    """(5, 128) fp32 input and target read (2 · 2,560 B), a 4 B mean written: 5,124 B;
+    3 FLOP (sub, square, add) per element. reduction='none' (0) writes all 640."""
+    args = [[5, 128], [5, 128], []]
+    types = ["float", "float", "Scalar"]
+    assert _cost("aten::mse_loss", args, types, ["", "", "1"]) == (1_920, 5_124)
+    assert _cost("aten::mse_loss", args, types, ["", "", "0"]) == (1_920, 7_680)
+
+
+def test_reductions_write_their_output() -> None:
+    # a 0-d float summed: read 4 B, write 4 B
+    assert _cost("aten::sum", [[], []], ["float", "ScalarType"], ["", ""])[1] == 8
+    # (5, 128) float over dim 1: 2,560 read, 5 · 4 written
+    assert _cost(
+        "aten::sum", [[5, 128], [], [], []], ["float", "", "Scalar", ""], ["", "[1]", "False", ""]
+    ) == (640, 2_580)
+    # the whole of it: one element written
+    assert _cost("aten::sum", [[5, 128], []], ["float", ""], ["", ""])[1] == 2_564
+    # a mean over dims (0, 1) of (4, 8, 16): 512 · 4 read, 16 · 4 written
+    assert (
+        _cost(
+            "aten::mean",
+            [[4, 8, 16], [], [], []],
+            ["float", "", "Scalar", ""],
+            ["", "[0, 1]", "False", ""],
+        )[1]
+        == 2_112
+    )
+    # 100 bools summed: read 100 B, an int64 written
+    assert _cost("aten::sum", [[100], []], ["bool", ""], ["", ""])[1] == 108
+
+
+def test_layer_norm_writes_its_mean_and_rstd() -> None:
+    """[8, 512] float, weight and bias [512]: x read 16,384 B, γ and β 4,096 B, y written
+    16,384 B, and mean and rstd, one float each per row: 2 · 8 · 4 = 64 B."""
+    dims = [[8, 512], [], [512], [512], []]
+    types = ["float", "", "float", "float", "Scalar"]
+    flops, moved = _cost("aten::native_layer_norm", dims, types, ["", "[512]", "", "", "1e-05"])
+    assert moved == 16_384 + 4_096 + 16_384 + 64
+    assert flops == 7 * 8 * 512
+
+
+def test_silu_is_four_flops_an_element() -> None:
+    """x / (1 + exp(-x)): neg, exp, add, div."""
+    assert _cost("aten::silu", [[1000]], ["float"], [""]) == (4_000, 8_000)
+
+
+def test_inductor_kernel_writing_over_an_input() -> None:
+    """TraceLens's compiled trace's triton_poi_fused__unsafe_view_mul_silu_2: silu(a)·b on
+    two 268,435,456-element bf16 tensors, the product written over one (in_out_ptr0):
+    2 reads + 1 write = 3 · 536.9 MB = 1,610.6 MB; (mul 1 + silu 4) FLOP per element."""
+    elements = 268_435_456
+    flops, moved = _cost(
+        "triton_poi_fused__unsafe_view_mul_silu_2",
+        [[8, 4096, 8192], [32768, 8192], []],
+        ["c10::BFloat16", "c10::BFloat16", "Scalar"],
+        ["", "", str(elements)],
+    )
+    assert moved == 3 * elements * 2 == 1_610_612_736
+    assert flops == 5 * elements
+    # a constant multiplier is inlined: one op, in and out, each moved once
+    assert (
+        _cost(
+            "triton_poi_fused_mul_0",
+            [[1024], [1024], []],
+            ["float", "float", "Scalar"],
+            ["", "", "1024"],
+        )[1]
+        == 8_192
+    )
+
+
+def test_an_op_above_the_memory_roof_is_labelled_an_upper_bound(tmp_path: object) -> None:
+    """add of two [1024, 1024] float tensors: 3 · 4 MiB = 12,582,912 B by its shapes, in a
+    4 µs kernel on an A100 40GB (1,555 GB/s): 3.15 TB/s, 202 % of the memory roof. The
+    trace has no strides (one input may be a broadcast view): the row says its bytes are an
+    upper bound, and a finding says why."""
+    from pathlib import Path
+
+    from generator.summaries.trace import summarize_trace
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    events = [
+        op("aten::add", 0, 20, [[1024, 1024], [1024, 1024], []]),
+        launch(1, 1),
+        kernel("vectorized_elementwise_add", 10, 4, 1),
+    ]
+    path = write_trace(Path(str(tmp_path)) / "t.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    (row,) = summary["by_op"]
+    assert row["bytes"] == 12_582_912
+    assert round(row["efficiency"], 2) == round(12_582_912 / 4e-6 / 1555e9, 2) == 2.02
+    ids = [f["id"] for f in summary["findings"]]
+    assert "bytes-upper-bound" in ids
+    from generator.analysis.trace_analysis import analyze_trace
+
+    by_op = analyze_trace(path).by_op.row(0, named=True)
+    assert by_op["counted_as"] == "counted (bytes an upper bound)"
+
+
+def test_a_cat_takes_its_dtype_from_the_ops_beside_it(tmp_path: object) -> None:
+    """Qwen's rotary cat: [[16, 16, 559, 32], [16, 16, 559, 32]] as a TensorList (no dtype)
+    between bf16 ops: both read and the output written, 2 · 2 · 16·16·559·32 · 2 B =
+    36,634,624 B, 0 FLOP; bounded, since the dtype is inferred."""
+    from pathlib import Path
+
+    from generator.summaries.trace import summarize_trace
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    shape = [16, 16, 559, 32]
+    neg = op("aten::neg", 0, 10, [shape])
+    neg["args"]["Input type"] = ["c10::BFloat16"]
+    cat = op("aten::cat", 20, 10, [[shape, shape], []])
+    cat["args"]["Input type"] = ["TensorList", "Scalar"]
+    mul = op("aten::mul", 40, 10, [shape, shape])
+    mul["args"]["Input type"] = ["c10::BFloat16", "c10::BFloat16"]
+    events = [neg, cat, launch(21, 1), kernel("CatArrayBatchedCopy", 25, 5, 1), mul]
+    path = write_trace(Path(str(tmp_path)) / "cat.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
+    (row,) = summary["by_op"]
+    assert (row["op"], row["flops"], row["bytes"]) == ("aten::cat", 0, 36_634_624)
+    assert summary["bounded_share"] == 1.0 and summary["modelled_share"] == 0.0
