@@ -22,6 +22,7 @@ from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
 from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
+from generator.pages.glossary import TERMS
 from generator.pages.render import SPEC_HEAD
 from generator.records.run import read_runs
 from generator.stats import clopper_pearson
@@ -454,3 +455,49 @@ def test_the_landing_roofline_draws_each_configurations_headline_point_under_its
         run_id = str(link["href"]).rstrip("/").rsplit("/", 1)[-1]
         page = _text(_soup(repo_site / "measurements" / "runs" / run_id / "index.html"))
         assert "above-ceiling" not in page, (run_id, text)
+
+
+_NOT_LINKED = ("h1", "h2", "h3", "h4", "h5", "h6", "code", "pre", "script", "summary")
+
+
+def _first_uses(article: Tag) -> dict[str, Tag]:
+    """Each glossary term -> the element holding its first use in the page's text (the
+    headings, code and admonition titles left out, as the linker leaves them)."""
+    found: dict[str, Tag] = {}
+    for node in article.find_all(string=True):
+        parent = node.parent
+        if parent is None or any(p.name in _NOT_LINKED for p in [parent, *parent.parents]):
+            continue
+        if any("admonition-title" in (p.get("class") or []) for p in [parent, *parent.parents]):
+            continue
+        if "@misc{" in node or "@software{" in node:  # BibTeX, in a <pre> html.parser loses
+            continue
+        for term in TERMS:
+            if term.anchor not in found and re.search(term.pattern, str(node), re.IGNORECASE):
+                found[term.anchor] = parent
+    return found
+
+
+def test_every_terms_first_use_on_a_generated_page_links_the_glossary(repo_site: Path) -> None:
+    """Issue 66: a student met "ridge", "latency/overhead-bound", "trace point" and "kind"
+    with no explanation at hand."""
+    pages = [repo_site / "index.html", repo_site / "hardware" / "index.html"]
+    pages += [p for p in sorted((repo_site / "measurements").rglob("index.html"))
+              if "traces" not in p.parts or p.parent.name == "traces"]  # fmt: skip
+    checked = 0
+    for path in pages:
+        if path.parent.name == "glossary":
+            continue
+        article = _soup(path).find("article")
+        assert isinstance(article, Tag), path
+        for anchor, element in _first_uses(article).items():
+            link = element if element.name == "a" else element.find_parent("a")
+            assert link is not None and str(link.get("href", "")).endswith(f"glossary/#{anchor}"), (
+                path,
+                anchor,
+                _text(element)[:200],
+            )
+            checked += 1
+    assert checked > 1000
+    glossary = _text(_soup(repo_site / "measurements" / "glossary" / "index.html"))
+    assert all(term.definition.split(".")[0][:40] in glossary for term in TERMS)

@@ -166,7 +166,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             .then(pl.lit("communication"))
             .when(pl.col("overhead_time_s") >= pl.col("time_s"))
             .then(pl.lit("dispatch overhead"))
-            .otherwise(pl.lit("counted"))
+            .otherwise(pl.lit("costed"))
             .alias("counted_as")
         )
         .with_columns(

@@ -199,8 +199,8 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
         f"  bytes (minimal)    {si(summary['bytes'], 'B')}",
         f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte",
         f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}  "
-        f"over the counted ops' {seconds(summary['counted_time_s'])}",
-        f"  uncounted time     {percent(100 * share) if share is not None else 'n/a'}"
+        f"over the costed ops' {seconds(summary['counted_time_s'])}",
+        f"  uncosted time      {percent(100 * share) if share is not None else 'n/a'}"
         + (
             f"   communication {percent(100 * summary['communication_time_share'])}"
             if summary["communication_time_share"]
