@@ -41,8 +41,19 @@ def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+_INLINE = {"a", "strong", "em", "code", "span", "b", "i", "sub", "sup", "abbr", "small"}
+
+
 def _text(tag: Tag) -> str:
-    return " ".join(tag.get_text(" ").split())
+    """The text as a reader sees it: inline elements (a glossary link, bold) run on with
+    their neighbours, block elements (cells, paragraphs) apart."""
+    parts: list[str] = []
+    last = None
+    for node in tag.find_all(string=True):
+        block = next((p for p in node.parents if p.name not in _INLINE), None)
+        parts.append(("" if block is last else " ") + str(node))
+        last = block
+    return " ".join("".join(parts).split())
 
 
 def _facts(page: BeautifulSoup) -> dict[str, str]:
@@ -404,18 +415,23 @@ def _specs(site: Path, page: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _layers(spec: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """(mark type, its data rows) of every layer of a spec, nested layers included."""
+def _layers(
+    spec: dict[str, Any], datasets: dict[str, Any] | None = None
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(mark type, its data rows) of every mark of a spec: its layers (nested ones too), the
+    views of a concatenation, or the spec itself where it is one mark."""
+    datasets = {**(datasets or {}), **spec.get("datasets", {})}
     found = []
-    for layer in spec.get("layer", []):
-        mark = layer.get("mark")
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for part in spec.get(key, []):
+            inherited = {"data": spec["data"]} if "data" in spec and "data" not in part else {}
+            found += _layers({**inherited, **part}, datasets)
+    if "mark" in spec and not found:
+        mark = spec["mark"]
         kind = mark.get("type") if isinstance(mark, dict) else mark
-        data = layer.get("data") or spec.get("data") or {}
-        rows = data.get("values") or spec.get("datasets", {}).get(data.get("name"), [])
-        if "layer" in layer:
-            found += _layers({**layer, "datasets": spec.get("datasets", {})})
-        else:
-            found.append((str(kind), rows))
+        data = spec.get("data") or {}
+        rows = data.get("values") or datasets.get(data.get("name"), [])
+        found.append((str(kind), rows))
     return found
 
 
@@ -501,3 +517,21 @@ def test_every_terms_first_use_on_a_generated_page_links_the_glossary(repo_site:
     assert checked > 1000
     glossary = _text(_soup(repo_site / "measurements" / "glossary" / "index.html"))
     assert all(term.definition.split(".")[0][:40] in glossary for term in TERMS)
+
+
+def test_step_parts_keep_each_compile_mode_apart(repo_site: Path) -> None:
+    """Issue 66: the CPU chart stacked eager and torch.compile runs into one bar under one
+    label (~0.43 s where the step is 215 ms), and the table repeated rows untagged."""
+    page = repo_site / "measurements" / "step-parts" / "index.html"
+    rows = [
+        tuple(_text(c) for c in row.find_all("td"))[:2]
+        for row in _soup(page).find_all("tr")
+        if len(row.find_all("td")) > 5
+    ]
+    assert len(rows) == len(set(rows)) > 20, [r for r in rows if rows.count(r) > 1]
+    assert any("torch.compile" in label for _, label in rows)
+    for chart_id, spec in _specs(repo_site, page).items():
+        bars = [
+            (r["label"], r["part"]) for kind, data in _layers(spec) if kind == "bar" for r in data
+        ]
+        assert bars and len(bars) == len(set(bars)), chart_id  # one bar segment each
