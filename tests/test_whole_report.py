@@ -562,3 +562,21 @@ def test_no_chart_layer_is_empty(repo_site: Path) -> None:
             assert empty == [], (path, chart_id, empty)
             charts += 1
     assert charts > 50
+
+
+def test_a_profiled_gpu_run_is_never_said_to_have_no_gpu_profile(repo_site: Path) -> None:
+    """Issue 66: device-choice/B said "n/a (no GPU profile)" for a run profiled on the GPU
+    (the traces were looked up by their label, not their run id)."""
+    traced = {p.parent.name.removeprefix("run-")
+              for p in (repo_site / "measurements" / "traces").glob("run-*/index.html")}  # fmt: skip
+    counted = 0
+    for path in sorted((repo_site / "measurements" / "device-choice").glob("*/index.html")):
+        for row in _soup(path).find_all("tr"):
+            cells = [_text(c) for c in row.find_all("td")]
+            if not cells or "cuda" not in cells[0]:
+                continue
+            run_id = cells[0].split(" ")[0]
+            if run_id in traced:
+                assert not any("no GPU profile" in c for c in cells), (path, cells)
+                counted += any("(measured: the profiled step of GPU run" in c for c in cells)
+    assert counted >= 10
