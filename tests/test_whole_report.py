@@ -580,3 +580,13 @@ def test_a_profiled_gpu_run_is_never_said_to_have_no_gpu_profile(repo_site: Path
                 assert not any("no GPU profile" in c for c in cells), (path, cells)
                 counted += any("(measured: the profiled step of GPU run" in c for c in cells)
     assert counted >= 10
+
+
+def test_the_404_page_finds_its_assets_where_the_site_is_served(repo_site: Path) -> None:
+    """Issue 66: 404.html named its stylesheets under the published site's path
+    (/roofline-atlas/assets/...), so served at the root it had none."""
+    html = (repo_site / "404.html").read_text(encoding="utf-8")
+    assets = re.findall(r'(?:href|src)="(/[^"#?]*\.(?:css|js|png|svg))"', html)
+    assert len(assets) >= 3
+    missing = [a for a in assets if not (repo_site / a.lstrip("/")).is_file()]
+    assert missing == []
