@@ -11,8 +11,9 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
 
-# What says an interval's kind (analysis/interval.py's words, and the Spearman bootstrap's)
-KIND_WORDS = ("calibrated", "within one process", "bootstrap")
+# What says an interval's kind (analysis/interval.py's words, the Spearman bootstrap's and
+# the coverage's binomial one)
+KIND_WORDS = ("calibrated", "within one process", "bootstrap", "clopper-pearson")  # lower case
 MAX_SPAN = 5.0  # no interval a reader sees spans more than 5x from low to high
 _PREFIX = {"n": 1e-9, "µ": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
            "P": 1e15}  # fmt: skip

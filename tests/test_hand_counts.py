@@ -123,7 +123,7 @@ def test_an_op_above_the_memory_roof_is_labelled_an_upper_bound(tmp_path: object
     from generator.analysis.trace_analysis import analyze_trace
 
     by_op = analyze_trace(path).by_op.row(0, named=True)
-    assert by_op["counted_as"] == "counted (bytes an upper bound)"
+    assert by_op["counted_as"] == "costed (bytes an upper bound)"
 
 
 def test_a_cat_takes_its_dtype_from_the_ops_beside_it(tmp_path: object) -> None:

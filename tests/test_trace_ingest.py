@@ -359,6 +359,6 @@ def test_fuzzed_values_end_in_a_result_or_a_user_error(tmp_path: Path) -> None:
 def test_every_op_says_how_it_was_counted() -> None:
     analysis = analyze_trace(REAL_TRACES / "hta__trace_diff_control__a100.json.gz")
     counted_as = dict(analysis.by_op.select("op", "counted_as").iter_rows())
-    assert counted_as["aten::mm"] == "counted"
+    assert counted_as["aten::mm"] == "costed"
     assert counted_as["record_param_comms"] == "communication"
     assert counted_as["aten::cat"] == "no formula"

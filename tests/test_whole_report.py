@@ -22,6 +22,7 @@ from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
 from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
+from generator.pages.glossary import TERMS
 from generator.pages.render import SPEC_HEAD
 from generator.records.run import read_runs
 from generator.stats import clopper_pearson
@@ -40,8 +41,19 @@ def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+_INLINE = {"a", "strong", "em", "code", "span", "b", "i", "sub", "sup", "abbr", "small"}
+
+
 def _text(tag: Tag) -> str:
-    return " ".join(tag.get_text(" ").split())
+    """The text as a reader sees it: inline elements (a glossary link, bold) run on with
+    their neighbours, block elements (cells, paragraphs) apart."""
+    parts: list[str] = []
+    last = None
+    for node in tag.find_all(string=True):
+        block = next((p for p in node.parents if p.name not in _INLINE), None)
+        parts.append(("" if block is last else " ") + str(node))
+        last = block
+    return " ".join("".join(parts).split())
 
 
 def _facts(page: BeautifulSoup) -> dict[str, str]:
@@ -403,18 +415,34 @@ def _specs(site: Path, page: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _layers(spec: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """(mark type, its data rows) of every layer of a spec, nested layers included."""
+_POSITION = ("x", "y", "x2", "y2", "theta", "radius")
+
+
+def _layers(
+    spec: dict[str, Any], datasets: dict[str, Any] | None = None
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(mark type, the data rows it can draw) of every mark of a spec: its layers (nested
+    ones too), the views of a concatenation, or the spec itself where it is one mark. A row
+    it can draw has a value for each field its position channels encode."""
+    datasets = {**(datasets or {}), **spec.get("datasets", {})}
     found = []
-    for layer in spec.get("layer", []):
-        mark = layer.get("mark")
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for part in spec.get(key, []):
+            inherited = {k: spec[k] for k in ("data", "encoding") if k in spec and k not in part}
+            found += _layers({**inherited, **part}, datasets)
+    if "mark" in spec and not found:
+        mark = spec["mark"]
         kind = mark.get("type") if isinstance(mark, dict) else mark
-        data = layer.get("data") or spec.get("data") or {}
-        rows = data.get("values") or spec.get("datasets", {}).get(data.get("name"), [])
-        if "layer" in layer:
-            found += _layers({**layer, "datasets": spec.get("datasets", {})})
-        else:
-            found.append((str(kind), rows))
+        data = spec.get("data") or {}
+        rows = data.get("values") or datasets.get(data.get("name"), [])
+        encoding = spec.get("encoding", {})
+        fields = [e["field"] for c, e in encoding.items()
+                  if c in _POSITION and isinstance(e, dict) and "field" in e]  # fmt: skip
+        drawn = [r for r in rows if all(r.get(f) is not None for f in fields)]
+        for step in spec.get("transform", []):  # a filter on one field: {"filter": "datum.f"}
+            if isinstance(step.get("filter"), str) and step["filter"].startswith("datum."):
+                drawn = [r for r in drawn if r.get(step["filter"].removeprefix("datum."))]
+        found.append((str(kind), drawn))
     return found
 
 
@@ -454,3 +482,111 @@ def test_the_landing_roofline_draws_each_configurations_headline_point_under_its
         run_id = str(link["href"]).rstrip("/").rsplit("/", 1)[-1]
         page = _text(_soup(repo_site / "measurements" / "runs" / run_id / "index.html"))
         assert "above-ceiling" not in page, (run_id, text)
+
+
+_NOT_LINKED = ("h1", "h2", "h3", "h4", "h5", "h6", "code", "pre", "script", "summary")
+
+
+def _first_uses(article: Tag) -> dict[str, Tag]:
+    """Each glossary term -> the element holding its first use in the page's text (the
+    headings, code and admonition titles left out, as the linker leaves them)."""
+    found: dict[str, Tag] = {}
+    for node in article.find_all(string=True):
+        parent = node.parent
+        if parent is None or any(p.name in _NOT_LINKED for p in [parent, *parent.parents]):
+            continue
+        if any("admonition-title" in (p.get("class") or []) for p in [parent, *parent.parents]):
+            continue
+        if "@misc{" in node or "@software{" in node:  # BibTeX, in a <pre> html.parser loses
+            continue
+        for term in TERMS:
+            if term.anchor not in found and re.search(term.pattern, str(node), re.IGNORECASE):
+                found[term.anchor] = parent
+    return found
+
+
+def test_every_terms_first_use_on_a_generated_page_links_the_glossary(repo_site: Path) -> None:
+    """Issue 66: a student met "ridge", "latency/overhead-bound", "trace point" and "kind"
+    with no explanation at hand."""
+    pages = [repo_site / "index.html", repo_site / "hardware" / "index.html"]
+    pages += [p for p in sorted((repo_site / "measurements").rglob("index.html"))
+              if "traces" not in p.parts or p.parent.name == "traces"]  # fmt: skip
+    checked = 0
+    for path in pages:
+        if path.parent.name == "glossary":
+            continue
+        article = _soup(path).find("article")
+        assert isinstance(article, Tag), path
+        for anchor, element in _first_uses(article).items():
+            link = element if element.name == "a" else element.find_parent("a")
+            assert link is not None and str(link.get("href", "")).endswith(f"glossary/#{anchor}"), (
+                path,
+                anchor,
+                _text(element)[:200],
+            )
+            checked += 1
+    assert checked > 1000
+    glossary = _text(_soup(repo_site / "measurements" / "glossary" / "index.html"))
+    assert all(term.definition.split(".")[0][:40] in glossary for term in TERMS)
+
+
+def test_step_parts_keep_each_compile_mode_apart(repo_site: Path) -> None:
+    """Issue 66: the CPU chart stacked eager and torch.compile runs into one bar under one
+    label (~0.43 s where the step is 215 ms), and the table repeated rows untagged."""
+    page = repo_site / "measurements" / "step-parts" / "index.html"
+    rows = [
+        tuple(_text(c) for c in row.find_all("td"))[:2]
+        for row in _soup(page).find_all("tr")
+        if len(row.find_all("td")) > 5
+    ]
+    assert len(rows) == len(set(rows)) > 20, [r for r in rows if rows.count(r) > 1]
+    assert any("torch.compile" in label for _, label in rows)
+    for chart_id, spec in _specs(repo_site, page).items():
+        bars = [
+            (r["label"], r["part"]) for kind, data in _layers(spec) if kind == "bar" for r in data
+        ]
+        assert bars and len(bars) == len(set(bars)), chart_id  # one bar segment each
+
+
+def test_no_chart_layer_is_empty(repo_site: Path) -> None:
+    """Issue 66: Vega warned "Infinite extent" on E, F and J-gpu: error bars of results
+    without an interval, rings of series that never saturate. Every mark of every chart
+    has a row it can draw."""
+    pages = [repo_site / "index.html", repo_site / "hardware" / "index.html"]
+    pages += [p for p in sorted((repo_site / "measurements").rglob("index.html"))
+              if "traces" not in p.parts or p.parent.name == "traces"]  # fmt: skip
+    charts = 0
+    for path in pages:
+        for chart_id, spec in _specs(repo_site, path).items():
+            empty = [kind for kind, rows in _layers(spec) if not rows]
+            assert empty == [], (path, chart_id, empty)
+            charts += 1
+    assert charts > 50
+
+
+def test_a_profiled_gpu_run_is_never_said_to_have_no_gpu_profile(repo_site: Path) -> None:
+    """Issue 66: device-choice/B said "n/a (no GPU profile)" for a run profiled on the GPU
+    (the traces were looked up by their label, not their run id)."""
+    traced = {p.parent.name.removeprefix("run-")
+              for p in (repo_site / "measurements" / "traces").glob("run-*/index.html")}  # fmt: skip
+    counted = 0
+    for path in sorted((repo_site / "measurements" / "device-choice").glob("*/index.html")):
+        for row in _soup(path).find_all("tr"):
+            cells = [_text(c) for c in row.find_all("td")]
+            if not cells or "cuda" not in cells[0]:
+                continue
+            run_id = cells[0].split(" ")[0]
+            if run_id in traced:
+                assert not any("no GPU profile" in c for c in cells), (path, cells)
+                counted += any("(measured: the profiled step of GPU run" in c for c in cells)
+    assert counted >= 10
+
+
+def test_the_404_page_finds_its_assets_where_the_site_is_served(repo_site: Path) -> None:
+    """Issue 66: 404.html named its stylesheets under the published site's path
+    (/roofline-atlas/assets/...), so served at the root it had none."""
+    html = (repo_site / "404.html").read_text(encoding="utf-8")
+    assets = re.findall(r'(?:href|src)="(/[^"#?]*\.(?:css|js|png|svg))"', html)
+    assert len(assets) >= 3
+    missing = [a for a in assets if not (repo_site / a.lstrip("/")).is_file()]
+    assert missing == []

@@ -200,7 +200,7 @@ def with_launch_counts(
     items: list[Workload], traces: list[TraceView], runs: pl.DataFrame
 ) -> list[Workload]:
     """Each modelled run's kernels per step, from what the data has: the profiled step of a
-    GPU run of the same configuration (same precision if one exists), else of the same model,
+    GPU run of the same configuration (its own runs first, then the same precision), else of the same model,
     dataset and phase at another batch (the fewest kernels: launches barely depend on the
     batch), else an estimate from the run's own layer count (_layer_estimate)."""
     config = {
@@ -212,7 +212,8 @@ def with_launch_counts(
         members.setdefault(row.get("workload") or row["run_id"], []).append(row["run_id"])
     siblings = {run_id: ids for ids in members.values() for run_id in ids}
     gpu: list[tuple[tuple[Any, ...], float, str]] = []
-    by_run = {t.title: t for t in traces if t.kind == "run"}
+    # a run's trace by its run id (its slug is "run-<id>"; its title is the run's label)
+    by_run = {t.slug.removeprefix("run-"): t for t in traces if t.kind == "run"}
     for run_id, trace in sorted(by_run.items()):
         kernels = _kernels_per_step(trace)
         if kernels and run_id in config:
@@ -226,7 +227,10 @@ def with_launch_counts(
         same = [g for g in gpu if g[0][:4] == key[:4]]
         other = [g for g in gpu if (g[0][0], g[0][1], g[0][3]) == (key[0], key[1], key[3])]
         if same:
-            config_, kernels, run_id = min(same, key=lambda g: (g[0][4] != key[4], g[1], g[2]))
+            own_runs = set(siblings.get(w.label, [w.label]))  # its own profile first
+            config_, kernels, run_id = min(
+                same, key=lambda g: (g[2] not in own_runs, g[0][4] != key[4], g[1], g[2])
+            )
             how = f"measured: the profiled step of GPU run {run_id}"
             if config_[4] != key[4]:
                 how += f" ({config_[4]})"

@@ -69,11 +69,14 @@ class StepParts:
     time_ratio: Interval | None  # backward / forward latency
     flop_ratio: float | None  # backward / forward analytic FLOPs
     rate_ratio: Interval | None  # backward FLOP rate / forward FLOP rate
+    compile: str = "eager"  # eager, or the torch.compile mode: a workload of its own
 
     @property
     def label(self) -> str:
-        """'resnet18 b64 (cifar10, fp32)': one bar of the chart."""
-        return f"{self.model} b{self.batch} ({self.dataset}, {self.precision})"
+        """'resnet18 b64 (cifar10, fp32)', 'resnet18 b64 (cifar10, fp32, torch.compile
+        default)': one bar of the chart, one row of the table, each compile mode apart."""
+        mode = "" if self.compile == "eager" else f", torch.compile {self.compile}"
+        return f"{self.model} b{self.batch} ({self.dataset}, {self.precision}{mode})"
 
     def part(self, name: str) -> PartTime | None:
         return next((p for p in self.parts if p.part == name), None)
@@ -103,6 +106,7 @@ def step_parts(
         str(row["model"]), str(row["dataset"]), int(row["batch"]), str(row["precision"]),
         str(row[DEVICE]), str(row["workload"]), tuple(run_ids),
         sum(len(f) for f in frames), tuple(parts), time_ratio, flop_ratio, rate_ratio,
+        str(row.get("compile") or "eager"),
     )  # fmt: skip
 
 
@@ -125,7 +129,9 @@ def training_parts(
         result = (results or {}).get(str(first["workload"]))
         session = result.session_cv if result else 0.0
         found.append(remembered("step_parts", step_parts, first, frames, run_ids, session))
-    return sorted(found, key=lambda s: (s.device, s.model, s.dataset, s.precision, s.batch))
+    return sorted(
+        found, key=lambda s: (s.device, s.model, s.dataset, s.precision, s.batch, s.compile)
+    )
 
 
 def describe(item: StepParts) -> str | None:
@@ -135,7 +141,7 @@ def describe(item: StepParts) -> str | None:
         return None
     text = (
         f"On {item.device}, backward takes {t.times_text()} the forward time for {item.model} "
-        f"at batch {item.batch} ({item.dataset}, {item.precision})"
+        f"at batch {item.batch} ({item.label.split(' (', 1)[1]}"
     )
     r = item.rate_ratio
     if item.flop_ratio is None or r is None:

@@ -23,7 +23,7 @@ from generator.formatting import number, seconds, si
 
 TIMED = "timed median"
 KERNEL = "kernel time"
-PROFILED = "counted ops of the profiled step"
+PROFILED = "costed ops of the profiled step"  # costed: a formula gave their FLOPs
 TIME_BASES = {
     TIMED: "The timed median is the configuration's one result (the results stage): across "
     "its blocks (independent processes) with the 95 % re-measurement interval where it was "

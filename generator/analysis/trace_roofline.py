@@ -70,7 +70,7 @@ BOUNDED = "bounded"
 PARTS = ("modelled", BOUNDED, *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
 WHOLE_GPU = "GPU busy time (kernels + memcpy + memset)"
 WHOLE_CPU = "ops' self time on the CPU"
-UPPER_BOUND = "counted (bytes an upper bound)"  # a row above the memory roof
+UPPER_BOUND = "costed (bytes an upper bound)"  # a row above the memory roof
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             .then(pl.lit("communication"))
             .when(pl.col("overhead_time_s") >= pl.col("time_s"))
             .then(pl.lit("dispatch overhead"))
-            .otherwise(pl.lit("counted"))
+            .otherwise(pl.lit("costed"))
             .alias("counted_as")
         )
         .with_columns(

@@ -67,18 +67,24 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     line = base.mark_line(opacity=0.55).encode(
         x=x, y=y, color=colour, strokeDash=dash, detail="series:N"
     )
-    bars = base.mark_errorbar(ticks=True).encode(
-        x=x, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour, detail="series:N"
-    )
+    # error bars where a point has an interval, rings where a series saturates: no layer of
+    # none (Vega warns "Infinite extent" for an empty one)
+    bounded = [r for r in rows if r.get("low") is not None and r.get("high") is not None]
+    bars = [
+        alt.Chart(inline(bounded)).mark_errorbar(ticks=True).encode(
+            x=x, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour, detail="series:N"
+        )
+    ] if bounded else []  # fmt: skip
     points = base.mark_point(filled=True, size=60).encode(
         x=x, y=y, color=colour, shape=shape, tooltip=tooltip
     )
-    ring = (
-        base.transform_filter(alt.datum.saturation)
+    saturated = [r for r in rows if r.get("saturation")]
+    ring = [
+        alt.Chart(inline(saturated))
         .mark_point(shape="circle", size=420, filled=False, strokeWidth=2, color="black")
         .encode(x=x, y=y, tooltip=[*tooltip, alt.Tooltip("saturation:N", title="saturates")])
-    )
-    chart = alt.layer(line, bars, points, ring).properties(
+    ] if saturated else []  # fmt: skip
+    chart = alt.layer(line, *bars, points, *ring).properties(
         title=fit_title(title), width="container", height=360
     )
     return finish(chart)

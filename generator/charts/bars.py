@@ -88,12 +88,16 @@ def sweep_chart(
         .mark_point(filled=True, size=70)
         .encode(x=x, y=y, tooltip=tooltip, **by_series, **marker)
     )
-    bars = (
-        alt.Chart(data)
-        .mark_errorbar(ticks=True)
-        .encode(x=x, y=alt.Y("low:Q", title=unit_title(unit)), y2="high:Q", **by_series)
-    )
-    layers = [bars, points]
+    # error bars only where an interval exists: a layer of none warns "Infinite extent"
+    bounded = [r for r in rows if r.get("low") is not None and r.get("high") is not None]
+    layers = [points]
+    if bounded:
+        bars = (
+            alt.Chart(inline(bounded))
+            .mark_errorbar(ticks=True)
+            .encode(x=x, y=alt.Y("low:Q", title=unit_title(unit)), y2="high:Q", **by_series)
+        )
+        layers.insert(0, bars)
     if numeric:
         line = alt.Chart(data).mark_line(opacity=0.5).encode(x=x, y=y, **by_series, **dash)
         layers.insert(0, line)

@@ -108,11 +108,13 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
     phases = sorted({str(r["phase"]) for r in rows})
     colour = alt.Color("phase:N", title="phase", legend=bottom_legend(phases, "phase"))
     data = inline(rows)
-    bars = (
-        alt.Chart()
+    # error bars only where the ratio has an interval: a layer of none warns "Infinite extent"
+    bounded = [r for r in rows if r["low"] is not None and r["high"] is not None]
+    bars = [
+        alt.Chart(inline(bounded))
         .mark_errorbar(ticks=True)
         .encode(x=alt.X("low:Q", title=axis_title), x2="high:Q", y=y, color=colour)
-    )
+    ] if bounded else []  # fmt: skip
     points = (
         alt.Chart()
         .mark_point(filled=True, size=60)
@@ -133,7 +135,7 @@ def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> di
         .mark_rule(strokeDash=[4, 3], color="gray")
         .encode(x=alt.X("one:Q"))
     )
-    chart = alt.layer(one, bars, points, data=data).properties(
+    chart = alt.layer(one, *bars, points, data=data).properties(
         title=fit_title(title), width="container", height=max(120, 20 * len(rows))
     )
     return finish(chart)

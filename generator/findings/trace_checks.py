@@ -69,7 +69,7 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
             f"{percent(100 * share)} of the measured time is in work with no model ({by_cause})",
             f"{uncounted.height} op(s) with time but no model, by cause: {top}{more}. "
             "Their FLOPs are not in the totals, so the step's attained FLOP/s covers the "
-            "counted ops' time only",
+            "costed ops' time only",
             "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
             "or data-movement ops); no usable shapes: the recorded shapes do not give the op's "
             "sizes (record with record_shapes=True; FBGEMM embedding tables of mixed widths "

@@ -8,6 +8,7 @@ from typing import Any
 
 from generator.pages.chart_render import chart_key, rendered_charts
 from generator.pages.frame_files import cached_frame_bytes
+from generator.pages.glossary import link_terms
 from generator.pages.page import Page
 from generator.pages.paths import INCLUDES_DIR
 from generator.pages.render import chart_script, download_link, download_path, spec_name
@@ -63,7 +64,7 @@ def attach_downloads(
                 f"- `{name}` ({frame.height} rows): [CSV]({download_link(page.path, f'{name}.csv')})"
                 f" · [Parquet]({download_link(page.path, f'{name}.parquet')})"
             )
-        markdown = page.markdown
+        markdown = link_terms(page.markdown, page.path)  # the glossary, from first uses
         if links:
             markdown = (
                 markdown.rstrip("\n")

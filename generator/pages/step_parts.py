@@ -46,7 +46,8 @@ def parts_frame(found: list[StepParts]) -> pl.DataFrame:
     for s in found:
         row: dict[str, Any] = {
             "device": s.device, "model": s.model, "dataset": s.dataset, "batch": s.batch,
-            "precision": s.precision, "workload": s.workload, "runs": ", ".join(s.run_ids),
+            "precision": s.precision, "compile": s.compile, "workload": s.workload,
+            "runs": ", ".join(s.run_ids),
             "samples": s.samples,
         }  # fmt: skip
         for column, name in PARTS.items():

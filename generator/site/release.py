@@ -56,11 +56,15 @@ class Release:
         }
 
     def mkdocs_config(self) -> str:
-        """Lines for the build's MkDocs config. The version selector reads versions.json,
+        """Lines for the build's MkDocs config (site_url: the version's own URL, none for an
+        unversioned build). The version selector reads versions.json,
         which only a published tree has: an unversioned build leaves it out, so that it
         requests nothing that is not there."""
+        # An unversioned build is served where it is opened (`python -m http.server` in
+        # site/): no site_url, so that its 404 page finds its assets at the root; a version
+        # has its own address, which the 404 page, canonical links and sitemap name.
         config = {
-            "site_url": self.url or self.site_url or "",
+            "site_url": self.url or "",
             "repo_url": self.repo_url or "",
             "theme": {"custom_dir": str(THEME_DIR)},
         }

@@ -215,7 +215,7 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
         f"  bytes (minimal)    {si(summary['bytes'], 'B')}",
         f"  AI                 {number(summary['arithmetic_intensity'])} FLOP/byte",
         f"  attained           {si(summary['attained_flops_per_s'], 'FLOP/s')}  "
-        f"over the counted ops' {seconds(summary['counted_time_s'])}",
+        f"over the costed ops' {seconds(summary['counted_time_s'])}",
         f"  whole              {seconds(summary['whole_s'])}  ({summary['whole']})",
         f"  its parts          {parts or 'n/a'}",
         f"  bound              {bound}",
