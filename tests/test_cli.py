@@ -35,7 +35,9 @@ def test_summarize_json_on_the_l4_export(capsys: pytest.CaptureFixture[str]) -> 
     assert result["l2_bytes"] is None and result["l1_bytes"] is None
     # CC 8.9 is both the L4 and the RTX 4080 Laptop GPU: no guess
     assert result["device"]["catalog"] is None and result["bound"] is None
-    assert result["device_candidates"] == ["l4", "rtx-4080-laptop", "rtx-4090", "l40s"]
+    assert result["device_candidates"] == [
+        "l4", "rtx-4080-laptop", "rtx-4090", "rtx-4090-d", "l40s"
+    ]  # fmt: skip
 
 
 def test_summarize_json_with_device_one_object_per_file(capsys: pytest.CaptureFixture[str]) -> None:

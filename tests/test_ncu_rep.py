@@ -303,7 +303,23 @@ def test_a_report_the_reader_refuses_is_a_user_error(monkeypatch: pytest.MonkeyP
     assert "unsupported format" in text and "pip install -U ncu-report" in text
 
 
-def test_a_gpu_the_catalog_lacks_is_named_as_such() -> None:
+def test_the_h800_report_is_matched_to_its_catalog_entry() -> None:
+    """The catalog has had the H800 SXM since 2026-11-28 (a public trace named it)."""
+    summary = summarize_file(H800, device=None)
+    assert summary["device"] == {"recorded": "NVIDIA H800", "catalog": "h800-sxm"}
+
+
+def test_a_gpu_the_catalog_lacks_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.catalog import matching
+
+    real = matching.find_device
+
+    def without_h800(name: str) -> Any:
+        if "H800" in name:
+            raise UserError(f"no catalog device is named {name!r}", fix="add it")
+        return real(name)
+
+    monkeypatch.setattr(matching, "find_device", without_h800)
     summary = summarize_file(H800, device=None)
     assert summary["device"] == {"recorded": "NVIDIA H800", "catalog": None}
     assert summary["device_note"].startswith(
