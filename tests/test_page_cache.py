@@ -162,20 +162,20 @@ def test_templates_are_compiled_once_into_the_store(
         render._ENVIRONMENT, "compile", lambda *a, **k: compiled.append(1) or original(*a, **k)
     )
     folder = tmp_path / "store"
-    render.render("runs.md.j2", groups=[], ceilings=[])  # outside a build: nothing kept
+    render.render("runs.md.j2", groups=[], ceilings=[], pending=[])  # outside a build: nothing kept
     assert not folder.exists() and compiled == [1]
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
     with storing_in(Store(folder, "code")):
-        first = render.render("runs.md.j2", groups=[], ceilings=[])
+        first = render.render("runs.md.j2", groups=[], ceilings=[], pending=[])
     assert len(list((folder / "templates").rglob("*.pickle"))) == 1 and compiled == [1, 1]
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})  # as a new process finds it
     with storing_in(Store(folder, "other code")):  # not keyed by the code: its own checksum
-        assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+        assert render.render("runs.md.j2", groups=[], ceilings=[], pending=[]) == first
     assert compiled == [1, 1]  # read from the store, not compiled again
     shutil.rmtree(folder)  # gone: compiled again and stored again, no error
     monkeypatch.setattr(render._ENVIRONMENT, "cache", {})
     with storing_in(Store(folder, "code")):
-        assert render.render("runs.md.j2", groups=[], ceilings=[]) == first
+        assert render.render("runs.md.j2", groups=[], ceilings=[], pending=[]) == first
     assert compiled == [1, 1, 1] and len(list((folder / "templates").rglob("*.pickle"))) == 1
 
 
