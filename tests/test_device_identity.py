@@ -17,7 +17,8 @@ import pytest
 from generator.analysis.overview import overview_points
 from generator.analysis.pooling import pool_runs
 from generator.analysis.results import Result
-from generator.analysis.verdicts import DEVICE, group_rows, group_verdict
+from generator.analysis.verdict_needs import DEVICE
+from generator.analysis.verdicts import group_rows, group_verdict
 from generator.charts.roof_names import roof_name
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs

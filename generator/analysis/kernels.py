@@ -97,6 +97,6 @@ def counted_share(metrics: pl.DataFrame) -> tuple[int, int, float | None]:
     kernel time): the kernels a roofline can place, and how much of the step they are."""
     placed = (pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0)
     counted = metrics.filter(placed)
-    total = metrics["time_s"].sum() if "time_s" in metrics.columns else None
-    share = float(counted["time_s"].sum() / total) if total else None
+    total = float(metrics["time_s"].sum()) if "time_s" in metrics.columns else 0.0
+    share = float(counted["time_s"].sum()) / total if total else None
     return counted.height, metrics.height, share

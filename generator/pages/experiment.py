@@ -13,8 +13,8 @@ from generator.analysis.odd_ratios import Odd
 from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdict_needs import NOT_TESTABLE, RESULT, Verdict, metric_interval
-from generator.analysis.verdicts import DEVICE, by_device, group_rows, key_name, sweep_key, swept
+from generator.analysis.verdict_needs import DEVICE, NOT_TESTABLE, RESULT, Verdict, metric_interval
+from generator.analysis.verdicts import by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, seconds

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analysis.results import Result, RunTime
-from generator.analysis.verdict_needs import RESULT
-from generator.analysis.verdicts import DEVICE
+from generator.analysis.verdict_needs import DEVICE, RESULT
 from generator.config import ExperimentsFile, Group, Settings
 
 IN_BLOCKS = "in blocks"
