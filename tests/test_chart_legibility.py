@@ -651,3 +651,13 @@ def test_roof_names_never_sit_on_each_other() -> None:
     )
     for (low, _), (high, _) in itertools.pairwise(px):  # one line of text (10 px) apart at least
         assert high - low >= 10 - 1e-6, px
+
+
+def test_an_si_axis_labels_zero_0_not_0k() -> None:
+    """Issue 66: throughput axes read "0k, 5k, 10k": Vega gives every tick one SI prefix."""
+    from generator.charts.scales import SI_LABEL, si_axis
+
+    axis = si_axis().to_dict()
+    assert axis["format"] == "~s" and axis["labelExpr"] == SI_LABEL
+    assert SI_LABEL.startswith("datum.value == 0 ? '0'")
+    assert si_axis(labelExpr="datum.label").to_dict()["labelExpr"] == "datum.label"

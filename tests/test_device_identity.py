@@ -17,7 +17,8 @@ import pytest
 from generator.analysis.overview import overview_points
 from generator.analysis.pooling import pool_runs
 from generator.analysis.results import Result
-from generator.analysis.verdicts import DEVICE, group_rows, group_verdict
+from generator.analysis.verdict_needs import DEVICE
+from generator.analysis.verdicts import group_rows, group_verdict
 from generator.charts.roof_names import roof_name
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs
@@ -174,8 +175,8 @@ def _series(spec: dict[str, Any]) -> set[str]:
     """The devices a chart colours its rows by."""
     text = json.dumps(spec)
     assert '"field": "series"' in text, "the chart does not colour by device"
-    data = spec["data"]  # a named dataset (charts/scales.py: inline)
-    return {row["series"] for row in data.get("values") or spec["datasets"][data["name"]]}
+    # named datasets (charts/scales.py: inline), one per layer that draws other rows
+    return {row["series"] for rows in spec["datasets"].values() for row in rows if "series" in row}
 
 
 def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None:

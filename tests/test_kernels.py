@@ -76,3 +76,18 @@ def test_collectives_are_communication(name: str) -> None:
     from generator.analysis.kernels import family_of
 
     assert family_of(name) == "communication"
+
+
+def test_the_share_of_kernel_time_the_counters_place_on_the_roofline() -> None:
+    """Issue 66: a kernel page gave kernel counts, not how much of the time they cover."""
+    import polars as pl
+
+    from generator.analysis.kernels import counted_share
+    from generator.charts.captions import roofline_caption
+
+    kernels = pl.DataFrame({"arithmetic_intensity": [2.0, 0.0, None, 5.0],
+                            "attained_flops_per_s": [1e12, 0.0, None, 2e12],
+                            "time_s": [3.0, 0.5, 0.5, 1.0]})  # fmt: skip
+    assert counted_share(kernels) == (2, 4, 0.8)
+    caption = roofline_caption(2, 2, None, 0.8)
+    assert caption.endswith("are not shown: the drawn ones hold 80 % of the kernel time.")

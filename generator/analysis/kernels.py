@@ -95,3 +95,13 @@ def family_shares(metrics: pl.DataFrame, by_range: bool = False) -> pl.DataFrame
         )
         .sort(["time_s", *keys], descending=[True, *([False] * len(keys))], nulls_last=True)
     )
+
+
+def counted_share(metrics: pl.DataFrame) -> tuple[int, int, float | None]:
+    """(kernels whose FLOPs and bytes the counters gave, all kernels, their share of the
+    kernel time): the kernels a roofline can place, and how much of the step they are."""
+    placed = (pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0)
+    counted = metrics.filter(placed)
+    total = float(metrics["time_s"].sum()) if "time_s" in metrics.columns else 0.0
+    share = float(counted["time_s"].sum()) / total if total else None
+    return counted.height, metrics.height, share

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -157,11 +158,12 @@ def times(value: Interval) -> str:
     return value.times_text()
 
 
-def summary(table: SpeedupTable, odd: Sequence[Odd] = ()) -> str:
+def summary(table: SpeedupTable, odd: Sequence[Odd] = (), brief: bool = False) -> str:
     """The table's range in words, each end with its interval; configurations whose interval
     includes 1 are counted apart (there neither side is shown faster); each ratio against
     the expected direction (a reduced precision, or a GPU against a CPU, slower) with its
-    cause (`odd`: analysis/odd_ratios.py)."""
+    cause (`odd`: analysis/odd_ratios.py); `brief`: only how many and what decided them,
+    with a link to the Speedups page (the landing's headline)."""
     rows = table.rows
     faster, slower = (
         (table.faster, table.slower)
@@ -222,7 +224,14 @@ def summary(table: SpeedupTable, odd: Sequence[Odd] = ()) -> str:
     if table.kind == "precision":  # autocast adds casts to a launch-bound step
         text += host_clause([side for row in rows for side in (row.slow, row.fast)])
     against = [o for r in rows if r.ratio.value < 1 and (o := odd_between(odd, r.slow, r.fast))]
-    if against:
+    if against and brief:  # a headline: how many, and what decided them
+        causes = Counter(o.cause.kind for o in against)
+        said = ", ".join(f"{n} {kind}" for kind, n in sorted(causes.items()))
+        text += (
+            f" {len(against)} of {n} go against the expected direction ({said}: each cause "
+            "on [Speedups](measurements/speedups.md))."
+        )
+    elif against:
         text += " Against the expected direction: " + " ".join(o.sentence() for o in against)
     return text
 

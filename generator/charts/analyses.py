@@ -49,7 +49,9 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
         scale=alt.Scale(type="log"),
         axis=si_axis(),
     )
-    legend = bottom_legend(models, "model")
+    # a model past the palette's seven hues repeats one with another dash: the legend draws
+    # each model's line (hue and dash), so two models of one hue stay apart in it too
+    legend = bottom_legend(models, "model", symbolType="stroke", symbolStrokeWidth=2.5)
     colour = alt.Color("model:N", scale=model_scale(), legend=legend)
     dash = alt.StrokeDash("model:N", scale=model_dash_scale(), legend=legend)
     shape = alt.Shape(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.formatting import percent
+
 # The step's point on an export's roofline: white with a black edge, no kernel family's hue,
 # seen on either theme. Its caption words come from here (`roofline_caption`).
 STEP_MARK: dict[str, Any] = {
@@ -20,9 +22,12 @@ def step_mark_words(mark: dict[str, Any] = STEP_MARK) -> str:
     return f"a {fill} {mark['shape']}{edge}"
 
 
-def roofline_caption(drawn: int, hidden: int, device: str | None) -> str:
+def roofline_caption(
+    drawn: int, hidden: int, device: str | None, share: float | None = None
+) -> str:
     """The caption of `roofline_chart`, written from the marks it draws so the two cannot
-    disagree: drawn kernels, hidden ones (log axes cannot place zero), the device's roof."""
+    disagree: drawn kernels (`share`: their part of the kernel time), hidden ones (log axes
+    cannot place zero), the device's roof."""
     one = drawn == 1
     caption = (
         f"Log-log roofline: {drawn:,} kernel{'' if one else 's'} as "
@@ -35,6 +40,11 @@ def roofline_caption(drawn: int, hidden: int, device: str | None) -> str:
     if hidden:
         caption += (
             f" {hidden:,} kernel{'s' if hidden != 1 else ''} with zero or unknown FLOPs or "
-            "bytes cannot be drawn on log axes and are not shown."
+            "bytes cannot be drawn on log axes and are not shown"
+        )
+        caption += (
+            f": the drawn ones hold {percent(100 * share)} of the kernel time."
+            if share is not None
+            else "."
         )
     return caption

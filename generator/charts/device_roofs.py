@@ -129,7 +129,11 @@ def _device_roofs(
 SOURCE_DASHES = {"datasheet": [1, 0], "measured": [6, 3]}
 
 
-def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]]) -> dict[str, Any]:
+def overview_roofline(
+    points: list[dict[str, Any]],
+    roofs: list[dict[str, Any]],
+    title: str = "Every step on its device's roofline",
+) -> dict[str, Any]:
     """Every step point of every device on one log-log chart, each device's roofs in its
     hue, each named beside it with its precision: catalog datasheet roofs (solid) for
     ncu-measured and trace points, measured GEMM and memory roofs (dashed) for CPU points
@@ -195,7 +199,7 @@ def overview_roofline(points: list[dict[str, Any]], roofs: list[dict[str, Any]])
     chart = alt.layer(
         lines, dots, *marks, *names, *point_labels(points, x, log_y("attained"), domain)
     ).properties(
-        title=fit_title("Every step on its device's roofline"),
+        title=fit_title(title),
         width="container",
         height=OVERVIEW_PX,
     )

@@ -273,9 +273,12 @@ PLAIN_4 = ",.4~r"  # a tooltip's intensity, share or time: four significant figu
 PLAIN_3 = ",.3~r"
 
 
+SI_LABEL = "datum.value == 0 ? '0' : datum.label"  # one SI prefix for all: 0 read "0k"
+
+
 def si_axis(**extra: Any) -> alt.Axis:
-    """SI tick labels (56G, not 56,000,000,000) for FLOP/s, FLOPs, bytes and samples/s."""
-    return alt.Axis(format="~s", **extra)
+    """SI tick labels (56G, not 56,000,000,000; 0, not 0k) for FLOP/s, FLOPs, bytes, samples/s."""
+    return alt.Axis(format="~s", **({"labelExpr": SI_LABEL} | extra))
 
 
 # 0, 500µs, 12ms, 1.5s; a log axis blanks the labels it skips: they stay blank

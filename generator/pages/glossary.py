@@ -31,6 +31,11 @@ class Term:
     definition: str
 
 
+def _first_up(text: str) -> str:
+    """The sentence's first letter up, the rest as written (FLOPs, DRAM, Nsight Compute)."""
+    return text[:1].upper() + text[1:]
+
+
 def _share(value: float) -> str:
     return percent(100 * value)
 
@@ -41,12 +46,12 @@ TERMS = (
          "divide: the modelled point, the counted point and the trace point (below). "
          "They share one roof."),
     Term("modelled-point", "modelled point", r"\bmodelled points?\b",
-         f"{WHY[MODELLED].capitalize()}. The only point with an interval (its time's)."),
+         f"{_first_up(WHY[MODELLED])}. The only point with an interval (its time's)."),
     Term("counted-point", "counted point", r"\bcounted points?\b",
-         f"{WHY[COUNTED].capitalize()}. In this report *counted* always means counted by "
+         f"{_first_up(WHY[COUNTED])}. In this report *counted* always means counted by "
          "the hardware's counters; a trace's ops are *costed* (a formula gives their FLOPs)."),
     Term("trace-point", "trace point", r"\btrace points?\b",
-         f"{WHY[TRACE].capitalize()}: costed ops, each op's FLOPs and minimal bytes from a "
+         f"{_first_up(WHY[TRACE])}: costed ops, each op's FLOPs and minimal bytes from a "
          "cost formula of its shapes, over one step under torch.profiler (no interval)."),
     Term("headline-bound", "headline bound", r"\bheadline (bound|point)s?\b", HEADLINE_RULE),
     Term("interval-kind", "kind (of an interval)", r"\bits kind\b",

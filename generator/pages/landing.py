@@ -129,7 +129,7 @@ def headlines(report: Report) -> list[str]:
     found.append(verdict_summary(report.experiments, report.verdicts))
     tables = device_speedups(report.results)
     if tables:
-        found.append(summary(max(tables, key=lambda t: len(t.rows)), report.odd))
+        found.append(summary(max(tables, key=lambda t: len(t.rows)), report.odd, brief=True))
     parts = training_parts(report.runs, report.steps, report.results)
     found += backward_sentences(parts, odd=report.odd)
     return found[:5]
@@ -169,7 +169,10 @@ def landing_page(report: Report) -> Page:
         headlines=headlines(report),
         headline_rule=HEADLINE_RULE,
         verdicts=verdict_rows(report.experiments, report.verdicts),
-        chart=book.embed(overview_roofline(points, roofs), "every-step-roofline"),
+        chart=book.embed(
+            overview_roofline(points, roofs, "Each configuration's headline point on its roof"),
+            "every-step-roofline",
+        ),
         point_count=len(points),
         configurations=len(report.results),
         devices=sorted({str(p["device"]) for p in points}),

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import polars as pl
-
 from generator.analysis import hierarchy
 from generator.analysis.bound_words import bound_cell
-from generator.analysis.kernels import family_shares
+from generator.analysis.kernels import counted_share, family_shares
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.view_verdicts import export_verdict
 from generator.analysis.views import MeasurementView
@@ -25,8 +23,14 @@ TOP_KERNELS = 15
 
 def _totals_rows(view: MeasurementView) -> list[tuple[str, str]]:
     step, bound = view.step, view.bound
+    placed, kernels, share = counted_share(view.kernels)
     rows = [
         ("kernels", str(step.kernels)),
+        (
+            "kernels with counted FLOPs and bytes (on the roofline)",
+            f"{placed} of {kernels}"
+            + (f", {percent(100 * share)} of the kernel time" if share is not None else ""),
+        ),
         ("FLOPs", si(step.flops, "FLOP")),
         *((f"FLOPs, {p}", si(v, "FLOP")) for p, v in step.flops_by_precision.items()),
         ("DRAM bytes", si(step.dram_bytes, "B")),
@@ -154,13 +158,9 @@ def _warnings(view: MeasurementView) -> list[dict[str, str]]:
 
 
 def _chart_caption(view: MeasurementView) -> str:
-    drawable = view.kernels.filter(
-        (pl.col("arithmetic_intensity") > 0) & (pl.col("attained_flops_per_s") > 0)
-    ).height
+    drawable, kernels, share = counted_share(view.kernels)
     device = view.match.device
-    return roofline_caption(
-        drawable, view.kernels.height - drawable, device.name if device else None
-    )
+    return roofline_caption(drawable, kernels - drawable, device.name if device else None, share)
 
 
 def _family_rows(view: MeasurementView) -> list[list[str]]:
