@@ -123,8 +123,8 @@ def _trace_launches(traces: Sequence[TraceView]) -> dict[str, LaunchTime]:
     """Run id -> the launch time of its profiled step, where its trace gives one."""
     found = {}
     for view in traces:
-        launch = getattr(view.analysis, "launch", None)
-        if view.kind == "run" and isinstance(launch, LaunchTime):
+        launch = view.analysis.launch
+        if view.kind == "run" and launch is not None:
             found[view.slug.removeprefix("run-")] = launch
     return found
 
