@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from submitit.slurm.slurm import _make_sbatch_string
 from generator.cli import main
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
-from generator.measure import runner
+from generator.measure import gpu_check, runner
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.slurm.manifest import (
     JobEntry,
@@ -389,3 +390,34 @@ def test_keep_ceilings_reaches_the_slurm_tasks(tmp_path: Path) -> None:
     assert spec(force=True).force_ceilings
     assert not spec(force=True, keep_ceilings=True).force_ceilings
     assert not spec(force=False).force_ceilings
+
+
+def test_the_replay_plan_and_clock_setting_reach_the_slurm_tasks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--ncu-replay kernel --ncu-kernels 7 --ncu-clock-control none` with `--executor
+    slurm` profiles on the node as it would locally: the request carries them to the task
+    spec, and the task's ncu settings replay that plan (they used to take the default)."""
+    from types import SimpleNamespace
+
+    from generator.measure import ncu as ncu_mode
+    from generator.measure.slurm import task as task_module
+    from generator.measure.slurm.execute import SlurmRequest, _spec
+
+    request = SlurmRequest(
+        config_path=tmp_path / "e.toml", measurements=tmp_path, groups=None, device=None,
+        force=False, use_ncu=True, ncu_timeout_s=1.0, argv=[], flags=None,  # type: ignore[arg-type]
+        ncu_clock_control="none", ncu_replay=("kernel", 7),
+    )  # fmt: skip
+    cuda = SimpleNamespace(config=SimpleNamespace(device="cuda"))
+    spec = _spec(cuda, request, "measure")  # type: ignore[arg-type]
+    assert (spec.ncu_replay, spec.ncu_clock_control) == (("kernel", 7), "none")
+
+    readable = subprocess.CompletedProcess([], 0, stdout=gpu_check.PROBE_METRIC, stderr="")
+    monkeypatch.setattr(task_module.subprocess, "run", lambda *a, **k: readable)
+    monkeypatch.setattr(ncu_mode, "find_ncu", lambda available: "ncu")
+    monkeypatch.setattr(ncu_mode, "metrics_for_this_gpu", lambda executable: ["m"])
+    settings = task_module._ncu_settings(spec.ncu_timeout_s, spec.ncu_clock_control,
+                                          spec.ncu_replay)  # fmt: skip
+    assert settings.replay == ncu_mode.ReplayPlan("kernel", kernel_count=7)
+    assert settings.clock_control == "none"

@@ -293,6 +293,7 @@ def _measure_on_slurm(args: argparse.Namespace, config_path: Path) -> int:
         use_ncu=args.ncu,
         ncu_timeout_s=args.ncu_timeout,
         ncu_clock_control=args.ncu_clock_control,
+        ncu_replay=(args.ncu_replay, args.ncu_kernels),
         argv=args.argv,
         flags=flags,
         slurm_folder=Path(args.slurm_folder),

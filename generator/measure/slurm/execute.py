@@ -40,6 +40,7 @@ class SlurmRequest:
     poll_s: float = 10.0
     keep_ceilings: bool = False  # `--force --keep-ceilings`: the runs again, not the roofs
     ncu_clock_control: str = "base"  # `--ncu-clock-control`: none where clocks may not be set
+    ncu_replay: tuple[str, int] = ("range", 200)  # `--ncu-replay`, `--ncu-kernels`
 
 
 class Detached(Exception):
@@ -104,6 +105,7 @@ def _spec(task: Planned, request: SlurmRequest, command: str) -> TaskSpec:
         use_ncu=request.use_ncu and task.config.device == "cuda",
         ncu_timeout_s=request.ncu_timeout_s,
         ncu_clock_control=request.ncu_clock_control,
+        ncu_replay=request.ncu_replay,
     )
 
 

@@ -46,6 +46,7 @@ class TaskSpec:
     use_ncu: bool = False
     ncu_timeout_s: float = 1800.0
     ncu_clock_control: str = "base"
+    ncu_replay: tuple[str, int] = ("range", 200)  # replay mode and kernel count, as locally
 
 
 def receipt_path(slurm_folder: Path, job_id: str) -> Path:
@@ -88,7 +89,7 @@ def run_task(spec: TaskSpec) -> dict[str, Any]:
                 fix="submit CUDA runs to a GPU partition (--gpus-per-task 1 asks for one GPU)",
             )
         if spec.use_ncu:
-            session.ncu = _ncu_settings(spec.ncu_timeout_s, spec.ncu_clock_control)
+            session.ncu = _ncu_settings(spec.ncu_timeout_s, spec.ncu_clock_control, spec.ncu_replay)
     except Exception as error:  # recorded as the run's failure, like a measurement error
         outcome = session.record(Measuring(config=config, error=error), utc_now(), {}, name)
     else:
@@ -119,7 +120,9 @@ def _write(spec: TaskSpec, receipt: Receipt) -> None:
     write_json(receipt_path(spec.slurm_folder, receipt.job_id), receipt.model_dump())
 
 
-def _ncu_settings(timeout_s: float, clock_control: str = "base") -> Any:
+def _ncu_settings(
+    timeout_s: float, clock_control: str = "base", replay: tuple[str, int] = ("range", 200)
+) -> Any:
     """ncu, its metrics for this GPU, and proof that it may read counters on this node,
     before anything is timed: without it every run of the array would fail the same way
     after its timing."""
@@ -144,4 +147,5 @@ def _ncu_settings(timeout_s: float, clock_control: str = "base") -> Any:
             "(NVreg_RestrictProfilingToAdminUsers=0), or measure without --ncu",
         )
     metrics = ncu_mode.metrics_for_this_gpu(executable)
-    return NcuSettings(executable, metrics, timeout_s, clock_control=clock_control)
+    plan = ncu_mode.ReplayPlan(replay[0], kernel_count=replay[1])
+    return NcuSettings(executable, metrics, timeout_s, plan, clock_control)
