@@ -22,7 +22,7 @@ from generator.ingest.trace.formulas import DTYPE_BYTES, FLOAT_DTYPES, Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
 from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
-from generator.ingest.trace.tbe import is_tbe, pair_args
+from generator.ingest.trace.tbe import is_tbe, pair_args, width_caps
 from generator.ingest.trace.timeline import (
     NO_PARENT,
     Windows,
@@ -71,6 +71,9 @@ INSTANCE_SCHEMA = {
     "bytes": pl.Float64,
     "full_square_flops": pl.Float64,  # attention: the whole L×S square (FlopCounterMode's)
     "bounded": pl.Boolean,  # the cost rests on a value the trace lacks (formulas.Cost)
+    # a bounded cost's upper end, where the trace bounds it; null: exact, or unbounded above
+    "flops_upper": pl.Float64,
+    "bytes_upper": pl.Float64,
 }
 
 
@@ -204,8 +207,10 @@ def attribute(trace: RawTrace) -> Attribution:
     counted = sorted({int(i) for i in rows["instance"]} - {-1})  # type: ignore[call-overload]
     # FBGEMM's table-batched embeddings cost from their forward and backward together
     paired = pair_args(ops) if any(map(is_tbe, known)) else {}
+    caps = width_caps(paired, zip(rows["instance"], rows["kernel"], strict=True)) if paired else {}  # type: ignore[arg-type]
     costs = {
-        i: op_cost(ops.name[i], list_dtype(trace, i, paired.get(i, ops.args[i]))) for i in counted
+        i: op_cost(ops.name[i], list_dtype(trace, i, paired.get(i, ops.args[i])), caps.get(i))
+        for i in counted
     }
     instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
 
@@ -219,6 +224,11 @@ def attribute(trace: RawTrace) -> Attribution:
         square = cost.full_square_flops if cost else None
         instance_rows["full_square_flops"].append(square * share if square is not None else None)
         instance_rows["bounded"].append(cost.bounded if cost else None)
+        for column, upper in (
+            ("flops_upper", cost and cost.flops_upper),
+            ("bytes_upper", cost and cost.bytes_upper),
+        ):
+            instance_rows[column].append(upper * share if upper is not None else None)
 
     for i in counted:
         add_instance(i, ops.name[i], costs[i])
