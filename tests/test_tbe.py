@@ -126,21 +126,33 @@ def test_forward_kernel_templates_cap_the_widest_table() -> None:
     the template has no group size): the control trace's `<float, float, float, long, 2ul>`
     holds 256, HTA's rank-1 `<c10::Half, c10::Half, float, false, long, 2ul, 32ul>` 256, a
     16-lane `<..., 1ul, 16ul>` 64; a backward kernel says nothing here."""
-    assert kernel_width_cap(
-        "void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 2ul>"
-        "(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)"
-    ) == 256
-    assert kernel_width_cap(
-        "void split_embedding_codegen_forward_unweighted_kernel<c10::Half, c10::Half, float, "
-        "false, long, 2ul, 32ul>(at::GenericPackedTensorAccessor<c10::Half, 1ul>)"
-    ) == 256
-    assert kernel_width_cap(
-        "split_embedding_codegen_forward_weighted_kernel<float, float, float, false, long, 1ul, 16ul>"
-    ) == 64
-    assert kernel_width_cap(
-        "split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1"
-        "<float, float, float, 2ul>"
-    ) is None
+    assert (
+        kernel_width_cap(
+            "void split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 2ul>"
+            "(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)"
+        )
+        == 256
+    )
+    assert (
+        kernel_width_cap(
+            "void split_embedding_codegen_forward_unweighted_kernel<c10::Half, c10::Half, float, "
+            "false, long, 2ul, 32ul>(at::GenericPackedTensorAccessor<c10::Half, 1ul>)"
+        )
+        == 256
+    )
+    assert (
+        kernel_width_cap(
+            "split_embedding_codegen_forward_weighted_kernel<float, float, float, false, long, 1ul, 16ul>"
+        )
+        == 64
+    )
+    assert (
+        kernel_width_cap(
+            "split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1"
+            "<float, float, float, 2ul>"
+        )
+        is None
+    )
 
 
 def test_tables_of_mixed_widths_get_a_bounded_cost() -> None:
@@ -183,7 +195,9 @@ def test_tables_of_mixed_widths_get_a_bounded_cost() -> None:
     # bounded, not uncounted; aten::cat, whose list has no shapes here, stays (3.2 %)
     tbe = sum(r["share"] for r in summary["by_op"] if "rowwise_adagrad" in r["op"])
     assert tbe == pytest.approx(0.1485, abs=0.001)
-    assert summary["bounded_share"] == pytest.approx(0.1453, abs=0.001)
+    # bounded: the TBE rows' 14.53 % beside the launch-less fused Adam's 1.52 %
+    # (test_hand_counts.test_a_launch_less_fused_adam_is_bounded_by_its_grid)
+    assert summary["bounded_share"] == pytest.approx(0.1453 + 0.0152, abs=0.001)
     assert summary["uncounted_by_cause"]["no usable shapes"] == pytest.approx(0.0317, abs=0.001)
     # the totals' upper ends hold each bounded cost at the top of its interval
     assert summary["flops_upper"] > summary["flops"] and summary["bytes_upper"] >= summary["bytes"]
