@@ -227,8 +227,8 @@ def attribute(trace: RawTrace) -> Attribution:
         instance_rows["full_square_flops"].append(square * share if square is not None else None)
         instance_rows["bounded"].append(cost.bounded if cost else None)
         for column, upper in (
-            ("flops_upper", cost and cost.flops_upper),
-            ("bytes_upper", cost and cost.bytes_upper),
+            ("flops_upper", cost.flops_upper if cost else None),
+            ("bytes_upper", cost.bytes_upper if cost else None),
         ):
             instance_rows[column].append(upper * share if upper is not None else None)
 

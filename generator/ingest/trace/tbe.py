@@ -169,9 +169,10 @@ def _table_batch(args: OpArgs, optimizer: str, width_cap: int | None = None) -> 
     width = total_width // tables
     rows = all_weights // width
     # one momentum value per row (rowwise): the rows H are recorded, and their mean width
-    momentum = _numel(dims[layout.momentum]) if optimizer == "rowwise_adagrad" else None
+    rowwise = optimizer == "rowwise_adagrad"
+    momentum = _numel(dims[layout.momentum]) if rowwise and layout.momentum is not None else None
     if total_width % tables == 0 and all_weights % width == 0 and momentum in (None, rows):
-        batch = TableBatch(width=width, table_rows=rows, **sizes)  # type: ignore[arg-type]
+        batch = TableBatch(width=width, table_rows=rows, **sizes)
         return Call(batch, batch, layout, all_weights)
     if momentum is None or momentum < tables:
         return None  # mixed widths and no row count: the rows touched are not bounded
