@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.op_table import op_cost
 
@@ -148,3 +150,42 @@ def test_a_cat_takes_its_dtype_from_the_ops_beside_it(tmp_path: object) -> None:
     (row,) = summary["by_op"]
     assert (row["op"], row["flops"], row["bytes"]) == ("aten::cat", 0, 36_634_624)
     assert summary["bounded_share"] == 1.0 and summary["modelled_share"] == 0.0
+
+
+def test_a_launch_less_fused_adam_is_bounded_by_its_grid() -> None:
+    """HTA's control trace: apex's FusedAdam launches
+    `multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, ...>` from no op,
+    8 launches an iteration, grids of 89, 36, 36, 39, 104, 299, 61 and 303 blocks (967), 6
+    iterations. One block per chunk of 65,536 elements, at most 36 tensors per launch, only
+    a tensor's last chunk partial: a launch of G blocks updates between
+    (G - min(G, 36)) · 65,536 + min(G, 36) and G · 65,536 parameters. Full chunks at the low
+    end: 53 + 0 + 0 + 3 + 68 + 263 + 25 + 267 = 679 an iteration; 13 FLOPs and 7 fp32
+    accesses (read p, g, m, v; write p, m, v) each."""
+    import polars as pl
+
+    from generator.ingest.trace.attribute import attribute
+    from generator.ingest.trace.multi_tensor import BY_GRID, adam_kernel_cost
+    from generator.ingest.trace.read import read_trace
+    from generator.summaries.trace import summarize_trace
+    from tests.trace_helpers import REAL_TRACES
+
+    low = 6 * (679 * 65_536 + 8 * 36)
+    high = 6 * 967 * 65_536
+    assert (low, high) == (266_995_392, 380_239_872)
+    control = REAL_TRACES / "hta__trace_diff_control__a100.json.gz"
+    adam = attribute(read_trace(control)).instances.filter(pl.col("op") == BY_GRID)
+    assert adam.height == 48 and adam["bounded"].all()
+    assert adam["flops"].sum() == 13 * low and adam["flops_upper"].sum() == 13 * high
+    assert adam["bytes"].sum() == 28 * low and adam["bytes_upper"].sum() == 28 * high
+    # its time (1.52 % of the GPU's busy time) is bounded, and no kernel is left without an op
+    summary = summarize_trace(control, None)
+    row = next(r for r in summary["by_op"] if r["op"] == BY_GRID)
+    assert row["cause"] is None and row["share"] == pytest.approx(0.0152, abs=0.0001)
+    assert summary["uncounted_by_cause"]["no op"] == 0
+    # a kernel of another functor, or one with no grid recorded, has no such cost
+    name = "void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float>"
+    assert adam_kernel_cost(name, None) is None
+    sgd = "void multi_tensor_apply_kernel<TensorListMetadata<3>, SGDFunctor<float>, float>"
+    assert adam_kernel_cost(sgd, "[89,1,1]|[512,1,1]|32|0") is None
+    cost = adam_kernel_cost(name, "[320,1,1]|[512,1,1]|48|0")
+    assert cost is not None and cost.flops == 13 * (284 * 65_536 + 36)

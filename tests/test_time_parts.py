@@ -84,16 +84,26 @@ def test_expert_parallel_dispatch_and_combine_are_communication(tmp_path: Path) 
     assert summary["modelled_share"] == pytest.approx(10 / 50)
 
 
-def test_kernels_no_op_launched_are_named_by_family_and_each_cause_by_its_fix() -> None:
-    """HTA's control trace: its fused-Adam kernels have no launch in the trace: they are
-    "(no op: optimizer)", 1.5 % of the GPU's busy time, and the cause says what would
-    record their op."""
-    from tests.test_tbe import CONTROL
+def test_kernels_no_op_launched_are_named_by_family_and_each_cause_by_its_fix(
+    tmp_path: Path,
+) -> None:
+    """A fused SGD's multi-tensor kernel with no launch in the trace is "(no op:
+    optimizer)", and the cause says what would record its op. (A fused Adam's is costed
+    from its grid: test_hand_counts.test_a_launch_less_fused_adam_is_bounded_by_its_grid.)"""
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
 
-    summary = summarize_trace(CONTROL, None)
+    sgd = "void multi_tensor_apply_kernel<TensorListMetadata<3>, SGDFunctor<float>, float>"
+    events = [
+        op("aten::relu", 0, 20, [[64, 32]], **{"Input type": ["float"]}),
+        launch(1, 1),
+        kernel("elementwise_relu", 10, 10, 1),
+        kernel(sgd, 30, 30, 2),  # correlation 2: no launch recorded
+    ]
+    path = write_trace(tmp_path / "sgd.json", events, deviceProperties=A100_PROPERTIES)
+    summary = summarize_trace(path, None)
     rows = {r["op"]: r for r in summary["by_op"]}
     assert rows["(no op: optimizer)"]["cause"] == "no op"
-    assert rows["(no op: optimizer)"]["share"] == pytest.approx(0.0152, abs=0.0001)
+    assert rows["(no op: optimizer)"]["share"] == pytest.approx(30 / 40)
     assert "(no op)" not in rows
     assert "profiler's window" in summary["uncounted_fix"]["no op"]
     assert "no shapes recorded" not in summary["uncounted_fix"]  # only the causes present

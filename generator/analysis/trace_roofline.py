@@ -157,6 +157,8 @@ def work_points(attribution: Attribution) -> pl.DataFrame:
         (pl.col("flops") * share).alias("flops"),
         (pl.col("bytes") * share).alias("bytes"),
         (pl.col("full_square_flops") * share).alias("full_square_flops"),
+        (pl.col("flops_upper") * share).alias("flops_upper"),
+        (pl.col("bytes_upper") * share).alias("bytes_upper"),
         pl.Series("path", paths, dtype=pl.String),
         (~counted & ~pl.col("communication") & ~pl.col("overhead")).alias("uncounted"),
         pl.coalesce("op", "launcher", _no_op_label(joined)).alias("op"),
@@ -191,6 +193,9 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
             pl.col("time_s").filter(pl.col("communication")).sum().alias("communication_time_s"),
             pl.col("flops").filter(counted).sum(),
             pl.col("bytes").filter(counted).sum(),
+            # the upper ends: a bounded cost's where the trace gives one, the cost elsewhere
+            pl.coalesce("flops_upper", "flops").filter(counted).sum().alias("flops_upper"),
+            pl.coalesce("bytes_upper", "bytes").filter(counted).sum().alias("bytes_upper"),
             pl.col("flops")
             .filter(counted & pl.col("full_square_flops").is_not_null())
             .sum()
@@ -220,7 +225,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
         .with_columns(
             # nothing counted: FLOPs and bytes are unknown, not zero
             pl.when("_any_counted").then(pl.col(c)).alias(c)
-            for c in ("flops", "bytes")
+            for c in ("flops", "bytes", "flops_upper", "bytes_upper")
         )
         .with_columns(
             pl.when(pl.col("uncounted_time_s") > 0)

@@ -42,7 +42,8 @@ from generator.ingest.trace.read import RawTrace, read_trace
 # 7: a kernel no op launched named by its family, "(no op: optimizer)"
 # 8: bounded costs (a cat's dtype from the ops beside it), counted apart
 # 9: "compiled region", a torch.compile region's kernels apart from "no formula"
-WORK_VERSION = 9
+# 10: FBGEMM's TBE over tables of mixed widths bounded (flops_upper, bytes_upper)
+WORK_VERSION = 10
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})

@@ -112,7 +112,12 @@ class TableBatch:
     B samples × T tables), `offsets` offsets recorded (B·T, or B·T + 1 with the last), each
     row `width` (D) wide, `table_rows` (H) rows over all tables; element sizes of the
     weights, indices, offsets, the pooled output and the per-sample weights (0: none);
-    `mean`: the bags are averaged, not summed."""
+    `mean`: the bags are averaged, not summed.
+
+    Tables of mixed widths (FBGEMM records only their sum): the element counts the models
+    read are given apart, each at one end of its interval (tbe.py), and `width` is unused:
+    `lookup_elements` Σ L_t·D_t, `row_elements` the rows touched times their widths,
+    `bag_elements` B·Σ D_t."""
 
     lookups: int
     bags: int
@@ -125,10 +130,28 @@ class TableBatch:
     output_size: int
     sample_weight_size: int
     mean: bool = False
+    lookup_elements: int | None = None
+    row_elements: int | None = None
+    bag_elements: int | None = None
 
     @property
     def weighted(self) -> bool:
         return self.sample_weight_size > 0
+
+    @property
+    def looked_up(self) -> int:
+        """Elements read through the indices: L·D (Σ L_t·D_t)."""
+        return self.lookups * self.width if self.lookup_elements is None else self.lookup_elements
+
+    @property
+    def touched(self) -> int:
+        """Elements of the rows touched (rows_touched · D)."""
+        return self.rows_touched * self.width if self.row_elements is None else self.row_elements
+
+    @property
+    def pooled(self) -> int:
+        """Elements of the pooled output (B·T bags of D: B · total D)."""
+        return self.bags * self.width if self.bag_elements is None else self.bag_elements
 
     @property
     def rows_touched(self) -> int:
@@ -164,10 +187,10 @@ def tbe_forward(batch: TableBatch) -> tuple[float, float]:
     per-sample weight one multiply more per element; a mean one divide per output
     element); the rows gathered read once, the indices, offsets and weights read, B·T
     pooled rows of D written."""
-    flops = batch.lookups * batch.width * (2 if batch.weighted else 1)
-    flops += batch.bags * batch.width if batch.mean else 0
-    gathered = batch.rows_touched * batch.width * batch.weight_size
-    written = batch.bags * batch.width * batch.output_size
+    flops = batch.looked_up * (2 if batch.weighted else 1)
+    flops += batch.pooled if batch.mean else 0
+    gathered = batch.touched * batch.weight_size
+    written = batch.pooled * batch.output_size
     return float(flops), float(gathered + batch._inputs() + written)
 
 
@@ -185,18 +208,18 @@ def tbe_backward(
     `all_weights` elements instead. The sort that groups indices by row is not minimal
     traffic and is not counted: bytes are a lower bound, as everywhere."""
     per_element, per_row, state_per_element = TBE_OPTIMIZERS[optimizer]
-    rows, width = batch.rows_touched, batch.width
+    rows, touched = batch.rows_touched, batch.touched
     # a mean bag's gradient is scaled by 1 / its size: one multiply per element more
-    flops = float(batch.lookups * width * (1 + batch.weighted + batch.mean))
-    moved = batch.bags * width * batch.output_size + batch._inputs()
+    flops = float(batch.looked_up * (1 + batch.weighted + batch.mean))
+    moved = batch.pooled * batch.output_size + batch._inputs()
     if batch.weighted:
-        flops += 2 * batch.lookups * width
+        flops += 2 * batch.looked_up
         moved += batch.lookups * batch.sample_weight_size
     if optimizer == "dense":  # the rows are read only for a weighted call's dot products
-        read = rows * width * batch.weight_size if batch.weighted else 0
+        read = touched * batch.weight_size if batch.weighted else 0
         return flops, float(moved + read + all_weights * batch.weight_size)
     # the update reads and writes each row (the weighted dot products read the same rows)
-    flops += rows * (per_element * width + per_row)
-    state = rows * (width if state_per_element else 1) * state_size
-    moved += 2 * (rows * width * batch.weight_size + state)
+    flops += per_element * touched + per_row * rows
+    state = (touched if state_per_element else rows) * state_size
+    moved += 2 * (touched * batch.weight_size + state)
     return flops, float(moved)

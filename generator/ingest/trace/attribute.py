@@ -20,9 +20,10 @@ import polars as pl
 from generator.ingest.trace.events import OpArgs
 from generator.ingest.trace.formulas import DTYPE_BYTES, FLOAT_DTYPES, Cost
 from generator.ingest.trace.labels import LAYER_PREFIX, PHASE_PREFIX, STEP_PREFIX
+from generator.ingest.trace.multi_tensor import BY_GRID, adam_kernel_cost
 from generator.ingest.trace.op_table import TENSOR_FAMILIES, has_formula, op_cost
 from generator.ingest.trace.read import RawTrace
-from generator.ingest.trace.tbe import is_tbe, pair_args
+from generator.ingest.trace.tbe import is_tbe, pair_args, width_caps
 from generator.ingest.trace.timeline import (
     NO_PARENT,
     Windows,
@@ -59,7 +60,8 @@ WORK_SCHEMA = {
     "layer": pl.String,
     "range": pl.String,
     # how a kernel reached its op: "launch" (its runtime event), "identity" (no launch event:
-    # an identical kernel's op), or null (no op)
+    # an identical kernel's op), "grid" (a launch-less fused optimizer's kernel, costed from
+    # its grid: multi_tensor.py), or null (no op)
     "attributed_by": pl.String,
 }
 INSTANCE_SCHEMA = {
@@ -71,6 +73,9 @@ INSTANCE_SCHEMA = {
     "bytes": pl.Float64,
     "full_square_flops": pl.Float64,  # attention: the whole L×S square (FlopCounterMode's)
     "bounded": pl.Boolean,  # the cost rests on a value the trace lacks (formulas.Cost)
+    # a bounded cost's upper end, where the trace bounds it; null: exact, or unbounded above
+    "flops_upper": pl.Float64,
+    "bytes_upper": pl.Float64,
 }
 
 
@@ -204,8 +209,10 @@ def attribute(trace: RawTrace) -> Attribution:
     counted = sorted({int(i) for i in rows["instance"]} - {-1})  # type: ignore[call-overload]
     # FBGEMM's table-batched embeddings cost from their forward and backward together
     paired = pair_args(ops) if any(map(is_tbe, known)) else {}
+    caps = width_caps(paired, zip(rows["instance"], rows["kernel"], strict=True)) if paired else {}  # type: ignore[arg-type]
     costs = {
-        i: op_cost(ops.name[i], list_dtype(trace, i, paired.get(i, ops.args[i]))) for i in counted
+        i: op_cost(ops.name[i], list_dtype(trace, i, paired.get(i, ops.args[i])), caps.get(i))
+        for i in counted
     }
     instance_rows: dict[str, list[object]] = {column: [] for column in INSTANCE_SCHEMA}
 
@@ -219,11 +226,18 @@ def attribute(trace: RawTrace) -> Attribution:
         square = cost.full_square_flops if cost else None
         instance_rows["full_square_flops"].append(square * share if square is not None else None)
         instance_rows["bounded"].append(cost.bounded if cost else None)
+        for column, upper in (
+            ("flops_upper", cost.flops_upper if cost else None),
+            ("bytes_upper", cost.bytes_upper if cost else None),
+        ):
+            instance_rows[column].append(upper * share if upper is not None else None)
 
     for i in counted:
         add_instance(i, ops.name[i], costs[i])
     if unlaunched and donors:
         _by_identity(trace, rows, unlaunched, donors, costs, add_instance)
+    if unlaunched:
+        _by_grid(trace, rows, unlaunched, instance_rows["instance"], add_instance)  # type: ignore[arg-type]
     work = pl.DataFrame(rows, schema=WORK_SCHEMA)
     instances = pl.DataFrame(instance_rows, schema=INSTANCE_SCHEMA)
     return Attribution(
@@ -271,6 +285,30 @@ def _by_identity(
         share = rows["time_s"][donor] / time_of[instance]  # type: ignore[operator]
         rows["instance"][row] = next_instance
         add_instance(next_instance, trace.ops.name[instance] + BY_IDENTITY, costs[instance], share)
+        next_instance += 1
+
+
+def _by_grid(
+    trace: RawTrace,
+    rows: dict[str, list[object]],
+    unlaunched: list[int],
+    instances: list[int],
+    add_instance: Callable[[int, str, Cost | None, float], None],
+) -> None:
+    """A fused optimizer's kernel that no op launched and no identical kernel gave an op
+    (apex's FusedAdam, launched from its step range): a bounded cost from its grid
+    (multi_tensor.py), each kernel an instance of its own, shown as BY_GRID."""
+    kernels = trace.kernels
+    next_instance = max([len(trace.ops) - 1, *instances]) + 1
+    for row in unlaunched:
+        if rows["instance"][row] != -1 or rows["launcher"][row] is not None:
+            continue  # given an op by identity
+        cost = adam_kernel_cost(kernels.name[row], kernels.config[row])
+        if cost is None:
+            continue
+        rows["instance"][row] = next_instance
+        rows["attributed_by"][row] = "grid"
+        add_instance(next_instance, BY_GRID, cost, 1.0)
         next_instance += 1
 
 

@@ -57,6 +57,10 @@ class Cost:
     # the cost rests on a value the trace lacks, taken at its lower end (a cat's dtype from
     # the ops beside it): counted apart from exact costs (trace_roofline.BOUNDED)
     bounded: bool = False
+    # a bounded cost's upper end where the trace bounds it (a TBE over tables of mixed
+    # widths); None: not known, or the cost is exact
+    flops_upper: float | None = None
+    bytes_upper: float | None = None
 
 
 def _numel(shape: Any) -> int:

@@ -308,12 +308,13 @@ def has_formula(name: str) -> bool:
     return name in FORMULAS or name.startswith(COMPILED_POINTWISE) or is_tbe(name)
 
 
-def op_cost(name: str, args: OpArgs | None) -> Cost | None:
+def op_cost(name: str, args: OpArgs | None, tbe_width_cap: int | None = None) -> Cost | None:
     """The op's cost, or None when the table has no formula or the shapes do not fit it.
-    A TBE op's `args` are its pair's (tbe.pair_args)."""
+    A TBE op's `args` are its pair's (tbe.pair_args), `tbe_width_cap` its widest table's
+    bound (tbe.width_caps)."""
     formula = FORMULAS.get(name)
     if formula is None and is_tbe(name):
-        formula = functools.partial(lookup_cost, name)
+        formula = functools.partial(lookup_cost, name, width_cap=tbe_width_cap)
     if args is None or (formula is None and not name.startswith(COMPILED_POINTWISE)):
         return None
     try:

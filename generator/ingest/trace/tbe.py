@@ -14,15 +14,21 @@ then cost from the pair (`pair_args`: the forward's arguments, grad_output appen
 
 Per-table widths are not recorded, only their sum: every table is taken as D = total_D / T
 wide. A row-wise optimizer records one momentum value per row, so the weights' elements over
-the rows give a second, row-weighted mean width: the call is costed only where both means
-agree (a mix of widths would show as a difference), and otherwise left without a cost
-("no usable shapes"). A full-width optimizer gives no such check (the table is then taken
-as weights / D rows, which must divide evenly).
+the rows give a second, row-weighted mean width: the call is costed exactly where both means
+agree. Where they differ (or total_D / T is no whole number) the tables' widths are mixed
+and the cost is an interval, labelled bounded (`_mixed`): each table between 1 and what the
+others leave of total_D wide, at most as wide as the forward kernel's template allows
+(`kernel_width_cap`), the lookups' rows read at the narrowest and at the widest width, the
+rows touched never holding more than the weights' elements. The lower end is the cost, the
+upper beside it. A full-width optimizer records no row count: mixed widths there stay
+without a cost ("no usable shapes"); uniform ones take the table as weights / D rows, which
+must divide evenly.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from generator.complexity.op_models import (
@@ -39,6 +45,11 @@ FORWARD = re.compile(
     r"fbgemm::(?:split_embedding_codegen_lookup_(\w+?)|dense_embedding_codegen_lookup)_function$"
 )
 BACKWARD = re.compile(r"torch::autograd::CppNode<SplitLookupFunction_(\w+?)_Op>$")
+# FBGEMM's pooled forward kernel and its template arguments (types, then kMaxVecsPerThread
+# and, since 2023, kThreadGroupSize)
+FORWARD_KERNEL = re.compile(
+    r"(?:void )?(?:split|dense)_embedding_codegen_forward_(?:un)?weighted_kernel<([^<>]*)>"
+)
 FLOAT_WEIGHTS = ("float", "c10::Half", "c10::BFloat16")
 
 
@@ -72,9 +83,60 @@ def is_tbe(name: str) -> bool:
     return optimizer_of(name) in TBE_OPTIMIZERS
 
 
-def _table_batch(args: OpArgs, optimizer: str) -> tuple[TableBatch, Layout, int] | None:
-    """The call's sizes from a paired forward's arguments (grad_output appended last), and
-    the weights' element count; None where the recorded shapes do not say enough."""
+@dataclass(frozen=True)
+class Call:
+    """A TBE call's sizes at both ends of what the trace allows: one batch where every
+    table's width is known (`low is high`), an interval where the widths are mixed."""
+
+    low: TableBatch
+    high: TableBatch
+    layout: Layout
+    all_weights: int
+
+    @property
+    def bounded(self) -> bool:
+        return self.low != self.high
+
+
+def kernel_width_cap(kernel: str) -> int | None:
+    """The widest table a TBE forward kernel can pool, from its template: it holds
+    kMaxVecsPerThread vectors of 4 elements in each of kThreadGroupSize lanes (32, a warp,
+    where the template has no group size), and FBGEMM picks it by max_D (its dispatch:
+    `max_D <= 4 · kMaxVecsPerThread · kThreadGroupSize`). None for another kernel."""
+    found = FORWARD_KERNEL.match(kernel)
+    if found is None:
+        return None
+    numbers = [int(a.rstrip("ul")) for a in found.group(1).split(", ") if a.rstrip("ul").isdigit()]
+    if not numbers or len(numbers) > 2:
+        return None
+    vectors, group = (numbers[0], 32) if len(numbers) == 1 else (numbers[0], numbers[1])
+    return 4 * vectors * group
+
+
+def width_caps(
+    paired: dict[int, OpArgs], kernels: Iterable[tuple[int, str | None]]
+) -> dict[int, int]:
+    """The widest-table bound of each paired op (pair_args), from the forward kernels its
+    forward op launched (instance, kernel name): both ops of a pair share pair_args' one
+    OpArgs, so the backward node takes its forward's bound."""
+    own: dict[int, int] = {}
+    for instance, kernel in kernels:
+        cap = kernel_width_cap(kernel) if kernel and instance in paired else None
+        if cap is not None:
+            own[instance] = min(own.get(instance, cap), cap)
+    pairs: dict[int, list[int]] = {}
+    for op, args in paired.items():
+        pairs.setdefault(id(args), []).append(op)
+    caps: dict[int, int] = {}
+    for members in pairs.values():
+        found = [own[op] for op in members if op in own]
+        caps.update(dict.fromkeys(members, min(found)) if found else {})
+    return caps
+
+
+def _table_batch(args: OpArgs, optimizer: str, width_cap: int | None = None) -> Call | None:
+    """The call's sizes from a paired forward's arguments (grad_output appended last);
+    None where the recorded shapes do not say enough."""
     layout = DENSE if optimizer == "dense" else SPLIT
     dims, types = args.dims, args.types
     grad = dims[-1]
@@ -87,48 +149,106 @@ def _table_batch(args: OpArgs, optimizer: str) -> tuple[TableBatch, Layout, int]
     kinds = {types[i] for i in layout.weights if _numel(dims[i])}
     all_weights = sum(_numel(dims[i]) for i in layout.weights)
     samples, total_width = grad
-    if tables < 1 or bags != samples * tables or total_width % tables or len(kinds) != 1:
+    if tables < 1 or bags != samples * tables or len(kinds) != 1:
         return None  # a pooled call writes [B, total_D] for B·T bags
     (kind,) = kinds
-    width = total_width // tables
-    if kind not in FLOAT_WEIGHTS or width < 1 or all_weights % width:
-        return None  # quantized rows, or widths that cannot all be D
-    rows = all_weights // width
-    if optimizer == "rowwise_adagrad":  # one momentum value per row: H recorded
-        assert layout.momentum is not None
-        if _numel(dims[layout.momentum]) != rows:
-            return None  # the row-weighted mean width differs: the tables' widths differ
+    if kind not in FLOAT_WEIGHTS or total_width < tables:
+        return None  # quantized rows
     weighted = _is_tensor(dims[layout.indice_weights])
-    batch = TableBatch(
-        lookups=lookups,
-        bags=bags,
-        offsets=bags + 1,
-        width=width,
-        table_rows=rows,
-        weight_size=DTYPE_BYTES[kind],
-        index_size=DTYPE_BYTES.get(types[layout.indices], 8),
-        offset_size=DTYPE_BYTES.get(types[layout.offsets], 8),
-        output_size=DTYPE_BYTES.get(types[-1], 4),
-        sample_weight_size=DTYPE_BYTES.get(types[layout.indice_weights], 4) if weighted else 0,
-        mean=_concrete(args, layout.pooling_mode) == 1,  # recorded with Concrete Inputs only
+    sizes = {
+        "lookups": lookups,
+        "bags": bags,
+        "offsets": bags + 1,
+        "weight_size": DTYPE_BYTES[kind],
+        "index_size": DTYPE_BYTES.get(types[layout.indices], 8),
+        "offset_size": DTYPE_BYTES.get(types[layout.offsets], 8),
+        "output_size": DTYPE_BYTES.get(types[-1], 4),
+        "sample_weight_size": DTYPE_BYTES.get(types[layout.indice_weights], 4) if weighted else 0,
+        "mean": _concrete(args, layout.pooling_mode) == 1,  # recorded with Concrete Inputs only
+    }
+    width = total_width // tables
+    rows = all_weights // width
+    # one momentum value per row (rowwise): the rows H are recorded, and their mean width
+    rowwise = optimizer == "rowwise_adagrad"
+    momentum = _numel(dims[layout.momentum]) if rowwise and layout.momentum is not None else None
+    if total_width % tables == 0 and all_weights % width == 0 and momentum in (None, rows):
+        batch = TableBatch(width=width, table_rows=rows, **sizes)
+        return Call(batch, batch, layout, all_weights)
+    if momentum is None or momentum < tables:
+        return None  # mixed widths and no row count: the rows touched are not bounded
+    return _mixed(sizes, samples, total_width, tables, momentum, all_weights, width_cap, layout)
+
+
+def _mixed(
+    sizes: dict[str, int | bool],
+    samples: int,
+    total_width: int,
+    tables: int,
+    rows: int,
+    all_weights: int,
+    width_cap: int | None,
+    layout: Layout,
+) -> Call | None:
+    """Tables of mixed widths: each is at least 1 wide and at most what the others leave
+    of the sum (or the forward kernel's cap); each lookup reads a row of one of them, and
+    the rows touched (min(L, H), the models' convention) hold between the narrowest and the
+    widest such rows' elements, never more than the H rows' W elements: all of them where
+    L >= H."""
+    widest = total_width - (tables - 1)
+    widest = min(widest, width_cap) if width_cap is not None else widest
+    narrowest = max(1, total_width - (tables - 1) * widest)
+    if not narrowest * rows <= all_weights <= widest * rows:
+        return None  # the recorded sizes contradict each other
+    lookups = int(sizes["lookups"])
+    touched = min(lookups, rows)
+    untouched = rows - touched
+    touched_elements = (
+        max(touched * narrowest, all_weights - untouched * widest),
+        min(touched * widest, all_weights - untouched * narrowest),
     )
-    return batch, layout, all_weights
+    ends = [
+        TableBatch(
+            width=width,
+            table_rows=rows,
+            lookup_elements=lookups * width,
+            row_elements=elements,
+            bag_elements=samples * total_width,
+            **sizes,  # type: ignore[arg-type]
+        )
+        for width, elements in zip((narrowest, widest), touched_elements, strict=True)
+    ]
+    return Call(ends[0], ends[1], layout, all_weights)
 
 
-def lookup_cost(name: str, args: OpArgs) -> Cost | None:
-    """A paired TBE forward op or backward node (pair_args), by TableBatch's model."""
+def lookup_cost(name: str, args: OpArgs, width_cap: int | None = None) -> Cost | None:
+    """A paired TBE forward op or backward node (pair_args), by TableBatch's model; over
+    tables of mixed widths a bounded cost, its lower end the cost's, its upper end beside."""
     optimizer = optimizer_of(name)
-    found = _table_batch(args, optimizer) if optimizer in TBE_OPTIMIZERS else None
+    found = _table_batch(args, optimizer, width_cap) if optimizer in TBE_OPTIMIZERS else None
     if optimizer is None or found is None:
         return None
-    batch, layout, all_weights = found
-    if FORWARD.match(name):
-        flops, moved = tbe_forward(batch)
-    else:
+    layout = found.layout
+
+    def model(batch: TableBatch) -> tuple[float, float]:
+        if FORWARD.match(name):
+            return tbe_forward(batch)
         state = args.types[layout.momentum] if layout.momentum is not None else "float"
-        flops, moved = tbe_backward(batch, optimizer, DTYPE_BYTES.get(state, 4), all_weights)
+        return tbe_backward(batch, optimizer, DTYPE_BYTES.get(state, 4), found.all_weights)
+
+    flops, moved = model(found.low)
     kind = next(args.types[i] for i in layout.weights if _numel(args.dims[i]))
-    return Cost(flops, moved, "embedding", kind)
+    if not found.bounded:
+        return Cost(flops, moved, "embedding", kind)
+    flops_upper, bytes_upper = model(found.high)
+    return Cost(
+        flops,
+        moved,
+        "embedding",
+        kind,
+        bounded=True,
+        flops_upper=flops_upper,
+        bytes_upper=bytes_upper,
+    )
 
 
 def _kind(name: str) -> str:
