@@ -1,7 +1,7 @@
 """Mutation fuzzing of the Nsight Systems ingest: `nox -s fuzz` (or python -m
 tests.fuzz_nsys).
 
-Seeds: the real `nsys stats` CSV reports in tests/data/nsys/, SQLite exports built to
+Seeds: the real `nsys stats` CSV and JSON reports in tests/data/nsys/, SQLite exports built to
 NVIDIA's documented schema (tests/nsys_sqlite.py), and rocprofv3 JSONs (tests/rocprof_json.py:
 one with every record kind read, and cuts of the real file in tests/data/rocprof/), which are
 mutated as documents (keys dropped, values of the wrong type, times reversed, lists cut) or
@@ -57,8 +57,10 @@ def exports(folder: Path) -> list[Path]:
 
 
 def captures() -> list[list[Path]]:
-    """The real captures' CSV reports, one list per capture."""
-    found = [sorted(p.glob("*.csv")) for p in sorted(NSYS.iterdir()) if p.is_dir()]
+    """The real captures' stats reports (CSV or JSON), one list per capture."""
+    found = [
+        sorted([*p.glob("*.csv"), *p.glob("*.json")]) for p in sorted(NSYS.iterdir()) if p.is_dir()
+    ]
     return [reports for reports in found if reports]
 
 

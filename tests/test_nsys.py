@@ -163,7 +163,7 @@ def test_bad_input_is_a_user_error_naming_the_file(tmp_path: Path) -> None:
     assert raised.value.file == str(osrt) and "cuda_gpu_kern_sum" in (raised.value.fix or "")
     trace = tmp_path / "gpu_trace.csv"  # cuda_gpu_trace: a timeline, not a summary
     trace.write_text("Start (ns),Duration (ns),CorrId,Name\n1,2,3,k\n", encoding="utf-8")
-    with pytest.raises(UserError, match="not an nsys stats CSV report"):
+    with pytest.raises(UserError, match="not an nsys stats report"):
         read_nsys([trace, _one(OLD, "gpukernsum")])
     # a number that is not one, on its line
     broken = tmp_path / "kern.csv"

@@ -21,6 +21,7 @@ import pytest
 from generator.analysis.nsys_analysis import GAP_MIN_S
 from generator.cli import main
 from generator.errors import UserError
+from generator.ingest.formats import ROCPROF_JSON, sniff
 from generator.ingest.nsys.capture import is_nsys, nsys_files, read_nsys
 from generator.ingest.rocprof import looks_like_rocprofv3, looks_like_rocprofv3_csv, read_rocprofv3
 from generator.ingest.trace.read import looks_like_trace
@@ -59,7 +60,8 @@ def test_the_real_file_is_told_apart_by_its_head_alone(tmp_path: Path) -> None:
     plain.write_bytes(gzip.decompress(REAL.read_bytes()))
     for path in (REAL, plain):
         assert looks_like_rocprofv3(path) and is_nsys(path)
-        assert not looks_like_trace(path)  # torch.profiler's reader must not take it
+        # torch.profiler's sniffer takes any JSON: the registry's order gives it to rocprofv3
+        assert looks_like_trace(path) and sniff(path) is ROCPROF_JSON
     chrome = tmp_path / "trace.json"
     chrome.write_text('{"traceEvents": [], "rocprofiler-sdk-tool": []}')
     assert looks_like_trace(chrome) and not looks_like_rocprofv3(chrome)

@@ -1,5 +1,7 @@
 """What `summarize` and `import` do with a user's files: an ncu export, a torch.profiler
-trace, a multi-rank capture or an Nsight Systems capture, each told apart by content."""
+trace, a multi-rank capture or a timeline capture (Nsight Systems, rocprofv3), each told
+apart by content through the input formats registry (`ingest/formats.py`): each format's
+family says which of the pipelines below runs."""
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from generator.records.import_source import NCU_REPORT_FILE
 
 if TYPE_CHECKING:
     from generator.analysis.nsys_phases import ModelWork
+    from generator.ingest.formats import InputFormat
     from generator.records.ceilings import MeasuredCeilings
     from generator.summaries.importer import ImportRequest
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
-    from generator.ingest.nsys.binary import exported, looks_like_nsys_report
+    from generator.ingest.formats import sniff
     from generator.ingest.nsys.capture import nsys_files
     from generator.records.ceilings import read_ceilings
 
@@ -31,10 +34,12 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     folders = [p for p in paths if p.is_dir()]
     if args.ranks or any(not nsys_files([p]) for p in folders):
         return _summarize_ranks(args, paths, ceilings)
-    with ExitStack() as exports:
-        # a binary nsys report is read through the SQLite export nsys makes of it
+    with ExitStack() as converted:
+        # a format its tool must convert first (a binary nsys report: its SQLite export)
         paths = [
-            exports.enter_context(exported(p, args.nsys)) if looks_like_nsys_report(p) else p
+            converted.enter_context(found.convert(p, args.nsys))
+            if (found := sniff(p)) is not None and found.convert is not None
+            else p
             for p in paths
         ]
         return _summarize_files(args, paths, ceilings)
@@ -43,31 +48,32 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 def _summarize_files(
     args: argparse.Namespace, paths: list[Path], ceilings: MeasuredCeilings | None
 ) -> int:
-    from generator.ingest.ncu_csv import parse_size
-    from generator.ingest.nsys.capture import is_nsys
-    from generator.ingest.trace.read import looks_like_trace
-    from generator.summaries.export import format_summary, summarize_file
-    from generator.summaries.trace import format_trace_summary, summarize_trace
+    from generator.ingest.formats import CAPTURE, NCU, TRACE, Family, sniff
 
-    # by content: an nsys report or export may be called anything, as may a trace
-    nsys = [p for p in paths if p.is_dir() or is_nsys(p)]
+    # by content, through the formats registry: any file may be called anything
+    families: dict[Path, Family] = {
+        p: CAPTURE if p.is_dir() else (found.family if (found := sniff(p)) else NCU) for p in paths
+    }  # a file no format claims goes to the ncu CSV reader, whose errors say what it lacks
     shown = 0
     for path in paths:
-        if path in nsys:
-            continue
-        if looks_like_trace(path):
+        if families[path] is TRACE:
+            from generator.summaries.trace import format_trace_summary, summarize_trace
+
             summary = summarize_trace(path, args.device, args.phase, ceilings)
-            text = format_trace_summary
-        else:
+            shown = _print_summary(args, summary, format_trace_summary, shown)
+        elif families[path] is NCU:
+            from generator.ingest.ncu_csv import parse_size
+            from generator.summaries.export import format_summary, summarize_file
+
             budget = parse_size(args.memory_budget) if args.memory_budget else None
             summary = summarize_file(path, args.device, args.phase, budget)
-            text = format_summary
-        shown = _print_summary(args, summary, text, shown)
-    if nsys:  # the reports of one capture, summarized together
+            shown = _print_summary(args, summary, format_summary, shown)
+    capture = [p for p in paths if families[p] is CAPTURE]
+    if capture:  # the files of one capture, summarized together
         from generator.summaries.nsys import format_nsys_summary, summarize_nsys
 
         work = _model_work(args) if args.model else None
-        _print_summary(args, summarize_nsys(nsys, work), format_nsys_summary, shown)
+        _print_summary(args, summarize_nsys(capture, work), format_nsys_summary, shown)
     elif args.model:
         raise UserError(
             "--model places a model's FLOPs on an Nsight Systems capture's phases",
@@ -155,13 +161,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         license=args.license,
         notes=args.notes,
     )
-    from generator.ingest.nsys.binary import looks_like_nsys_report
-    from generator.ingest.nsys.capture import is_nsys, nsys_files
+    from generator.ingest.formats import is_capture, sniff
+    from generator.ingest.nsys.capture import nsys_files
 
-    reports = [p for p in paths if looks_like_nsys_report(p)]
-    if reports:
-        return _import_nsys_reports(request, paths, reports, args.nsys)
-    if all(is_nsys(p) or (p.is_dir() and nsys_files([p])) for p in paths):
+    # through the formats registry: a format its tool must convert first is imported as
+    # the conversion (kept verbatim beside it), a timeline capture's files together
+    converts = [(p, found) for p in paths if (found := sniff(p)) and found.convert]
+    if converts:
+        return _import_converted(request, paths, converts, args.nsys)
+    if all(is_capture(p) or (p.is_dir() and nsys_files([p])) for p in paths):
         return _import_nsys(request, paths)
     if is_multirank(paths):
         return _import_capture(request, paths, args.ceilings)
@@ -189,21 +197,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import_nsys_reports(
-    request: ImportRequest, paths: list[Path], reports: list[Path], nsys: str | None
+def _import_converted(
+    request: ImportRequest,
+    paths: list[Path],
+    converts: list[tuple[Path, InputFormat]],
+    tool: str | None,
 ) -> int:
     """A binary nsys report is imported as the SQLite export nsys makes of it, and kept
     verbatim beside it."""
-    from generator.ingest.nsys.binary import exported
-
+    report, found = converts[0]
+    assert found.convert is not None
     if len(paths) > 1:
         raise UserError(
-            "a binary Nsight Systems report holds the whole capture: pass it alone",
-            file=reports[0],
-            fix="import the .nsys-rep file by itself",
+            f"a {found.name} holds the whole capture: pass it alone",
+            file=report,
+            fix=f"import the {report.suffix or found.name} file by itself",
         )
-    with exported(reports[0], nsys) as export:
-        return _import_nsys(request, [export], kept=reports)
+    with found.convert(report, tool) as export:
+        return _import_nsys(request, [export], kept=[report])
 
 
 def _import_nsys(request: ImportRequest, paths: list[Path], kept: list[Path] | None = None) -> int:

@@ -121,3 +121,19 @@ def _raise_for_messages(path: Path, messages: list[tuple[int, str]]) -> None:
 
 def _shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def looks_like_ncu_csv(path: Path) -> bool:
+    """An ncu CSV export, by content: a line of its first 64 KiB starts the table (the
+    messages and program output ncu writes before it are skipped, as `find_header` does)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return False
+    if b"\x00" in head:
+        return False
+    return any(
+        line.lstrip(b"\xef\xbb\xbf").lstrip().startswith(HEADER_STARTS)
+        for line in head.splitlines()
+    )

@@ -78,9 +78,10 @@ def read_export(
     path: Path, memory_budget: int | None = None, cache_dir: Path = DEFAULT_CACHE
 ) -> NcuExport:
     """A CSV export, or a binary report (told apart by content) read into the same tables."""
-    from generator.ingest.ncu_rep import looks_like_ncu_rep, read_ncu_rep
+    from generator.ingest.formats import NCU_REPORT, sniff
+    from generator.ingest.ncu_rep import read_ncu_rep
 
-    if looks_like_ncu_rep(path):
+    if sniff(path) is NCU_REPORT:
         return read_ncu_rep(path)[0]
     budget = default_memory_budget() if memory_budget is None else memory_budget
     if path.is_file() and path.stat().st_size * IN_MEMORY_FACTOR > budget:

@@ -181,16 +181,17 @@ def _is_gzip(path: Path) -> bool:
 def import_export(request: ImportRequest) -> ImportResult:
     """Parse, analyse, then write the folder atomically. Raises UserError, writing nothing."""
     from generator.analysis.trace_work import analyse_work, write_work
-    from generator.ingest.ncu_rep import looks_like_ncu_rep, read_ncu_rep, write_csv
-    from generator.ingest.trace.read import looks_like_trace
+    from generator.ingest.formats import NCU_REPORT, TRACE, sniff
+    from generator.ingest.ncu_rep import read_ncu_rep, write_csv
     from generator.summaries.export import summarize_export, summarize_file  # deferred: Polars
     from generator.summaries.trace import summarize_trace
 
     folder = check_name(request.name, request.measurements)
     if not request.file.is_file():
         raise UserError("no such file", file=request.file, fix="check the path")
-    trace = looks_like_trace(request.file)
-    report = None if trace or not looks_like_ncu_rep(request.file) else read_ncu_rep(request.file)
+    found = sniff(request.file)  # None: the ncu CSV reader says what the file lacks
+    trace = found is not None and found.family is TRACE
+    report = read_ncu_rep(request.file) if found is NCU_REPORT else None
     if trace:
         summary = summarize_trace(request.file, request.device, request.phase)
     elif report:

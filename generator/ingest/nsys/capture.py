@@ -1,6 +1,7 @@
 """One Nsight Systems capture as typed tables, whichever form the user has: the SQLite
-export (every event, so a timeline) or one or several `nsys stats` CSV reports of the same
-capture (sums only). Told apart by content, never by file name."""
+export (every event, so a timeline), one or several `nsys stats` reports of the same
+capture, CSV or JSON (sums only), or rocprofv3's JSON or kernel trace CSV. Told apart by
+content through the input formats registry (`ingest/formats.py`), never by file name."""
 
 from __future__ import annotations
 
@@ -13,20 +14,10 @@ from typing import Any
 import polars as pl
 
 from generator.errors import UserError
-from generator.ingest.nsys.sqlite import Activity, SqliteExport, looks_like_sqlite, read_sqlite
-from generator.ingest.nsys.stats_csv import (
-    KNOWN_FIX,
-    REPORT_NAMES,
-    StatsReport,
-    looks_like_stats_csv,
-    read_stats_csv,
-)
-from generator.ingest.rocprof import (
-    looks_like_rocprofv3,
-    looks_like_rocprofv3_csv,
-    read_rocprofv3,
-    read_rocprofv3_csv,
-)
+from generator.ingest.formats import InputFormat, is_capture, sniff
+from generator.ingest.nsys.sqlite import Activity, SqliteExport
+from generator.ingest.nsys.stats_csv import KNOWN_FIX, REPORT_NAMES, StatsReport
+from generator.ingest.rocprof import RocprofExport
 
 KERNEL_SCHEMA = {"name": pl.String, "count": pl.Int64, "time_s": pl.Float64}
 COPY_SCHEMA = {"operation": pl.String, "count": pl.Int64, "time_s": pl.Float64, "bytes": pl.Float64}
@@ -67,7 +58,7 @@ ROCPROF_WORDS = Words(
 @dataclass(frozen=True)
 class NsysCapture:
     files: tuple[Path, ...]
-    form: str  # "SQLite export" or "nsys stats CSV"
+    form: str  # its format's name: "SQLite export", "nsys stats CSV", "rocprofv3 JSON", ...
     # what was read (CSV) or traced (SQLite): kernels, api, memtime, memsize, nvtx
     reports: tuple[str, ...]
     kernels: pl.DataFrame  # KERNEL_SCHEMA, one row per kernel name
@@ -100,14 +91,8 @@ def operation(text: str) -> str:
 
 
 def is_nsys(path: Path) -> bool:
-    """An nsys SQLite export or stats CSV report, or a rocprofv3 JSON or kernel trace CSV,
-    by content."""
-    return path.is_file() and (
-        looks_like_sqlite(path)
-        or looks_like_stats_csv(path)
-        or looks_like_rocprofv3(path)
-        or looks_like_rocprofv3_csv(path)
-    )
+    """A file of a timeline capture that is read as it is, by content (`formats.CAPTURE`)."""
+    return is_capture(path)
 
 
 def nsys_files(paths: Sequence[Path]) -> list[Path]:
@@ -138,16 +123,13 @@ def _summed(activity: Activity, key: str, schema: Mapping[str, Any]) -> pl.DataF
     )
 
 
-def _from_sqlite(path: Path) -> NsysCapture:
-    return _from_export(read_sqlite(path), "SQLite export")
-
-
-def _from_rocprof(path: Path) -> NsysCapture:
-    if looks_like_rocprofv3_csv(path):
-        read, form = read_rocprofv3_csv(path), "rocprofv3 kernel trace CSV"
-    else:
-        read, form = read_rocprofv3(path), "rocprofv3 JSON"
-    return replace(_from_export(read.export, form), counters=read.counters)
+def _whole(read: object, form: str) -> NsysCapture:
+    """The capture of a file that holds all of it: an SQLite export, or a rocprofv3 file
+    (its timeline read into the export's tables, and its counters)."""
+    if isinstance(read, RocprofExport):
+        return replace(_from_export(read.export, form), counters=read.counters)
+    assert isinstance(read, SqliteExport), form
+    return _from_export(read, form)
 
 
 def _from_export(export: SqliteExport, form: str) -> NsysCapture:
@@ -186,10 +168,13 @@ def _copies(times: StatsReport | None, sizes: StatsReport | None) -> pl.DataFram
     return pl.DataFrame(list(rows.values()), schema=COPY_SCHEMA)
 
 
-def _from_csv(paths: list[Path]) -> NsysCapture:
+def _from_reports(files: list[tuple[Path, InputFormat]]) -> NsysCapture:
+    """The capture of its stats reports (CSV, JSON or both), one of each kind."""
     by_kind: dict[str, StatsReport] = {}
-    for path in paths:
-        report = read_stats_csv(path)
+    for path, found in files:
+        assert found.read is not None, found.name
+        report = found.read(path)
+        assert isinstance(report, StatsReport), found.name
         if report.kind in by_kind:
             raise UserError(
                 f"a second {REPORT_NAMES[report.kind]} report (the first is "
@@ -206,8 +191,8 @@ def _from_csv(paths: list[Path]) -> NsysCapture:
         .sort("time_s", "name", descending=[True, False])
     )
     return NsysCapture(
-        files=tuple(paths),
-        form="nsys stats CSV",
+        files=tuple(path for path, _ in files),
+        form=" and ".join(sorted({found.name for _, found in files})),
         reports=tuple(k for k in ("kernels", "api", "memtime", "memsize", "nvtx") if k in by_kind),
         kernels=kernels,
         copies=_copies(by_kind.get("memtime"), by_kind.get("memsize")),
@@ -219,39 +204,38 @@ def _from_csv(paths: list[Path]) -> NsysCapture:
 
 
 def read_nsys(paths: Sequence[Path]) -> NsysCapture:
-    """The capture in `paths`: one SQLite export, or a capture's stats CSV reports."""
+    """The capture in `paths`: one file that holds it all (an SQLite export, a rocprofv3
+    file), or a capture's stats reports, CSV or JSON (`formats.CAPTURE`)."""
     files = nsys_files(paths)
     if not files:
         raise UserError(
-            "no timeline capture: no nsys SQLite export, nsys stats CSV report or rocprofv3 JSON",
+            "no timeline capture: no nsys SQLite export, nsys stats report or rocprofv3 JSON",
             file=", ".join(str(p) for p in paths),
-            fix="pass the .sqlite export, the CSVs of `nsys stats --format csv`, or "
+            fix="pass the .sqlite export, the reports of `nsys stats --format csv` (or json), or "
             "rocprofv3's results.json (--output-format json)",
         )
     for path in files:
         if not path.is_file():
             raise UserError("no such file", file=path, fix="check the path")
-    exports = [
-        p
-        for p in files
-        if looks_like_sqlite(p) or looks_like_rocprofv3(p) or looks_like_rocprofv3_csv(p)
-    ]
-    if exports:
+    formats = [(path, sniff(path)) for path in files]
+    read = [(path, found) for path, found in formats if found is not None and is_capture(path)]
+    whole = [(path, found) for path, found in read if found.whole]
+    if whole:
+        path, found = whole[0]
         if len(files) > 1:
             raise UserError(
-                "an SQLite export or a rocprofv3 file holds the whole capture: pass it alone",
-                file=exports[0],
+                f"the {found.name} holds the whole capture: pass it alone",
+                file=path,
                 fix="summarize that file by itself (one capture per summary or import)",
             )
-        return (
-            _from_sqlite(exports[0]) if looks_like_sqlite(exports[0]) else _from_rocprof(exports[0])
-        )
-    for path in files:
-        if not looks_like_stats_csv(path):
+        assert found.read is not None, found.name
+        return _whole(found.read(path), found.name)
+    for path, claimed in formats:
+        if (path, claimed) not in read:
             raise UserError(
-                "not an nsys stats CSV report or SQLite export",
+                "not an nsys stats report (CSV or JSON) or SQLite export",
                 file=path,
                 line=1,
                 fix=KNOWN_FIX,
             )
-    return _from_csv(files)
+    return _from_reports(read)

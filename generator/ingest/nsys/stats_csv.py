@@ -61,7 +61,8 @@ class StatsReport:
     rows: tuple[StatsRow, ...]
 
 
-def _norm(column: str) -> str:
+def column_key(column: str) -> str:
+    """A column's name as read: spaces folded, lower case, older spellings mapped."""
     text = re.sub(r"\s+", " ", column.strip().strip('"')).lower()
     return ALIASES.get(text, text)
 
@@ -91,7 +92,8 @@ def looks_like_stats_csv(path: Path) -> bool:
     return any(word in header for word in ("name", "operation", "range"))
 
 
-def _kind(columns: list[str]) -> str | None:
+def report_kind(columns: list[str]) -> str | None:
+    """Which report the columns (`column_key`s) are, by its columns alone."""
     have = set(columns)
     if "range" in have and "instances" in have:
         return "nvtx"
@@ -143,8 +145,8 @@ def read_stats_csv(path: Path) -> StatsReport:
         )
     reader = csv.reader(io.StringIO("\n".join(lines[start:])))
     header = next(reader)
-    columns = [_norm(c) for c in header]
-    kind = _kind(columns)
+    columns = [column_key(c) for c in header]
+    kind = report_kind(columns)
     if kind is None:
         raise UserError(
             f"an nsys stats report of a kind not read here (columns: {', '.join(header)})",
@@ -152,12 +154,7 @@ def read_stats_csv(path: Path) -> StatsReport:
             line=start + 1,
             fix=KNOWN_FIX,
         )
-    name_column = {"nvtx": "range", "memtime": "operation", "memsize": "operation"}.get(
-        kind, "name"
-    )
-    count_column = {"api": "num calls", "memtime": "count", "memsize": "count"}.get(
-        kind, "instances"
-    )
+    name_column, count_column = columns_read(kind)
     size_column = next((c for c in columns if re.fullmatch(r"total \((k|m|g)?b\)", c)), None)
     at = {c: i for i, c in enumerate(columns)}
     for needed in (name_column, count_column):
@@ -204,13 +201,24 @@ def read_stats_csv(path: Path) -> StatsReport:
                 total_bytes=total_bytes,
             )
         )
+    check_cuda_api(path, kind, rows, line=start + 1)
+    return StatsReport(path, kind, tuple(rows))
+
+
+def columns_read(kind: str) -> tuple[str, str]:
+    """The `column_key`s of a report's name and count columns."""
+    name = {"nvtx": "range", "memtime": "operation", "memsize": "operation"}.get(kind, "name")
+    count = {"api": "num calls", "memtime": "count", "memsize": "count"}.get(kind, "instances")
+    return name, count
+
+
+def check_cuda_api(path: Path, kind: str, rows: list[StatsRow], line: int | None = None) -> None:
+    """osrt_sum and the other API summaries share cuda_api_sum's columns: refused."""
     if kind == "api" and rows and not any(r.name.startswith(("cu", "nccl")) for r in rows):
-        # osrt_sum and the other API summaries share cuda_api_sum's columns
         raise UserError(
             "an API summary of calls that are not CUDA's (e.g. osrt_sum: "
             f"{', '.join(r.name for r in rows[:3])}): not a report read here",
             file=path,
-            line=start + 1,
+            line=line,
             fix=KNOWN_FIX,
         )
-    return StatsReport(path, kind, tuple(rows))

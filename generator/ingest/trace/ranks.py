@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.errors import UserError
-from generator.ingest.trace.read import looks_like_trace
+from generator.ingest.formats import TORCH_TRACE, sniff
 
 RANK_IN_NAME = re.compile(r"rank[-_]?(\d+)", re.IGNORECASE)
 RANK_FIX = (
@@ -32,7 +32,7 @@ def rank_files(paths: Sequence[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and looks_like_trace(p))
+            found = sorted(p for p in path.iterdir() if sniff(p) is TORCH_TRACE)
             if not found:
                 raise UserError(
                     "the folder holds no torch.profiler trace",

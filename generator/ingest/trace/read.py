@@ -25,7 +25,6 @@ import msgspec
 import orjson
 
 from generator.errors import UserError
-from generator.ingest.rocprof import looks_like_rocprofv3
 from generator.ingest.trace.events import (
     EVENT_RECORDS,
     MISSING,
@@ -102,10 +101,9 @@ class RawTrace:
 
 
 def looks_like_trace(path: Path) -> bool:
-    """A Chrome-trace JSON, by content: a gzip stream, or JSON text opening with { or [;
-    never a rocprofv3 JSON (an object whose first key is `rocprofiler-sdk-tool`)."""
-    if looks_like_rocprofv3(path):
-        return False
+    """A Chrome-trace JSON, by content: a gzip stream, or JSON text opening with { or [.
+    Broad: it also takes other JSON (rocprofv3's, nsys stats'), which the registry's sniff
+    order gives to their own formats first (`ingest/formats.py`)."""
     try:
         with path.open("rb") as handle:
             head = handle.read(512)
