@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
+from generator.analysis.roofs import GEMM_OF_PEAK, peak_key
 from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
@@ -266,7 +266,7 @@ def test_no_share_of_a_ceiling_compares_a_precision_with_another_precisions(
 ) -> None:
     """Issue 66: J-gpu's bf16 step was "277 % of the measured GEMM ceiling", the fp32 one.
     Every share of a GEMM ceiling names the ceiling's precision and the step's, and they
-    are one precision (`roofs.GEMM_OF_PEAK` of `PEAK_OF_RUN`)."""
+    are one precision (`roofs.GEMM_OF_PEAK` of `roofs.peak_key`)."""
     checked = 0
     for path in sorted(repo_site.rglob("index.html")):
         if "traces" in path.parts:
@@ -277,7 +277,7 @@ def test_no_share_of_a_ceiling_compares_a_precision_with_another_precisions(
             clause = re.split(r"; |\. ", text[max(0, match.start() - 300) : match.start()])[-1]
             named = _PRECISION.findall(clause)
             assert named, (path, clause, match.group(0))
-            assert GEMM_OF_PEAK[PEAK_OF_RUN[named[-1]]] == match.group(2), (
+            assert GEMM_OF_PEAK[peak_key(named[-1])] == match.group(2), (
                 path,
                 clause,
                 match.group(0),
