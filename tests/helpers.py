@@ -135,3 +135,22 @@ def result_row(
         modelled_bytes=row.get("modelled_bytes"),
     )  # fmt: skip
     return row | {"result": result}
+
+
+def datasheet_bound(total: Any, device: Any) -> Any:
+    """`bound_against` the datasheet roof (`roofs.roof_for`) of `device` for the precision
+    that dominates `total` (an export analysed on its own)."""
+    from generator.analysis.roofline import bound_against
+    from generator.analysis.roofs import DATASHEET, roof_for
+
+    precision = total.dominant_precision
+    roof = roof_for(device.name, precision, DATASHEET, catalog=(device,)) if precision else None
+    return bound_against(total, roof)
+
+
+def datasheet_roofs(device: Any, precisions: Sequence[str] = ("fp32",)) -> tuple[Any, ...]:
+    """The datasheet roofs (`roofs.roof_for`) of `device` a kernel chart draws."""
+    from generator.analysis.roofs import DATASHEET, roof_for
+
+    found = (roof_for(device.name, p, DATASHEET, catalog=(device,)) for p in precisions)
+    return tuple(r for r in found if r is not None)

@@ -52,6 +52,7 @@ from generator.charts.scales import (
     unit_title,
 )
 from generator.charts.trace import time_bars, trace_roofline
+from tests.helpers import datasheet_roofs
 
 EPYC = "AMD EPYC (2 threads)"
 H100 = "NVIDIA H100 SXM"
@@ -133,8 +134,10 @@ def all_specs() -> dict[str, dict[str, Any]]:
         for i in range(4)
     ]
     return {
-        "kernel roofline": roofline_chart(_kernels(30), _step(), _l4(), "L4 kernels " * 9),
-        "kernel roofline, few": roofline_chart(_kernels(3), _step(), _l4(), "L4"),
+        "kernel roofline": roofline_chart(
+            _kernels(30), _step(), datasheet_roofs(_l4()), "L4 kernels " * 9
+        ),
+        "kernel roofline, few": roofline_chart(_kernels(3), _step(), datasheet_roofs(_l4()), "L4"),
         "modelled roofline": modelled_roofline_chart(
             _modelled(3), [_measured_roof(EPYC, 1.7e11, 2.5e10)], "A: modelled"
         ),

@@ -95,7 +95,7 @@ def test_the_entry_states_the_headline_bound_with_its_share_of_the_roof() -> Non
     row = load_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
     result = result_row(row)["result"]
-    roof = Roof("a device fp32 measured", 1e12, 1e11, "measured")
+    roof = Roof("a device", "fp32", 1e12, 1e11, "measured")
     verdict = step_verdict(4e9, 1e8, result.step, roof, TIMED, "modelled")
     assert verdict is not None
     entry = result_bibtex({"title": "Roofline Atlas: x"}, result, verdict)

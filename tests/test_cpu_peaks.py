@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.analysis.roofs import roof
+from generator.analysis.roofs import PREFERRED, roof_for
 from generator.catalog import device_label, load_catalog, lookup_device
 from generator.catalog.cpu_peak import DerivedPeak, combined, derive_cpu_peak, vector_bits
 from generator.records.ceilings import MeasuredCeilings
@@ -90,10 +90,10 @@ def test_the_report_cpu_matches_the_epyc_entry_and_keeps_its_name() -> None:
 
 def test_a_cpu_run_keeps_its_measured_roof_and_falls_back_to_the_derived_peak() -> None:
     measured = MeasuredCeilings(EPYC, {"fp32": 4.9e11}, 1.7e10, 2.1e10, "")
-    found = roof(EPYC, "fp32", [measured])
+    found = roof_for(EPYC, "fp32", PREFERRED, [measured])
     assert found is not None and found.peak_flops_per_s == 4.9e11 and "measured" in found.label
     # the one memory roof: the best of copy and triad
     assert found.bandwidth_bytes_per_s == 2.1e10
-    datasheet = roof(EPYC, "fp32", [])
+    datasheet = roof_for(EPYC, "fp32", PREFERRED, [])
     assert datasheet is not None and datasheet.peak_flops_per_s == pytest.approx(332.3e9)
     assert datasheet.label == "AMD EPYC (2 threads) fp32 datasheet"

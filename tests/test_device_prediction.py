@@ -83,7 +83,7 @@ def test_the_sentence_is_computed_from_the_predictions(items: list[Prediction]) 
 
 
 def test_the_roofline_time_takes_the_longer_of_its_two_limits() -> None:
-    roof = Roof("x", 100e12, 2e12, MEASURED)
+    roof = Roof("x", "fp32", 100e12, 2e12, MEASURED)
     assert roofline_time(1e12, 1e9, roof) == pytest.approx(0.01)  # compute: 1e12 / 1e14
     assert roofline_time(1e9, 1e10, roof) == pytest.approx(0.005)  # memory: 1e10 / 2e12
     assert {HOST, MEMORY, COMPUTE} == {"host", "memory", "compute"}

@@ -277,28 +277,28 @@ def test_import_stores_the_ranks_and_their_analysis(tmp_path: Path) -> None:
     (found,) = discover_captures(tmp_path)
     assert found.name == "ddp"
     fresh = analyse_ranks([folder / "ranks"])
-    stored = read_capture(folder, fresh.roof)
+    stored = read_capture(folder, fresh.roofs)
     assert stored.steps.equals(fresh.steps) and stored.stragglers.equals(fresh.stragglers)
 
 
 def test_a_stale_stored_analysis_is_never_read(tmp_path: Path) -> None:
     import_capture(_request(tmp_path), [CAPTURE], _ceilings())
     folder = tmp_path / "imported" / "ddp"
-    capture = read_capture(folder, None)
+    capture = read_capture(folder, {})
     write_capture(
         type(capture)(
             **{**capture.__dict__, "steps": capture.steps.with_columns(pl.lit(1.0).alias("step_s"))}
         ),
         folder,
     )
-    assert read_capture(folder, None).steps["step_s"].to_list() == [1.0] * 6  # current: read
+    assert read_capture(folder, {}).steps["step_s"].to_list() == [1.0] * 6  # current: read
     # the trace changed since: the stored file is out of date, the ranks are read again
     doc = _doc(0)
     with gzip.open(folder / "ranks" / "rank-0.json.gz", "wt", encoding="utf-8") as file:
         json.dump(doc, file)
-    assert read_capture(folder, None).steps["step_s"].to_list() != [1.0] * 6
+    assert read_capture(folder, {}).steps["step_s"].to_list() != [1.0] * 6
     (folder / CAPTURE_FILE).write_bytes(b"torn")
-    assert read_capture(folder, None).steps.height == 6
+    assert read_capture(folder, {}).steps.height == 6
 
 
 def test_import_refuses_a_broken_capture_and_writes_nothing(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_a_reduced_precision_slower_than_fp32_is_decided_by_its_host() -> None:
 def test_overhead_decides_where_the_step_is_latency_bound_and_not_host_bound() -> None:
     small = result("b64", 0.012, None, batch=64)
     large = result("b128", 0.007, None)
-    roof = Roof("H100 fp32 measured", 5e13, 3e12)
+    roof = Roof("H100", "fp32", 5e13, 3e12, "measured")
     verdict = step_verdict(1e9, 1e8, small.step, roof, TIMED_MEDIAN, "modelled")
     assert verdict is not None and verdict.bound == "latency/overhead"
     (odd,) = odd_pairs([small, large], {"b64": Points(modelled=verdict)})

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.analysis.roofline import bound_against, kernel_metrics, totals
+from generator.analysis.roofline import kernel_metrics, totals
 from generator.catalog import find_device
 from generator.findings import above_roof
 from generator.ingest import read_ncu_csv
 from generator.ingest.units import parse_unit
-from tests.helpers import fp32_kernel, write_long
+from tests.helpers import datasheet_bound, fp32_kernel, write_long
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PREFIXES = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
@@ -107,6 +107,6 @@ def test_consistent_data_stays_under_the_roof(flops: int, dram: int, slack: floa
     folder = Path(tempfile.mkdtemp(prefix="ra-roof-"))
     metrics = kernel_metrics(read_ncu_csv(write_long(folder / "k.csv", rows)).kernels)
     total = totals(metrics)
-    bound = bound_against(total, device)
+    bound = datasheet_bound(total, device)
     assert bound is not None and bound.efficiency <= 1.0
     assert above_roof(metrics, device, bound) == []

@@ -5,11 +5,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from generator.analysis.roofline import Totals, bound_against
+from generator.analysis.roofline import Totals
 from generator.catalog import find_device, load_catalog
 from generator.catalog.matching import match_device
 from generator.errors import UserError
 from generator.records.peaks import PEAK_KEYS
+from tests.helpers import datasheet_bound
 
 SEED_DEVICES = ["T4", "L4", "Tesla V100-SXM2-16GB", "A100 40GB SXM", "A100 80GB SXM", "A100 PCIe", "A100 80GB PCIe",
                 "H100 SXM", "H100 PCIe", "H200", "RTX 4080 Laptop", "RTX 5070", "RTX 5090", "B200",
@@ -80,7 +81,7 @@ def test_compute_capability_candidates_and_names() -> None:
 
 def test_bound_and_efficiency_on_the_l4_step() -> None:
     total = step(4_928_393_620, 709_948_840, 7.37625e-3)
-    bound = bound_against(total, find_device("l4"))
+    bound = datasheet_bound(total, find_device("l4"))
     assert bound is not None
     assert bound.ridge_ai == pytest.approx(30.3e12 / 300e9)
     assert bound.bound == "memory"
@@ -91,19 +92,19 @@ def test_bound_and_efficiency_on_the_l4_step() -> None:
 
 def test_compute_bound_uses_the_peak() -> None:
     total = step(flops=1e12, dram=1e9, time=0.1)  # AI 1000 > ridge 101
-    bound = bound_against(total, find_device("l4"))
+    bound = datasheet_bound(total, find_device("l4"))
     assert bound is not None and bound.bound == "compute"
     assert bound.efficiency == pytest.approx(1e13 / 30.3e12)
 
 
 def test_bf16_tensor_work_runs_against_the_tensor_peak_not_fp32() -> None:
     total = step(flops=1e12, dram=1e8, time=0.01, precision="tensor_bf16")
-    bound = bound_against(total, find_device("h100-sxm"))
+    bound = datasheet_bound(total, find_device("h100-sxm"))
     assert bound is not None and bound.peak_flops_per_s == 989.5e12
 
 
 def test_no_bound_when_the_device_lacks_that_precision() -> None:
-    assert bound_against(step(1e9, 1e8, 1e-3, "fp64"), find_device("rtx-5090")) is None
+    assert datasheet_bound(step(1e9, 1e8, 1e-3, "fp64"), find_device("rtx-5090")) is None
 
 
 def test_catalog_errors_name_the_key(tmp_path: Path) -> None:

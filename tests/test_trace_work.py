@@ -43,7 +43,7 @@ def _same(direct: TraceAnalysis, stored: TraceAnalysis) -> None:
     for name in FRAMES:
         assert_frame_equal(getattr(direct, name), getattr(stored, name))
     assert direct.total == stored.total
-    assert direct.match == stored.match and direct.roof == stored.roof
+    assert direct.match == stored.match and direct.roofs == stored.roofs
     assert direct.kernels == stored.kernels
     assert direct.attribution.steps == stored.attribution.steps
     assert direct.attribution.on_gpu == stored.attribution.on_gpu

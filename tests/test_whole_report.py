@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from generator.analysis.roofs import GEMM_OF_PEAK, PEAK_OF_RUN
+from generator.analysis.roofs import GEMM_OF_PEAK, peak_key
 from generator.config import load_experiments
 from generator.formatting import seconds
 from generator.ingest.runs import in_group, load_runs
@@ -266,7 +266,7 @@ def test_no_share_of_a_ceiling_compares_a_precision_with_another_precisions(
 ) -> None:
     """Issue 66: J-gpu's bf16 step was "277 % of the measured GEMM ceiling", the fp32 one.
     Every share of a GEMM ceiling names the ceiling's precision and the step's, and they
-    are one precision (`roofs.GEMM_OF_PEAK` of `PEAK_OF_RUN`)."""
+    are one precision (`roofs.GEMM_OF_PEAK` of `roofs.peak_key`)."""
     checked = 0
     for path in sorted(repo_site.rglob("index.html")):
         if "traces" in path.parts:
@@ -277,7 +277,7 @@ def test_no_share_of_a_ceiling_compares_a_precision_with_another_precisions(
             clause = re.split(r"; |\. ", text[max(0, match.start() - 300) : match.start()])[-1]
             named = _PRECISION.findall(clause)
             assert named, (path, clause, match.group(0))
-            assert GEMM_OF_PEAK[PEAK_OF_RUN[named[-1]]] == match.group(2), (
+            assert GEMM_OF_PEAK[peak_key(named[-1])] == match.group(2), (
                 path,
                 clause,
                 match.group(0),
@@ -590,3 +590,61 @@ def test_the_404_page_finds_its_assets_where_the_site_is_served(repo_site: Path)
     assert len(assets) >= 3
     missing = [a for a in assets if not (repo_site / a.lstrip("/")).is_file()]
     assert missing == []
+
+
+_VERDICT_ROOF = re.compile(r"against the (.+) (\S+) (measured|datasheet) roof")
+
+
+def _drawn_roofs(spec: dict[str, Any]) -> list[tuple[str, str, float, float]]:
+    """(device, precision label, peak, bandwidth) of each roof a chart draws, read off its
+    polylines (`scales.roof_polyline`: the memory slope up to the ridge, then flat)."""
+    lines: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for kind, rows in _layers(spec):
+        for row in rows if kind == "line" else []:
+            if {"device", "precision", "flops_per_s", "ai", "order"} <= row.keys():
+                key = (str(row["device"]), str(row["precision"]), str(row.get("ceiling")))
+                lines.setdefault(key, []).append(row)
+    drawn = []
+    for (device, precision, _), rows in lines.items():
+        peak = max(float(r["flops_per_s"]) for r in rows)
+        low = min(rows, key=lambda r: float(r["ai"]))
+        drawn.append((device, precision, peak, float(low["flops_per_s"]) / float(low["ai"])))
+    return drawn
+
+
+def test_every_roofline_chart_draws_the_roof_its_page_names(repo_site: Path) -> None:
+    """Issue 64: a run's trace page drew the datasheet roof while its verdict named the
+    measured one, and a run's kernel page did the same. On every page with a verdict and a
+    roofline chart, a chart draws the very roof the verdict names: its device and precision,
+    and the peak and bandwidth `roofs.roof_for` gives that roof's source."""
+    from generator.analysis.roofs import roof_for
+    from generator.catalog import load_catalog
+    from generator.charts.roofs import short_label
+    from generator.records.ceilings import load_ceilings
+    from generator.records.peaks import PEAK_LABELS
+
+    ceilings = load_ceilings(REPO / "measurements")
+    checked: dict[str, int] = {}
+    for page in sorted(repo_site.rglob("*.html")):
+        verdict = _soup(page).find("div", class_="ra-verdict")
+        named = _VERDICT_ROOF.search(_text(verdict)) if isinstance(verdict, Tag) else None
+        if named is None:
+            continue
+        device, precision, source = named.groups()
+        drawn = [roof for spec in _specs(repo_site, page).values() for roof in _drawn_roofs(spec)]
+        if not drawn:
+            continue  # no roofline chart on this page
+        roof = roof_for(device, precision, source, ceilings, load_catalog())
+        assert roof is not None, (page, named.group(0))
+        label = PEAK_LABELS[roof.precision]
+        assert any(
+            d in (roof.device, short_label(roof.device))
+            and p == label
+            and math.isclose(peak, roof.peak_flops_per_s, rel_tol=1e-9)
+            and math.isclose(bandwidth, roof.bandwidth_bytes_per_s, rel_tol=1e-6)
+            for d, p, peak, bandwidth in drawn
+        ), (page.relative_to(repo_site), named.group(0), roof, drawn)
+        kind = page.relative_to(repo_site).parts[0]
+        checked[kind] = checked.get(kind, 0) + 1
+    # the trace pages and the kernel pages (imported and measured runs') were all read
+    assert sum(checked.values()) >= 20, checked

@@ -13,12 +13,13 @@ from generator.analysis.overview import (
     headline_sentences,
     imported_sentence,
 )
-from generator.analysis.roofline import Totals, bound_against
+from generator.analysis.roofline import Totals
 from generator.analysis.views import MeasurementView
 from generator.catalog import Device, load_catalog
 from generator.catalog.matching import DeviceMatch
 from generator.findings import Finding
 from generator.records.ceilings import MeasuredCeilings
+from tests.helpers import datasheet_bound
 
 A100 = next(d for d in load_catalog() if d.id == "a100-40gb-sxm")
 
@@ -35,7 +36,7 @@ def _view(
         slug=title.lower().replace(" ", "-"), title=title, origin="", citation="", model="m",
         workload="w", batch=8, phase="train_step", precision="fp32", notes="", license="",
         csv_path="x.csv", kernels=pl.DataFrame(), step=step, ranges={},
-        match=DeviceMatch(device, "named", (), ""), bound=bound_against(step, device),
+        match=DeviceMatch(device, "named", (), ""), bound=datasheet_bound(step, device),
         chart={}, findings=findings,
     )  # fmt: skip
 

@@ -15,8 +15,8 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.per_workload import one_per_workload
-from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.roofs import PEAK_OF_RUN, roof
+from generator.analysis.roofs import DATASHEET, PREFERRED, peak_key, roof_for
+from generator.analysis.view_verdicts import trace_roof
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
 from generator.records.ceilings import MeasuredCeilings
@@ -106,12 +106,13 @@ def workloads(
         step, device = view.step, view.match.device
         if step.flops is None or not step.dram_bytes:
             continue
-        precision = step.dominant_precision or "fp32"
-        key = PEAK_FOR_PRECISION[precision]
-        bound = None
-        peak = device.peak(key) if device else None
-        if device and peak:
-            bound = bound_seconds(step.flops, step.dram_bytes, peak, device.bandwidth_bytes_per_s)
+        key = peak_key(step.dominant_precision or "fp32")
+        # the kernel page's roof (its verdict's): the step's floor on its own device
+        under, bound = view.roof, None
+        if under is not None:
+            bound = bound_seconds(
+                step.flops, step.dram_bytes, under.peak_flops_per_s, under.bandwidth_bytes_per_s
+            )
         errors = dict.fromkeys(f"finding {f.id}" for f in view.findings if f.severity == "error")
         found.append(
             Workload(
@@ -126,9 +127,9 @@ def workloads(
         & pl.col("modelled_bytes").is_not_null()
     )  # fmt: skip
     for row in one_per_workload(ok).to_dicts():
-        key = PEAK_OF_RUN.get(row["precision"], "fp32")
-        # The run's roof by the one rule (roofs.roof): measured, else datasheet.
-        under = roof(row["device_label"], key, ceilings)
+        key = peak_key(row["precision"])
+        # The run's roof by the one rule (roofs.roof_for): measured, else datasheet.
+        under = roof_for(row["device_label"], key, PREFERRED, ceilings)
         bound = None
         if under is not None:
             bound = bound_seconds(
@@ -166,10 +167,10 @@ def trace_workloads(traces: list[TraceView]) -> list[Workload]:
         if not isinstance(flops, float) or not isinstance(nbytes, float) or not flops or not nbytes:
             continue
         key = str(total["path"] or "fp32")
-        peak = device.peak(key) if device else None
+        under = trace_roof(trace.analysis)  # the trace page's (its verdict's) roof
         bound = (
-            bound_seconds(flops, nbytes, peak, device.bandwidth_bytes_per_s)
-            if device and peak
+            bound_seconds(flops, nbytes, under.peak_flops_per_s, under.bandwidth_bytes_per_s)
+            if under
             else None
         )
         uncounted = [f for f in trace.findings if f.id in ("uncounted-ops", "missing-shapes")]
@@ -272,12 +273,13 @@ def device_table(items: list[Workload], devices: tuple[Device, ...]) -> pl.DataF
             else None
         )
         for device in devices:
-            peak = device.peak(w.peak_key)
+            # every catalog device on its datasheet (roofs.roof_for): one source for all
+            roof = roof_for(device.name, w.peak_key, DATASHEET, catalog=(device,))
+            peak = roof.peak_flops_per_s if roof else None
+            bandwidth = roof.bandwidth_bytes_per_s if roof else 0.0
             kernels = w.kernels if device.kind == "gpu" else None
             floor, limit = (
-                floor_seconds(w.flops, w.bytes, peak, device.bandwidth_bytes_per_s, kernels)
-                if peak
-                else (None, None)
+                floor_seconds(w.flops, w.bytes, peak, bandwidth, kernels) if peak else (None, None)
             )
             price = device.price_usd_per_hour
             low = floor * price[0] / 3600 if price and floor else None
@@ -290,9 +292,9 @@ def device_table(items: list[Workload], devices: tuple[Device, ...]) -> pl.DataF
                     "device": device.name,
                     "device_id": device.id,
                     "bound_s": floor,
-                    "roofline_s": bound_seconds(
-                        w.flops, w.bytes, peak, device.bandwidth_bytes_per_s
-                    ) if peak else None,
+                    "roofline_s": bound_seconds(w.flops, w.bytes, peak, bandwidth)
+                    if peak
+                    else None,
                     "launch_s": launch_seconds(kernels) if kernels and peak else None,
                     "kernels": kernels,
                     "limited_by": limit,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from generator.analysis.interval import Interval
 from generator.analysis.points import Points
 from generator.analysis.results import Result
-from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, Roof, roof_for
+from generator.analysis.roofs import MEASURED, Roof, roof_for
 from generator.formatting import number, seconds
 from generator.records.ceilings import MeasuredCeilings
 
@@ -79,8 +79,7 @@ def _key(result: Result) -> tuple[object, ...]:
 
 
 def _roof(result: Result, ceilings: Sequence[MeasuredCeilings]) -> Roof | None:
-    peak = PEAK_OF_RUN.get(result.precision, "fp32")
-    return roof_for(result.device_label, peak, MEASURED, ceilings)
+    return roof_for(result.device_label, result.precision, MEASURED, ceilings)
 
 
 def roofline_time(flops: float, nbytes: float, roof: Roof) -> float:

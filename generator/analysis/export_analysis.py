@@ -16,6 +16,7 @@ from generator.analysis.roofline import (
     range_totals,
     totals,
 )
+from generator.analysis.roofs import DATASHEET, roof_for
 from generator.analysis.tensor_work import TensorEvidence, tensor_evidence
 from generator.catalog.matching import DeviceMatch, match_device
 from generator.ingest import NcuExport
@@ -36,12 +37,20 @@ def analyze_export(export: NcuExport, device: str | None) -> ExportAnalysis:
     metrics = kernel_metrics(export.kernels)
     step = totals(metrics)
     match = match_device(export.kernels, device)
+    # An export on its own sits under its device's datasheet roof: its checks ask whether a
+    # count is physically possible. The site places a page's step under the page's roof.
+    precision = step.dominant_precision
+    roof = (
+        roof_for(match.device.name, precision, DATASHEET, catalog=(match.device,))
+        if match.device and precision
+        else None
+    )
     return ExportAnalysis(
         metrics,
         step,
         range_totals(metrics),
         match,
-        bound_against(step, match.device) if match.device else None,
+        bound_against(step, roof),
         tensor_evidence(metrics),
         export.notes,
     )

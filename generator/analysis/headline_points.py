@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.results import Result
-from generator.analysis.roofs import PEAK_OF_RUN
+from generator.analysis.roofs import peak_key
 from generator.records.peaks import PEAK_LABELS
 
 
@@ -28,7 +28,7 @@ def headline_points(results: Mapping[str, Result], points: Mapping[str, Points])
         if verdict is None:
             continue
         mode = "" if result.compile == "eager" else f" {result.compile}"
-        peak = PEAK_OF_RUN.get(result.precision, "fp32")
+        peak = peak_key(result.precision)
         found.append({
             "device": result.device_label,
             "label": f"{result.model} ({result.dataset}) b{result.batch} {result.phase} "

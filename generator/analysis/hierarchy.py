@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from generator.analysis.roofline import PEAK_FOR_PRECISION, PRECISIONS, Totals
+from generator.analysis.roofline import PRECISIONS, Totals
+from generator.analysis.roofs import DATASHEET, peak_key, roof_for
 from generator.catalog import Device
 from generator.formatting import number, percent, si
+from generator.records.peaks import PEAK_LABELS
 
 if TYPE_CHECKING:
     from generator.analysis.views import MeasurementView
@@ -85,21 +87,25 @@ class HierarchyTable:
 
 
 def level_ceilings(device: Device | None) -> dict[str, float | None]:
-    """Each level's bandwidth in byte/s: DRAM from the datasheet, L1 and L2 only where
-    the catalog cites a figure."""
+    """Each level's bandwidth in byte/s: DRAM from the datasheet roof (`roofs.roof_for`),
+    L1 and L2 only where the catalog cites a figure. Every level is a datasheet figure (the
+    caches have no other source), so the DRAM one is too: one source on one chart."""
     if device is None:
         return dict.fromkeys(LEVELS)
+    dram = roof_for(device.name, "fp32", DATASHEET, catalog=(device,))
     return {
         "L1": device.l1_bandwidth_bytes_per_s,
         "L2": device.l2_bandwidth_bytes_per_s,
-        "DRAM": device.bandwidth_bytes_per_s,
+        "DRAM": dram.bandwidth_bytes_per_s if dram else None,
     }
 
 
 def peak_for(device: Device | None, precision: str | None) -> float | None:
+    """The datasheet peak of a counted precision (`roofs.roof_for`), as the chart names it."""
     if device is None or precision is None:
         return None
-    return device.peak(PEAK_FOR_PRECISION[precision])
+    roof = roof_for(device.name, precision, DATASHEET, catalog=(device,))
+    return roof.peak_flops_per_s if roof else None
 
 
 def binding_level(
@@ -345,11 +351,8 @@ def summary(table: HierarchyTable) -> str:
 
 
 def precision_label(precision: str) -> str:
-    """A precision as charts.scales.PRECISION_LABELS spells it ("tensor_tf32" -> "TF32
-    tensor"), without importing altair into the analysis."""
-    if precision.startswith("tensor_"):
-        return f"{precision.removeprefix('tensor_').upper()} tensor"
-    return precision.upper()
+    """A counted precision as every page names its peak ("tensor_tf32" -> "TF32 tensor")."""
+    return PEAK_LABELS[peak_key(precision)]
 
 
 def _top_precision(kernels: pl.DataFrame) -> str | None:

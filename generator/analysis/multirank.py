@@ -24,8 +24,9 @@ from pathlib import Path
 import polars as pl
 
 from generator.analysis.rank_timeline import rank_timeline
+from generator.analysis.roofs import Roof
 from generator.analysis.trace_analysis import analyze_raw
-from generator.analysis.trace_roofline import Roof, with_bounds
+from generator.analysis.trace_roofline import with_bounds
 from generator.errors import UserError
 from generator.ingest.trace.ranks import RANK_FIX, rank_files, rank_of, world_size_of
 from generator.ingest.trace.read import read_trace
@@ -95,7 +96,7 @@ class MultiRank:
     problems: tuple[UserError, ...]  # one per file (or missing rank) that could not be used
     world_size: int | None
     backend: str | None
-    roof: Roof | None  # the first rank's (every rank ran on the same kind of device)
+    roofs: dict[str, Roof]  # the first rank's per path (every rank ran on one kind of device)
     steps: pl.DataFrame  # STEP_SCHEMA: one row per rank and step
     stragglers: pl.DataFrame  # STRAGGLER_SCHEMA: one row per step every rank has
 
@@ -110,7 +111,7 @@ class _Rank:
     steps: pl.DataFrame
     world_size: int | None
     backend: str | None
-    roof: Roof | None
+    roofs: dict[str, Roof]
 
 
 def _read_rank(path: Path, device: str | None, ceilings: MeasuredCeilings | None) -> _Rank:
@@ -147,7 +148,7 @@ def _read_rank(path: Path, device: str | None, ceilings: MeasuredCeilings | None
         steps,
         world_size_of(trace.distributed),
         backend if isinstance(backend, str) else None,
-        analysis.roof,
+        analysis.roofs,
     )
 
 
@@ -210,10 +211,10 @@ def analyse_ranks(
     inputs: Sequence[Path],
     device: str | None = None,
     ceilings: MeasuredCeilings | None = None,
-    roof: Roof | None = None,
+    roofs: dict[str, Roof] | None = None,
 ) -> MultiRank:
     """Every rank of the capture, one at a time; raises UserError only when no rank at all
-    can be used (each other problem is kept in `problems`). `roof`, when given, is the one
+    can be used (each other problem is kept in `problems`). `roofs`, when given, are the ones
     every step is placed on (else each rank's matched device or `ceilings`)."""
     files = rank_files(inputs)
     problems: list[UserError] = []
@@ -272,8 +273,8 @@ def analyse_ranks(
         if problem is not None:
             problems.append(problem)
     steps = pl.concat([r.steps for r in ranks])
-    if roof is not None:  # the caller's roof (the site's), over the one each rank matched
-        steps = with_bounds(steps.drop(ROOF_ONLY), roof).select(list(STEP_SCHEMA))
+    if roofs is not None:  # the caller's roofs (the site's), over the ones each rank matched
+        steps = with_bounds(steps.drop(ROOF_ONLY), roofs).select(list(STEP_SCHEMA))
     backends = {r.backend for r in ranks if r.backend}
     return MultiRank(
         inputs=tuple(inputs),
@@ -281,7 +282,7 @@ def analyse_ranks(
         problems=tuple(problems),
         world_size=world,
         backend=", ".join(sorted(backends)) or None,
-        roof=roof or ranks[0].roof,
+        roofs=ranks[0].roofs if roofs is None else roofs,
         steps=steps,
         stragglers=stragglers_of(steps),
     )

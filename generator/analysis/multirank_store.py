@@ -25,7 +25,8 @@ from generator.analysis.multirank import (
     analyse_ranks,
     stragglers_of,
 )
-from generator.analysis.trace_roofline import Roof, with_bounds
+from generator.analysis.roofs import Roof
+from generator.analysis.trace_roofline import with_bounds
 from generator.atomic import write_bytes
 from generator.ingest.digests import file_digest
 from generator.records.import_source import RANKS_DIR
@@ -82,13 +83,13 @@ def _current(folder: Path) -> dict[str, Any] | None:
     return meta
 
 
-def read_capture(folder: Path, roof: Roof | None) -> MultiRank:
+def read_capture(folder: Path, roofs: dict[str, Roof]) -> MultiRank:
     """The imported capture in `folder`: from its stored analysis when current, else from
-    its rank files (`analyse_ranks`), on `roof` either way."""
+    its rank files (`analyse_ranks`), on `roofs` either way."""
     meta = _current(folder)
     if meta is None:
-        return analyse_ranks([folder / RANKS_DIR], roof=roof)
-    steps = with_bounds(pl.read_parquet(folder / CAPTURE_FILE), roof).select(list(STEP_SCHEMA))
+        return analyse_ranks([folder / RANKS_DIR], roofs=roofs)
+    steps = with_bounds(pl.read_parquet(folder / CAPTURE_FILE), roofs).select(list(STEP_SCHEMA))
     ranks = tuple(
         RankInfo(
             rank=int(r["rank"]),
@@ -107,7 +108,7 @@ def read_capture(folder: Path, roof: Roof | None) -> MultiRank:
         problems=(),
         world_size=meta["world_size"],
         backend=meta["backend"],
-        roof=roof,
+        roofs=roofs,
         steps=steps,
         stragglers=stragglers_of(steps),
     )

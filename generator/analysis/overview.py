@@ -13,9 +13,9 @@ import polars as pl
 
 from generator.analysis.bound_words import bound_words
 from generator.analysis.replication import IMPOSSIBLE, Replication
-from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.analysis.roofs import MEASURED, gemm_ceiling, roof_for
+from generator.analysis.roofs import MEASURED, Roof, gemm_ceiling, roof_for
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
+from generator.analysis.view_verdicts import trace_roof
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import device_label
 from generator.formatting import number, percent, seconds, si
@@ -54,19 +54,7 @@ def overview_points(
                 "attained": total["attained_flops_per_s"],
             }
         )
-        path = str(total["path"] or "fp32")
-        peak = device.peak(path)
-        if peak and not any(r["device"] == device.name for r in roofs):
-            roofs.append(
-                {
-                    "device": device.name,
-                    "label": f"{device.name} {path} datasheet",
-                    "precision": PEAK_LABELS.get(path, path),
-                    "source": "datasheet",
-                    "peak": peak,
-                    "bandwidth": device.bandwidth_bytes_per_s,
-                }
-            )
+        _add_roof(roofs, trace_roof(trace.analysis))
     for view in views:
         device = view.match.device
         if device is None or view.step.arithmetic_intensity is None:
@@ -80,19 +68,7 @@ def overview_points(
                 "attained": view.step.attained_flops_per_s,
             }
         )
-        precision = view.step.dominant_precision or "fp32"
-        peak = device.peak(PEAK_FOR_PRECISION[precision])
-        if peak and not any(r["device"] == device.name for r in roofs):
-            roofs.append(
-                {
-                    "device": device.name,
-                    "label": f"{device.name} {precision} datasheet",
-                    "precision": PEAK_LABELS[PEAK_FOR_PRECISION[precision]],
-                    "source": "datasheet",
-                    "peak": peak,
-                    "bandwidth": device.bandwidth_bytes_per_s,
-                }
-            )
+        _add_roof(roofs, view.roof)  # the kernel page's (its verdict's) roof
     ok = runs.filter((pl.col("status") == "ok") & pl.col("modelled_ai").is_not_null())
     for row in ok.to_dicts():
         points.append(
@@ -108,18 +84,26 @@ def overview_points(
         label = device_label(measured.device_name)
         # the one roof rule (roofs.py): the same fp32 and memory roofs as the run pages'
         under = roof_for(label, "fp32", MEASURED, [measured])
-        if under is not None:
-            roofs.append(
-                {
-                    "device": label,
-                    "label": under.label,
-                    "precision": PEAK_LABELS["fp32"],
-                    "source": under.source,
-                    "peak": under.peak_flops_per_s,
-                    "bandwidth": under.bandwidth_bytes_per_s,
-                }
-            )
+        if under is not None and not any(r["label"] == under.label for r in roofs):
+            roofs.append(_roof_row(under))
     return OverviewPoints(points, roofs)
+
+
+def _roof_row(roof: Roof) -> dict[str, Any]:
+    return {
+        "device": roof.device,
+        "label": roof.label,
+        "precision": PEAK_LABELS.get(roof.precision, roof.precision),
+        "source": roof.source,
+        "peak": roof.peak_flops_per_s,
+        "bandwidth": roof.bandwidth_bytes_per_s,
+    }
+
+
+def _add_roof(roofs: list[dict[str, Any]], roof: Roof | None) -> None:
+    """A page's roof, the first of its device's (one roof per device, as on its page)."""
+    if roof is not None and not any(r["device"] == roof.device for r in roofs):
+        roofs.append(_roof_row(roof))
 
 
 # --- Headline sentences -------------------------------------------------------------------

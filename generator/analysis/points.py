@@ -8,7 +8,7 @@ picks its headline bound.
 - trace: the analytic FLOPs and minimal bytes of the ops torch.profiler recorded over their
   kernel (or CPU self) time in one profiled step.
 
-All three sit under the same roof (`roofs.roof` of the device and the run's precision), so
+All three sit under the same roof (`roofs.roof_for` of the device and the run's precision), so
 they differ only by their FLOPs, bytes and time, and `WHY` says how. The headline bound
 follows `HEADLINE_RULE` on every page: counted where Nsight Compute profiled the step, else
 the trace, else the modelled point."""
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from generator.analysis.interval import Interval
 from generator.analysis.launch import LaunchTime
 from generator.analysis.results import Result
-from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
+from generator.analysis.roofs import PREFERRED, Roof, roof_for
 from generator.analysis.step_verdict import KERNEL, PROFILED, TIMED, StepVerdict, step_verdict
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
@@ -124,7 +124,7 @@ def result_points(
 ) -> Points:
     """A result's points: its modelled point, and the counted and trace points of the first
     of its runs (by id) that was profiled that way; `views` and `traces` by slug."""
-    under = roof(result.device_label, PEAK_OF_RUN.get(result.precision, "fp32"), ceilings, catalog)
+    under = roof_for(result.device_label, result.precision, PREFERRED, ceilings, catalog)
     if under is None:
         return Points()
     view = next((views[s] for r in result.run_ids if (s := f"run-{r}") in views), None)

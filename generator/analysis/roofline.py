@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from generator.catalog import Device
+from generator.analysis.roofs import Roof
 
 # precision -> (kernel column, FLOPs per unit). Data, not ifs.
 FLOP_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
@@ -32,17 +32,6 @@ FALLBACK_TERMS: dict[str, tuple[str, int]] = {"tensor_fp16": ("tensor_fp16_any_o
 # n/a for a path the GPU lacks), so any present one counts.
 REQUIRE_ALL_TERMS = frozenset({"fp64", "fp32", "fp16"})
 
-# counted precision -> catalog peak it runs against
-PEAK_FOR_PRECISION: dict[str, str] = {
-    "fp64": "fp64",
-    "fp32": "fp32",
-    "fp16": "fp16",
-    "tensor_fp16": "fp16_tensor",
-    "tensor_bf16": "bf16_tensor",
-    "tensor_tf32": "tf32_tensor",
-    "tensor_fp64": "fp64_tensor",
-    "tensor_fp8": "fp8_tensor",
-}
 PRECISIONS: tuple[str, ...] = tuple(FLOP_TERMS)
 
 
@@ -184,36 +173,39 @@ def range_totals(metrics: pl.DataFrame) -> dict[str, Totals]:
 
 @dataclass(frozen=True)
 class Bound:
-    """Where a point sits against one device's roofline for one precision."""
+    """Where a point sits against one roof (`roofs.roof_for` of its device and precision)."""
 
-    precision: str
-    peak_flops_per_s: float
-    bandwidth_bytes_per_s: float
-    ridge_ai: float
+    precision: str  # the counted precision that dominates the FLOPs (FLOP_TERMS' keys)
+    roof: Roof
     bound: str  # "memory" or "compute"
     roof_flops_per_s: float
     efficiency: float
 
+    @property
+    def peak_flops_per_s(self) -> float:
+        return self.roof.peak_flops_per_s
 
-def bound_against(total: Totals, device: Device) -> Bound | None:
-    """Bound and efficiency against the peak of the precision that dominates the FLOPs."""
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.roof.bandwidth_bytes_per_s
+
+    @property
+    def ridge_ai(self) -> float:
+        return self.roof.ridge_ai
+
+
+def bound_against(total: Totals, roof: Roof | None) -> Bound | None:
+    """Bound and efficiency of the step against `roof`, None where a part is missing."""
     precision = total.dominant_precision
     ai = total.arithmetic_intensity
     attained = total.attained_flops_per_s
-    if precision is None or ai is None or attained is None:
+    if roof is None or precision is None or ai is None or attained is None:
         return None
-    peak = device.peak(PEAK_FOR_PRECISION[precision])
-    if peak is None:
-        return None
-    bandwidth = device.bandwidth_bytes_per_s
-    ridge = peak / bandwidth
-    roof = min(peak, ai * bandwidth)
+    at = roof.at(ai)
     return Bound(
         precision=precision,
-        peak_flops_per_s=peak,
-        bandwidth_bytes_per_s=bandwidth,
-        ridge_ai=ridge,
-        bound="memory" if ai < ridge else "compute",
-        roof_flops_per_s=roof,
-        efficiency=attained / roof,
+        roof=roof,
+        bound="memory" if ai < roof.ridge_ai else "compute",
+        roof_flops_per_s=at,
+        efficiency=attained / at,
     )

@@ -10,10 +10,9 @@ from pathlib import Path
 import polars as pl
 
 from generator.analysis.launch import LaunchTime
+from generator.analysis.roofs import Roof, path_roofs
 from generator.analysis.trace_roofline import (
-    Roof,
-    catalog_roof,
-    ceilings_roof,
+    TRACE_PATHS,
     group_points,
     time_parts,
     totals_row,
@@ -32,7 +31,7 @@ class TraceAnalysis:
     trace: RawTrace
     attribution: Attribution
     match: DeviceMatch
-    roof: Roof | None
+    roofs: dict[str, Roof]  # each path's roof (`roofs.path_roofs`); empty: no device known
     points: pl.DataFrame  # one row per work item, with its share of FLOPs and bytes
     total: dict[str, object]
     by_op: pl.DataFrame
@@ -56,9 +55,9 @@ class TraceAnalysis:
         return self.work.launch.time
 
 
-def _grouped(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:
+def _grouped(points: pl.DataFrame, by: str, roofs: dict[str, Roof]) -> pl.DataFrame:
     present = points.filter(pl.col(by).is_not_null())
-    return group_points(present, by, roof)
+    return group_points(present, by, roofs)
 
 
 def analyze_trace(
@@ -114,30 +113,30 @@ def _on_the_roof(
     devices = [d for d, n in work.kernel_devices.items() for _ in range(n)]
     names = [name for name, n in work.kernels.items() for _ in range(n)]
     match = match_trace_device(work.device_properties, devices, names, device)
-    roof: Roof | None = None
-    if match.device is not None:
-        roof = catalog_roof(match.device)
-    elif not work.on_gpu and ceilings is not None:
-        roof = ceilings_roof(ceilings)
+    # the matched device's roofs, measured first (roofs.roof_for); a CPU trace: the machine's
+    key = match.device.name if match.device is not None else None
+    if key is None and not work.on_gpu and ceilings is not None:
+        key = ceilings.device_name
+    roofs = path_roofs(key, TRACE_PATHS, [ceilings] if ceilings else [])
     points = work.points
-    by_op = group_points(points, "op", roof)
-    total = totals_row(points, roof)
+    by_op = group_points(points, "op", roofs)
+    total = totals_row(points, roofs)
     step_order = {name: i for i, name in enumerate(work.steps)}
-    by_step = _grouped(points, "step", roof)
+    by_step = _grouped(points, "step", roofs)
     by_step = by_step.sort(pl.col("step").replace_strict(step_order, default=len(step_order)))
     return TraceAnalysis(
         path=trace.path,
         trace=trace,
         attribution=attribution,
         match=match,
-        roof=roof,
+        roofs=roofs,
         points=points,
         total=total,
         by_op=by_op,
         by_step=by_step,
-        by_phase=_grouped(points, "phase", roof),
-        by_layer=_grouped(points, "layer", roof),
-        by_range=_grouped(points, "range", roof),
+        by_phase=_grouped(points, "phase", roofs),
+        by_layer=_grouped(points, "layer", roofs),
+        by_range=_grouped(points, "range", roofs),
         work=work,
         parts=time_parts(points, work.copies_s),
     )

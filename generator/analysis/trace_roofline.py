@@ -5,24 +5,22 @@ shapes (generator.ingest.trace.formulas), the time from its kernels (or its CPU 
 Each op's FLOPs are spread over its work items in proportion to their time, so every grouping
 (per op, step, phase, layer, annotated range) is a plain sum and all of them add up to the
 same totals. The roof of each op is the peak of its path: tensor cores for a matmul whose
-kernels are tensor-core code (TF32 for float32), CUDA cores otherwise; a CPU trace runs
-against the CPU's measured GEMM and stream ceilings.
+kernels are tensor-core code (TF32 for float32), CUDA cores otherwise, each path under its
+roof by `roofs.roof_for` (measured first: a CPU trace runs against the CPU's measured GEMM and
+stream ceilings).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import polars as pl
 
 from generator.analysis.kernels import COMMUNICATION, family_of
-from generator.analysis.roofs import GEMM_OF_PEAK, measured_bandwidth
-from generator.catalog import Device, device_label
+from generator.analysis.roofs import Roof
 from generator.ingest.trace.attribute import Attribution, tensor_path
-from generator.records.ceilings import MeasuredCeilings
 
 POINT_KIND = "analytic FLOPs / measured time"
-CATALOG = "catalog datasheet"
 # Why a work item has no model: its op has no formula; its op has one but the shapes
 # recorded do not fit it; the trace recorded no shapes at all (`record_shapes=True` would);
 # no op launched it (no launch event and no identical kernel an op launched); it is
@@ -71,40 +69,9 @@ PARTS = ("modelled", BOUNDED, *UNCOUNTED_CAUSES, COPIES, OVERHEAD)
 WHOLE_GPU = "GPU busy time (kernels + memcpy + memset)"
 WHOLE_CPU = "ops' self time on the CPU"
 UPPER_BOUND = "costed (bytes an upper bound)"  # a row above the memory roof
-
-
-@dataclass(frozen=True)
-class Roof:
-    """Peaks per path and one bandwidth; where a peak is missing the op has no roof."""
-
-    name: str
-    source: str  # "catalog datasheet" or "measured ceilings"
-    peaks_flops_per_s: dict[str, float]
-    bandwidth_bytes_per_s: float
-
-    def peak(self, path: str) -> float | None:
-        return self.peaks_flops_per_s.get(path)
-
-
-def catalog_roof(device: Device) -> Roof:
-    return Roof(
-        device.name, "catalog datasheet", device.peaks_flops_per_s, device.bandwidth_bytes_per_s
-    )
-
-
-def ceilings_roof(ceilings: MeasuredCeilings) -> Roof | None:
-    """The measured roofs by the one rule (`roofs.py`): each precision's measured GEMM, the
-    fp32 one where that precision was not measured (a CPU has one GEMM path), and the one
-    measured memory roof."""
-    gemm = ceilings.gemm_flops_per_s.get("fp32")
-    bandwidth = measured_bandwidth(ceilings)
-    if gemm is None or bandwidth is None:
-        return None
-    peaks = {
-        path: ceilings.gemm_flops_per_s.get(GEMM_OF_PEAK.get(path, ""), gemm)
-        for path in ("fp32", "tf32_tensor", "fp64", "bf16_tensor", "fp16_tensor")
-    }
-    return Roof(device_label(ceilings.device_name), "measured ceilings", peaks, bandwidth)
+# Every path `tensor_path` gives an op: the roofs a trace's device is asked for.
+TRACE_PATHS = ("fp32", "tf32_tensor", "fp64", "fp64_tensor", "bf16_tensor", "fp16_tensor",
+               "fp8_tensor")  # fmt: skip
 
 
 def work_points(attribution: Attribution) -> pl.DataFrame:
@@ -176,7 +143,7 @@ def _no_op_label(work: pl.DataFrame) -> pl.Expr:
     return pl.col("kernel").replace_strict(labels, default=pl.lit(NO_OP), return_dtype=pl.String)
 
 
-def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFrame:
+def group_points(points: pl.DataFrame, by: str, roofs: Mapping[str, Roof]) -> pl.DataFrame:
     """Time, FLOPs, bytes, AI, attained and bound per value of `by`, largest time first.
 
     FLOPs and bytes sum over counted work only; `counted_time_s` is the time they were
@@ -255,7 +222,7 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
     )
     # Above the memory roof, the modelled bytes are more than reached memory: cached data,
     # or an input the trace records at full shape that is a broadcast view (no strides).
-    return with_bounds(grouped, roof).with_columns(
+    return with_bounds(grouped, roofs).with_columns(
         pl.when((pl.col("bound") == "memory") & (pl.col("efficiency") > 1))
         .then(pl.lit(UPPER_BOUND))
         .otherwise(pl.col("counted_as"))
@@ -263,18 +230,25 @@ def group_points(points: pl.DataFrame, by: str, roof: Roof | None) -> pl.DataFra
     )
 
 
-def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
-    """Roof, bound and efficiency of each row against the peak of its path."""
-    if roof is None:
+def with_bounds(frame: pl.DataFrame, roofs: Mapping[str, Roof]) -> pl.DataFrame:
+    """Roof, bound and efficiency of each row against the roof of its path (`roofs`: path ->
+    its roof, `roofs.path_roofs`); a path without one has no bound."""
+    if not roofs:
         return frame.with_columns(
             pl.lit(None, pl.Float64).alias("roof_flops_per_s"),
             pl.lit(None, pl.String).alias("bound"),
             pl.lit(None, pl.Float64).alias("efficiency"),
         )
     peak = pl.col("path").replace_strict(
-        roof.peaks_flops_per_s, default=None, return_dtype=pl.Float64
+        {p: r.peak_flops_per_s for p, r in roofs.items()}, default=None, return_dtype=pl.Float64
     )
-    bandwidth = roof.bandwidth_bytes_per_s
+    # a data-moving op with no path roof of its own moves bytes at the fp32 (else first) roof's
+    memory_roof = roofs.get("fp32") or next(iter(roofs.values()))
+    bandwidth = pl.col("path").replace_strict(
+        {p: r.bandwidth_bytes_per_s for p, r in roofs.items()},
+        default=memory_roof.bandwidth_bytes_per_s,
+        return_dtype=pl.Float64,
+    )
     roof_value = pl.min_horizontal(peak, pl.col("arithmetic_intensity") * bandwidth)
     usable = (
         peak.is_not_null() & pl.col("arithmetic_intensity").is_not_null() & (pl.col("flops") > 0)
@@ -303,9 +277,9 @@ def with_bounds(frame: pl.DataFrame, roof: Roof | None) -> pl.DataFrame:
     )
 
 
-def totals_row(points: pl.DataFrame, roof: Roof | None) -> dict[str, object]:
+def totals_row(points: pl.DataFrame, roofs: Mapping[str, Roof]) -> dict[str, object]:
     """The whole trace as one point."""
-    frame = group_points(points.with_columns(pl.lit("all").alias("_all")), "_all", roof)
+    frame = group_points(points.with_columns(pl.lit("all").alias("_all")), "_all", roofs)
     if frame.is_empty():  # no work with any duration: nothing measured
         return dict.fromkeys(frame.drop("_all").columns) | {"work_items": 0, "time_s": 0.0}
     return frame.drop("_all").row(0, named=True)

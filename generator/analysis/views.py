@@ -44,7 +44,10 @@ class MeasurementView:
     analytic: dict[str, Any] | None = None  # a row of measurements/complexity/imported.csv
     tensor: TensorEvidence | None = None  # tensor-core work seen but not counted
     ingest_notes: tuple[str, ...] = ()  # what the ingest did (ncu_csv.NcuExport.notes)
-    roof: Roof | None = None  # a measured run's: its device's and precision's (roofs.roof)
+    # the page's roof (roofs.roof_for): a measured run's, of its device and precision; an
+    # import's, of its device and the precision dominating its FLOPs. `bound` is against it.
+    roof: Roof | None = None
+    roofs: tuple[Roof, ...] = ()  # what its chart draws: each counted precision's, and `roof`
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class TraceView:
     counted_flops: float | None = None  # ncu's counted FLOPs of the same work, when imported
     forward_range_s: float | None = None  # the profiled step's forward range (runs)
     findings: tuple[Finding, ...] = ()  # findings.trace_findings of the analysis
-    roof: Roof | None = None  # a measured run's: its device's and precision's (roofs.roof)
+    roof: Roof | None = None  # a measured run's: its device's and precision's (roofs.roof_for)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 import altair as alt
 
+from generator.analysis.roofs import DATASHEET, roof_for
 from generator.catalog import Device
 from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import (
@@ -49,10 +50,10 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> d
     precision = PEAK_LABELS[peak_key]
     ridges: list[dict[str, Any]] = []
     for device in devices:
-        peak = device.peak(peak_key)
-        if peak is None:
+        roof = roof_for(device.name, peak_key, DATASHEET, catalog=(device,))
+        if roof is None:
             continue
-        bandwidth = device.bandwidth_bytes_per_s
+        peak, bandwidth = roof.peak_flops_per_s, roof.bandwidth_bytes_per_s
         ridges.append(
             {**ridge_row(peak, bandwidth, short_label(device.name)), "device": device.name,
              "bandwidth": bandwidth, "precision": precision}

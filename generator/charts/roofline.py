@@ -4,14 +4,15 @@ experiment's modelled points under the ceilings measured on their devices (sever
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 import polars as pl
 
 from generator.analysis.kernels import FAMILIES, with_families
-from generator.analysis.roofline import PEAK_FOR_PRECISION, Totals
-from generator.catalog import Device
+from generator.analysis.roofline import Totals
+from generator.analysis.roofs import Roof
 from generator.charts.captions import STEP_MARK
 from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import (
@@ -28,7 +29,6 @@ from generator.charts.scales import (
     GUIDE_COLOUR,
     PLAIN_3,
     PLAIN_4,
-    PRECISION_LABELS,
     bottom_legend,
     category_scales,
     ceiling_rows,
@@ -42,6 +42,7 @@ from generator.charts.scales import (
     short_name,
 )
 from generator.formatting import plain, si
+from generator.records.peaks import PEAK_LABELS
 
 ROOFLINE_PX = 380  # a kernel roofline's height
 MODELLED_PX = 320
@@ -50,11 +51,11 @@ MODELLED_PX = 320
 def roofline_chart(
     kernels: pl.DataFrame,
     step: Totals,
-    device: Device | None,
+    roofs: Sequence[Roof],
     title: str,
 ) -> dict[str, Any]:
-    """Log-log roofline: the device's ceilings with their ridges, one point per kernel
-    sized by time and marked by family, the step."""
+    """Log-log roofline: the page's roofs (`MeasurementView.roofs`) with their ridges, one
+    point per kernel sized by time and marked by family, the step."""
     total_time = kernels["time_s"].sum() if "time_s" in kernels.columns else None
     points = (
         with_families(kernels)
@@ -83,26 +84,24 @@ def roofline_chart(
     step_ai = step.arithmetic_intensity
     step_attained = step.attained_flops_per_s
     ais = points["arithmetic_intensity"].to_list() + ([step_ai] if step_ai else [])
-    precisions = [p for p, v in step.flops_by_precision.items() if v > 0] or ["fp32"]
     ridges = [
-        ridge_row(peak, device.bandwidth_bytes_per_s, PRECISION_LABELS[p])
-        for p in precisions
-        if device and (peak := device.peak(PEAK_FOR_PRECISION[p]))
+        ridge_row(r.peak_flops_per_s, r.bandwidth_bytes_per_s, PEAK_LABELS[r.precision])
+        for r in roofs
     ]
     domain = roof_domain(ais, [r["ai"] for r in ridges])
     x = ai_x(domain, "arithmetic intensity (FLOP/byte, DRAM)")
     layers: list[alt.Chart] = []
     names: list[dict[str, Any]] = []
-    if device is not None:
-        ceilings = pl.DataFrame(ceiling_rows(device, precisions, *domain))
+    if roofs:
+        ceilings = pl.DataFrame(ceiling_rows(roofs, *domain))
         ys = [*ceilings.get_column("flops_per_s", default=pl.Series([])).to_list(),
               *points["attained_flops_per_s"].to_list(), step.attained_flops_per_s]  # fmt: skip
         names = roof_name_rows(
-            [{"roof_name": roof_name(device.name, r["precision"], "datasheet"),
-              "peak": r["flops_per_s"], "bandwidth": device.bandwidth_bytes_per_s}
-             for r in ceilings.to_dicts() if r["ai"] == domain[1]],
+            [{"roof_name": roof_name(r.device, PEAK_LABELS[r.precision], r.source),
+              "peak": r.peak_flops_per_s, "bandwidth": r.bandwidth_bytes_per_s} for r in roofs],
             domain, ys, ROOFLINE_PX,
         )  # fmt: skip
+        devices = ", ".join(dict.fromkeys(r.device for r in roofs))
         if ceilings.height:
             layers.append(
                 alt.Chart(frame_data(ceilings))
@@ -114,7 +113,7 @@ def roofline_chart(
                     strokeDash=alt.StrokeDash(
                         "ceiling:N",
                         legend=bottom_legend(
-                            ceilings["ceiling"].unique(maintain_order=True), f"{device.name} roof"
+                            ceilings["ceiling"].unique(maintain_order=True), f"{devices} roof"
                         ),
                     ),
                     order="order:Q",

@@ -16,9 +16,9 @@ import altair as alt
 import polars as pl
 
 from generator import formatting
-from generator.analysis.roofline import PEAK_FOR_PRECISION
-from generator.catalog import Device
+from generator.analysis.roofs import DATASHEET, Roof
 from generator.charts.palette import device_colour
+from generator.records.peaks import PEAK_LABELS
 
 # Altair validates each schema object as it is built ("debug mode") and each spec again in
 # to_dict: two thirds of a trace page's time, in a report that draws thousands of charts at
@@ -44,16 +44,6 @@ def _cached_class_table(self: Any, wrapper_classes: Iterable[type], /) -> None:
 _FromDict.__init__ = _cached_class_table  # type: ignore[method-assign]
 
 TOOLTIP_NAME_CHARS = 160
-PRECISION_LABELS: dict[str, str] = {
-    "fp64": "FP64",
-    "fp32": "FP32",
-    "fp16": "FP16",
-    "tensor_fp16": "FP16 tensor",
-    "tensor_bf16": "BF16 tensor",
-    "tensor_tf32": "TF32 tensor",
-    "tensor_fp64": "FP64 tensor",
-    "tensor_fp8": "FP8 tensor",
-}
 
 # Okabe–Ito, less its sky blue (a lighter twin of its blue, the look-alike pair readers
 # could not tell apart in tableau20) and with grey for its black (invisible on the dark
@@ -379,22 +369,20 @@ def roof_polyline(
     ]
 
 
-def ceiling_rows(
-    device: Device, precisions: list[str], ai_min: float, ai_max: float
-) -> list[dict[str, Any]]:
-    """Polyline points of each precision's roof: bandwidth slope, then flat peak."""
+def ceiling_rows(roofs: Sequence[Roof], ai_min: float, ai_max: float) -> list[dict[str, Any]]:
+    """Polyline points of each roof: bandwidth slope, then flat peak."""
     rows: list[dict[str, Any]] = []
-    bandwidth = device.bandwidth_bytes_per_s
-    for precision in precisions:
-        peak = device.peak(PEAK_FOR_PRECISION[precision])
-        if peak is None:
-            continue
-        ridge = peak / bandwidth
-        name = PRECISION_LABELS[precision]
-        label = f"{name} peak {formatting.si(peak, 'FLOP/s')}, ridge {formatting.plain(ridge, 3)}"
+    for roof in roofs:
+        peak, bandwidth = roof.peak_flops_per_s, roof.bandwidth_bytes_per_s
+        name = PEAK_LABELS[roof.precision]
+        label = (
+            f"{name} peak {formatting.si(peak, 'FLOP/s')}, ridge "
+            f"{formatting.plain(roof.ridge_ai, 3)}"
+            + ("" if roof.source == DATASHEET else f" ({roof.source})")
+        )
         rows.extend(
             roof_polyline(
-                peak, bandwidth, ai_min, ai_max, ceiling=label, device=device.name, precision=name
+                peak, bandwidth, ai_min, ai_max, ceiling=label, device=roof.device, precision=name
             )
         )
     return rows

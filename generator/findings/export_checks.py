@@ -6,7 +6,8 @@ from __future__ import annotations
 import polars as pl
 
 from generator.analysis.export_analysis import ExportAnalysis
-from generator.analysis.roofline import FLOP_TERMS, PEAK_FOR_PRECISION, Bound, Totals
+from generator.analysis.roofline import FLOP_TERMS, Bound, Totals
+from generator.analysis.roofs import DATASHEET, roof_for
 from generator.analysis.tensor_work import fp16_on_tensor_pipe, tensor_evidence
 from generator.analysis.thresholds import (
     BACKWARD_KERNEL_RATIO,
@@ -126,7 +127,9 @@ def _dominant_precision_expr() -> pl.Expr:
 
 
 def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None) -> list[Finding]:
-    """Attained FLOP/s above min(peak of the kernel's precision, AI · bandwidth)."""
+    """Attained FLOP/s above min(peak of the kernel's precision, AI · bandwidth), against the
+    datasheet's roofs (`roofs.roof_for`): the hardware's limit, which no count may pass
+    (a measured ceiling is a rate reached, which a kernel may pass)."""
     findings = []
     fix = (
         "check the device (a different GPU has other peaks), the precision (fp32 work "
@@ -137,12 +140,15 @@ def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None
         # Vectorised: an export can hold hundreds of thousands of kernels.
         precisions = list(FLOP_TERMS)
         indices = list(range(len(precisions)))
-        peaks = [device.peak(PEAK_FOR_PRECISION[p]) for p in precisions]
+        roofs = [roof_for(device.name, p, DATASHEET, catalog=(device,)) for p in precisions]
+        peaks = [r.peak_flops_per_s if r else None for r in roofs]
         dominant = _dominant_precision_expr()
         peak = dominant.replace_strict(indices, peaks, return_dtype=pl.Float64)
-        memory_roof = pl.col("flops") / pl.col("dram_total_bytes") * device.bandwidth_bytes_per_s
+        # the datasheet's one memory roof, as each precision's roof has it
+        bandwidth = next((r.bandwidth_bytes_per_s for r in roofs if r), None)
+        memory_roof = pl.col("flops") / pl.col("dram_total_bytes") * bandwidth
         roof = (
-            pl.when(pl.col("dram_total_bytes") > 0)
+            pl.when((pl.col("dram_total_bytes") > 0) & pl.lit(bandwidth is not None))
             .then(pl.min_horizontal(peak, memory_roof))
             .otherwise(peak)
         )

@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 from generator.analysis.observations import observations
 from generator.analysis.odd_ratios import Odd
 from generator.analysis.results import Result
-from generator.analysis.roofs import MEASURED, PEAK_OF_RUN, ceiling_of, roof_for
+from generator.analysis.roofs import MEASURED, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import DEVICE, NOT_TESTABLE, RESULT, Verdict, metric_interval
 from generator.analysis.verdicts import by_device, group_rows, key_name, sweep_key, swept
@@ -81,8 +81,7 @@ def _roofs(
     roofs = []
     for device, precision in used:
         ceilings = measured.get(device)
-        peak_key = PEAK_OF_RUN.get(precision, precision)
-        under = roof_for(device, peak_key, MEASURED, [ceilings]) if ceilings else None
+        under = roof_for(device, precision, MEASURED, [ceilings]) if ceilings else None
         if under is not None:
             roofs.append({"device": device, "precision": run_precision_label(precision),
                           "peak": under.peak_flops_per_s,

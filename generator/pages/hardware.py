@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from generator.catalog import Device, device_label, lookup_device
+from generator.analysis.roofs import DATASHEET, GEMM_OF_PEAK, Roof, roof_for
+from generator.catalog import Device, device_label
 from generator.formatting import number, percent, si, slug
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
@@ -20,7 +21,6 @@ from generator.records.peaks import PEAK_KEYS, PEAK_LABELS
 # (FP64, FP16 without tensor cores, INT8) sit in a table folded under it, so that no column
 # hides behind a scroll bar at 1400 px.
 MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
-GEMM_PEAK = {"fp32": "fp32", "tf32": "tf32_tensor", "bf16": "bf16_tensor", "fp16": "fp16_tensor"}
 # The catalog's roofs a few devices at a time, by architecture: thirty roofs on one chart
 # cannot each be named (and Vega cut its legend at thirty); the rest go in the last group.
 ROOF_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -63,18 +63,26 @@ def _measured_rows(
 ) -> list[list[str]]:
     """One row per measured ceiling: measured, datasheet, and their ratio."""
     rows = []
+    peak_of_gemm = {gemm: peak for peak, gemm in GEMM_OF_PEAK.items()}
     for measured in ceilings:
-        match = lookup_device(measured.device_name, devices)
+        name = measured.device_name
+
+        def sheet_roof(gemm: str, name: str = name) -> Roof | None:
+            """The datasheet roof of a measured GEMM's precision (`roofs.roof_for`)."""
+            peak = peak_of_gemm.get(gemm)
+            return roof_for(name, peak, DATASHEET, catalog=devices) if peak else None
+
         quantities: list[tuple[str, float | None, float | None, str]] = [
             (
                 f"{precision} GEMM",
                 rate,
-                match.peak(GEMM_PEAK[precision]) if match and precision in GEMM_PEAK else None,
+                sheet.peak_flops_per_s if (sheet := sheet_roof(precision)) else None,
                 "FLOP/s",
             )
             for precision, rate in measured.gemm_flops_per_s.items()
         ]
-        datasheet_bandwidth = match.bandwidth_bytes_per_s if match else None
+        memory = sheet_roof("fp32")  # the datasheet's one memory roof
+        datasheet_bandwidth = memory.bandwidth_bytes_per_s if memory else None
         quantities += [
             ("STREAM copy", measured.copy_bytes_per_s, datasheet_bandwidth, "B/s"),
             ("STREAM triad", measured.triad_bytes_per_s, datasheet_bandwidth, "B/s"),

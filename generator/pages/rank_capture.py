@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.multirank import STRAGGLER_SCHEMA
+from generator.analysis.roofs import roofs_text
 from generator.analysis.views import CaptureView
 from generator.charts.ranks import heatmap, rank_label, split_bars
 from generator.charts.trace import trace_roofline
@@ -89,13 +90,13 @@ def capture_page(view: CaptureView) -> Page:
     capture, source = view.capture, view.source
     steps = capture.steps
     rows = steps.to_dicts()
-    roof = capture.roof
+    roofs = capture.roofs
     ranks = per_rank(capture)  # each rank's median step
     markdown = render(
         "rank_capture.md.j2",
         **source_context(source),
         device=view.device_name,
-        roof_line=f"{roof.name} ({roof.source})" if roof else "none",
+        roof_line=roofs_text({p: roofs[p] for p in steps["path"].to_list() if p in roofs} or roofs),
         ranks=len(capture.ranks),
         world_size=capture.world_size or "not recorded",
         backend=capture.backend or "not recorded",
@@ -119,7 +120,7 @@ def capture_page(view: CaptureView) -> Page:
         roof_chart=charts.embed(
             trace_roofline(
                 _roof_points(steps),
-                roof_lines(roof, [p for p in steps["path"].to_list() if p]),
+                roof_lines(roofs, [p for p in steps["path"].to_list() if p]),
                 "rank",
                 "Every rank's steps on one roof: analytic FLOPs / step time",
                 labels=False,

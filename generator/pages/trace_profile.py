@@ -12,10 +12,11 @@ import polars as pl
 from markupsafe import Markup
 
 from generator.analysis.bound_words import bound_cell
+from generator.analysis.roofs import SOURCE_WORDS, Roof, roofs_named, roofs_text
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.trace_analysis import TraceAnalysis
-from generator.analysis.trace_roofline import POINT_KIND, WHOLE_CPU, WHOLE_GPU, Roof
-from generator.analysis.view_verdicts import trace_verdict
+from generator.analysis.trace_roofline import POINT_KIND, WHOLE_CPU, WHOLE_GPU
+from generator.analysis.view_verdicts import trace_roof, trace_verdict
 from generator.analysis.views import TraceView
 from generator.charts.trace import time_bars, trace_roofline
 from generator.formatting import number, percent, seconds, si
@@ -31,24 +32,25 @@ TRACE_DIR = f"{GENERATED_DIR}/traces"
 TOP_OPS = 25
 
 
-def roof_lines(roof: Roof | None, paths: list[str]) -> list[dict[str, Any]]:
-    if roof is None:
-        return []
-    roofs = []
-    for path in dict.fromkeys(p for p in paths if p):
-        peak = roof.peak(path)
-        if peak:
-            roofs.append(
-                {
-                    "label": f"{path} {si(peak, 'FLOP/s')} ({roof.source})",
-                    "device": roof.name,
-                    "precision": PEAK_LABELS.get(path, path),
-                    "source": "measured" if "measured" in roof.source else "datasheet",
-                    "peak": peak,
-                    "bandwidth": roof.bandwidth_bytes_per_s,
-                }
-            )
-    return roofs
+def roof_lines(
+    roofs: Mapping[str, Roof], paths: list[str], verdict: Roof | None = None
+) -> list[dict[str, Any]]:
+    """The roofs of the paths the points run on, and the verdict's roof among them: the
+    chart draws the roof its page's text names."""
+    drawn = [roofs[p] for p in dict.fromkeys(p for p in paths if p) if p in roofs]
+    if verdict is not None and verdict not in drawn:
+        drawn.append(verdict)
+    return [
+        {
+            "label": f"{r.precision} {si(r.peak_flops_per_s, 'FLOP/s')} ({SOURCE_WORDS[r.source]})",
+            "device": r.device,
+            "precision": PEAK_LABELS.get(r.precision, r.precision),
+            "source": r.source,
+            "peak": r.peak_flops_per_s,
+            "bandwidth": r.bandwidth_bytes_per_s,
+        }
+        for r in drawn
+    ]
 
 
 def _point_cells(row: dict[str, Any], key: str) -> list[str]:
@@ -121,7 +123,8 @@ def trace_page(view: TraceView) -> Page:
          "attained": r["attained_flops_per_s"], "time_s": r["time_s"]}
         for r in ops
     ]  # fmt: skip
-    roofs = roof_lines(analysis.roof, [r["path"] for r in ops])
+    verdict = trace_verdict(analysis, view.roof)
+    roofs = roof_lines(analysis.roofs, [r["path"] for r in ops], trace_roof(analysis, view.roof))
     layers = _layer_frame(view)
     layer_chart = family_chart = ""
     if layers is not None:
@@ -146,7 +149,6 @@ def trace_page(view: TraceView) -> Page:
         )
     phases = analysis.by_phase.to_dicts()
     total = analysis.total
-    verdict = trace_verdict(analysis, view.roof)
     markdown = render(
         "trace.md.j2",
         title=view.title,
@@ -160,7 +162,7 @@ def trace_page(view: TraceView) -> Page:
         basis=verdict.basis() if verdict else None,
         basis_note=TIME_BASES[verdict.time_basis] if verdict else None,
         run_page=f"../runs/{view.slug.removeprefix('run-')}.md" if view.kind == "run" else None,
-        roof_line=f"{analysis.roof.name} ({analysis.roof.source})" if analysis.roof else "none",
+        roof_line=roofs_text(_used(analysis.roofs, [r["path"] for r in ops])),
         on_gpu=analysis.attribution.on_gpu,
         totals=_point_cells({**total, "what": "all", "counted_as": "every op"}, "what"),
         parts=parts_sentence(analysis),
@@ -208,9 +210,7 @@ def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:
         "title": view.title,
         "cells": [
             view.kind,
-            device.name
-            if device
-            else (view.analysis.roof.name if view.analysis.roof else "unknown"),
+            device.name if device else (_device_of(view.analysis.roofs) or "unknown"),
             seconds(float(total["time_s"])),  # type: ignore[arg-type]
             si(total["flops"], "FLOP"),  # type: ignore[arg-type]
             number(total["arithmetic_intensity"]),  # type: ignore[arg-type]
@@ -218,6 +218,17 @@ def _index_row(view: TraceView, up: str = "") -> dict[str, Any]:
             bound_cell(total["bound"], total["efficiency"]),  # type: ignore[arg-type]
         ],
     }
+
+
+def _used(roofs: Mapping[str, Roof], paths: list[str]) -> Mapping[str, Roof]:
+    """The roofs of the paths the ops run on (all of them where none has a path)."""
+    used = {p: roofs[p] for p in paths if p in roofs}
+    return used or roofs
+
+
+def _device_of(roofs: Mapping[str, Roof]) -> str | None:
+    named = roofs_named(roofs)
+    return named[0] if named else None
 
 
 def list_path(group: str, number: int) -> str:

@@ -25,7 +25,8 @@ from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results, with_trace_launch
-from generator.analysis.roofs import PEAK_OF_RUN, Roof, ceiling_of, roof
+from generator.analysis.roofline import bound_against
+from generator.analysis.roofs import PREFERRED, Roof, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -76,7 +77,7 @@ def analyse(loaded: Loaded) -> Analysed:
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     cache = loaded.context.store  # kernel checks are kept (export_cache.py)
     views = [
-        _imported_view(item, export, analytic.get((item.name,)), cache)
+        _imported_view(item, export, analytic.get((item.name,)), cache, loaded)
         for item, export in loaded.imported
     ]
     views += [_run_view(run, loaded, cache) for run in loaded.profiled]
@@ -236,8 +237,8 @@ def _run_roof(
 ) -> Roof | None:
     """A measured run's roof by the one rule (analysis/roofs.py): its points sit under it on
     its run page, its kernel page and its trace page alike."""
-    precision = PEAK_OF_RUN.get(record.config.precision, "fp32")
-    return roof(device_label(record.device_name), precision, ceilings, catalog)
+    device = device_label(record.device_name)
+    return roof_for(device, record.config.precision, PREFERRED, ceilings, catalog)
 
 
 def _rows_by(
@@ -249,7 +250,11 @@ def _rows_by(
 
 
 def _imported_view(
-    item: Imported, export: NcuExport, counts: dict[str, Any] | None, cache: Store
+    item: Imported,
+    export: NcuExport,
+    counts: dict[str, Any] | None,
+    cache: Store,
+    loaded: Loaded,
 ) -> MeasurementView:
     source = item.source
     checked = cached_check(
@@ -277,8 +282,17 @@ def _imported_view(
         precision=source.precision,
         notes=source.notes,
         license=source.license,
-        **_analysed(checked, item.csv_path, counts),
+        **_analysed(checked, item.csv_path, counts, _export_roof(checked, loaded), loaded),
     )
+
+
+def _export_roof(checked: CheckedExport, loaded: Loaded) -> Roof | None:
+    """An imported export's roof: its device's, for the precision that dominates its counted
+    FLOPs, measured first (roofs.roof_for): the datasheet's where we measured no ceilings."""
+    device, precision = checked.analysis.match.device, checked.analysis.step.dominant_precision
+    if device is None or precision is None:
+        return None
+    return roof_for(device.name, precision, PREFERRED, loaded.ceilings, loaded.catalog)
 
 
 def _run_view(run: ProfiledRun, loaded: Loaded, cache: Store) -> MeasurementView:
@@ -315,21 +329,41 @@ def _run_view(run: ProfiledRun, loaded: Loaded, cache: Store) -> MeasurementView
         notes="Kernel replay under ncu: clocks locked to base and caches flushed "
         "between replays, so kernel times are longer than unprofiled ones.",
         license="",
-        roof=_run_roof(record, loaded.ceilings, loaded.catalog),
         **_analysed(
             checked,
             csv_path,
             {"model": config.model, "dataset": config.dataset, "batch": config.batch, **counts}
             if counts
             else None,
+            _run_roof(record, loaded.ceilings, loaded.catalog),
+            loaded,
         ),
     )
 
 
+def _chart_roofs(checked: CheckedExport, roof: Roof | None, loaded: Loaded) -> tuple[Roof, ...]:
+    """The roofs a kernel page's chart draws: each counted precision's on the page's device,
+    by the one rule, and the page's own roof (which its verdict names) among them."""
+    step, device = checked.analysis.step, checked.analysis.match.device
+    name = roof.device if roof is not None else device.name if device is not None else None
+    precisions = [p for p, v in step.flops_by_precision.items() if v > 0] or ["fp32"]
+    found = [
+        r
+        for p in precisions
+        if name and (r := roof_for(name, p, PREFERRED, loaded.ceilings, loaded.catalog))
+    ]
+    return tuple(dict.fromkeys([*found, *([roof] if roof is not None else [])]))
+
+
 def _analysed(
-    checked: CheckedExport, csv_path: Path, analytic: dict[str, Any] | None
+    checked: CheckedExport,
+    csv_path: Path,
+    analytic: dict[str, Any] | None,
+    roof: Roof | None,
+    loaded: Loaded,
 ) -> dict[str, Any]:
-    """The MeasurementView fields an export's analysis fills (chart: drawn later)."""
+    """The MeasurementView fields an export's analysis fills (chart: drawn later): its step
+    under the page's `roof`, which its chart draws and its verdict names."""
     analysis = checked.analysis
     return {
         "csv_path": csv_path.as_posix(),
@@ -337,7 +371,9 @@ def _analysed(
         "step": analysis.step,
         "ranges": analysis.ranges,
         "match": analysis.match,
-        "bound": analysis.bound,
+        "bound": bound_against(analysis.step, roof),
+        "roof": roof,
+        "roofs": _chart_roofs(checked, roof, loaded),
         "chart": {},
         "findings": checked.findings,
         "analytic": analytic,

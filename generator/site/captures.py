@@ -10,7 +10,8 @@ from pathlib import Path
 
 from generator.analysis.multirank_store import read_capture
 from generator.analysis.nsys_analysis import NsysAnalysis, analyse_nsys
-from generator.analysis.trace_roofline import Roof, catalog_roof, ceilings_roof
+from generator.analysis.roofs import Roof, measured_of, path_roofs
+from generator.analysis.trace_roofline import TRACE_PATHS
 from generator.analysis.views import CaptureView, NsysView
 from generator.catalog import Device, device_label, lookup_device
 from generator.findings.nsys_checks import nsys_findings
@@ -26,15 +27,15 @@ from generator.summaries.nsys import missing
 
 def capture_roof(
     device_id: str, catalog: tuple[Device, ...], ceilings: Sequence[MeasuredCeilings]
-) -> tuple[Roof | None, str]:
-    """The roof and the device's name: the catalog's, else the measured ceilings' of that id."""
+) -> tuple[dict[str, Roof], str]:
+    """The roofs (`roofs.path_roofs`: measured first) and the device's name: the catalog's,
+    else the measured ceilings' of that id."""
+    roofs = path_roofs(device_id, TRACE_PATHS, ceilings, catalog)
     device = lookup_device(device_id, catalog)
     if device is not None:
-        return catalog_roof(device), device.name
-    measured = next((c for c in ceilings if c.device_id == device_id), None)
-    if measured is None:
-        return None, device_id
-    return ceilings_roof(measured), device_label(measured.device_name)
+        return roofs, device.name
+    measured = measured_of(device_id, ceilings)
+    return roofs, device_label(measured.device_name) if measured else device_id
 
 
 def capture_views(

@@ -32,7 +32,7 @@ def _draw(view: MeasurementView, store: Store) -> tuple[dict[str, Any], Page]:
     from generator.charts import roofline_chart  # altair: import on use
     from generator.pages.measurement import measurement_page
 
-    chart = roofline_chart(view.kernels, view.step, view.match.device, view.title)
+    chart = roofline_chart(view.kernels, view.step, view.roofs, view.title)
     linked, files = attach_downloads([measurement_page(replace(view, chart=chart))], store)
     # its charts and tables live on as the files made from them
     return chart, replace(linked[0], files=files, charts={}, tables={})

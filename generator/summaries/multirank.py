@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.multirank import MultiRank, analyse_ranks
+from generator.analysis.roofs import roof_json
 from generator.findings.rank_checks import rank_findings
 from generator.formatting import percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
@@ -54,9 +55,7 @@ def multirank_summary(capture: MultiRank, findings: Sequence[Finding]) -> dict[s
         "backend": capture.backend,
         "on_gpu": any(r.on_gpu for r in capture.ranks),
         "device_name": next((r.device for r in capture.ranks if r.device), None),
-        "roof": (
-            {"name": capture.roof.name, "source": capture.roof.source} if capture.roof else None
-        ),
+        "roof": roof_json(capture.roofs),
         "ranks": [
             row
             | {

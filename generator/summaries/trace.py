@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.launch import HOST_BOUND
+from generator.analysis.roofs import roof_json
 from generator.analysis.trace_analysis import TraceAnalysis, analyze_trace
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
 from generator.analysis.trace_roofline import (
@@ -170,9 +171,7 @@ def trace_summary(analysis: TraceAnalysis, findings: Sequence[Finding]) -> dict[
         "device_name": device.name if device else None,
         "device_match": analysis.match.how,
         "device_note": analysis.match.note,
-        "roof": (
-            {"name": analysis.roof.name, "source": analysis.roof.source} if analysis.roof else None
-        ),
+        "roof": roof_json(analysis.roofs),
         "path": total["path"],
         "bound": total["bound"],
         "efficiency": _clean(total["efficiency"]),
