@@ -25,6 +25,13 @@ COLUMNS = (
     "cause",
     "citation",
 )
+# Optional columns (older files lack them): the structured configuration a prediction needs,
+# where the number was read, and the transcriber's reasoning or next check.
+OPTIONAL_COLUMNS = ("device", "workload", "precision", "read_from", "note")
+READ_FROM = ("table", "text", "chart")
+# cause arguments: a count (clock_summed), a missing part (incomplete_profile), a row id
+# (tensor_core_uncounted)
+PROFILE_PARTS = ("backward", "conv_backward")
 
 # unit as printed -> (factor to base unit, dimension)
 UNITS: dict[str, tuple[float, str]] = {
@@ -42,6 +49,24 @@ UNITS: dict[str, tuple[float, str]] = {
     "FLOP/byte": (1.0, "intensity"),
     "M": (1e6, "count"),
     "ratio": (1.0, "ratio"),
+    "×": (1.0, "ratio"),
+    "img/s": (1.0, "sample_rate"),
+    "GHz": (1e9, "frequency"),
+    "cycles": (1.0, "cycles"),
+    "FLOP": (1.0, "flops"),
+    "B": (1.0, "bytes"),
+    "ρ": (1.0, "correlation"),
+}
+# (dimension of the numerator, of the denominator) -> dimension of a quotient of two rows
+QUOTIENT_DIMENSIONS: dict[tuple[str, str], str] = {
+    ("flops", "time"): "flop_rate",
+    ("flops", "bytes"): "intensity",
+    ("flop_rate", "bandwidth"): "intensity",
+    ("bytes", "time"): "bandwidth",
+    ("time", "time"): "ratio",
+    ("flop_rate", "flop_rate"): "ratio",
+    ("sample_rate", "sample_rate"): "ratio",
+    ("cycles", "frequency"): "time",
 }
 
 ANALYTIC_QUANTITIES: dict[str, str] = {
@@ -53,7 +78,10 @@ ANALYTIC_QUANTITIES: dict[str, str] = {
     "sample_step_flops": "flops",  # (forward + loss + backward) / batch: no optimizer
     "arithmetic_intensity": "intensity",
     "backward_over_forward": "ratio",
+    "min_traffic_bytes": "bytes",
+    "linear_backward_flops": "flops",
 }
+FLOP_QUANTITIES = ("forward_flops", "backward_flops", "step_flops")
 IMPORTED_QUANTITIES: dict[str, str] = {
     "flops": "flops",
     "dram_bytes": "bytes",
@@ -120,9 +148,65 @@ CAUSES: dict[str, Cause] = {
     "incomplete_profile": Cause(
         "work missing from the profile",
         None,
+        0.3,
+        "The profile holds less work than the step does, and the row names the missing part "
+        "(`incomplete_profile:backward`: the backward pass ran on another thread, outside the "
+        "NVTX range; `incomplete_profile:conv_backward`: the profiler has no FLOP formula for "
+        "the convolutions' backward and counts only the linear layers'). Expected: the step "
+        "less that part, ÷ the step, from the analytic count; ± 30 % for a hardware counter "
+        "(it counts what the chosen kernels executed), ± 2 % for a profiler's formula.",
+    ),
+    "forward_macs_as_step": Cause(
+        "forward MACs called step FLOPs",
+        None,
+        0.05,
+        "A FLOP counter's forward multiply-accumulates (fvcore counts one MAC as one 'flop') "
+        "taken as a whole training step: 2 FLOPs per MAC and the backward pass (about twice "
+        "the forward) are both missing, about 6× low. Expected: the model's forward MACs ÷ "
+        "our step FLOPs, ± 5 % (the report rounds to two figures).",
+    ),
+    "tensor_core_uncounted": Cause(
+        "uncounted tensor-core work",
+        None,
         0.0,
-        "The profile holds much less work than the step does: the backward pass ran on "
-        "another thread (outside the NVTX range) or the profiler does not count it.",
+        "FFMA/FADD/FMUL instruction counters miss work done on tensor cores (TF32 "
+        "convolutions, which PyTorch's cuDNN allows by default on Ampere and newer). Expected: "
+        "below half of the ratio the same counters give for the same workload on a GPU "
+        "without TF32 tensor cores (the row named after the colon); the difference is the "
+        "uncounted work.",
+    ),
+    "clock_summed": Cause(
+        "clock summed over kernels",
+        None,
+        0.02,
+        "A per-kernel rate (cycles per second) summed over the n profiled kernels instead of "
+        "averaged: the 'clock' is n times too high, a time from it n times too short, a rate "
+        "n times too high. Expected: published ÷ n (× n for a time) is a clock between half "
+        "the device's boost clock and the boost clock.",
+    ),
+    "below_peak": Cause(
+        "slower than the peak",
+        None,
+        0.02,
+        "A measured time or rate against the best the catalog device allows (its peak, or "
+        "the analytic work at its peak): every real step is slower. Expected: published ÷ "
+        "ours at most 1 for a rate, at least 1 for a time; its inverse is the efficiency.",
+    ),
+    "data_loading_in_epoch": Cause(
+        "data loading inside the timed epoch",
+        None,
+        0.02,
+        "The timed epoch includes reading and transforming every sample on the host, which "
+        "the compute floor does not: expected at least 10× the floor of the epoch's steps, "
+        "and an epoch time that hardly falls as the batch grows (see the row's note).",
+    ),
+    "intensity_definition": Cause(
+        "different intensity definition",
+        None,
+        0.0,
+        "The report divides by other bytes than ours (each weight and activation once, not a "
+        "step's minimal traffic) or other FLOPs; the row's note gives the fit. Not a ratio "
+        "check.",
     ),
     "other_datasheet": Cause(
         "different datasheet figure",
@@ -130,8 +214,60 @@ CAUSES: dict[str, Cause] = {
         0.0,
         "The report uses another figure than the catalog's source; see the catalog note.",
     ),
+    "open_question": Cause(
+        "open question",
+        None,
+        0.0,
+        "No cause is established; the row's note states the numbers and the next check.",
+    ),
+    "recorded": Cause(
+        "recorded",
+        None,
+        0.0,
+        "A measurement this project cannot derive (the device or the raw data is not here); "
+        "transcribed for the record and used by the rows named in its note.",
+    ),
     "unexplained": Cause("unexplained", None, 0.0, "No explanation found yet."),
 }
+# Causes whose rows must say, in `note`, the numbers behind them or the next check.
+NEEDS_NOTE = ("unexplained", "open_question", "recorded", "intensity_definition")
+# Causes that take an argument after a colon, and what it is.
+CAUSE_ARGUMENTS = {
+    "clock_summed": "the number of kernels summed",
+    "incomplete_profile": "the missing part: " + " or ".join(PROFILE_PARTS),
+    "tensor_core_uncounted": "the id of the same workload's row on a GPU without TF32",
+}
+# Causes that can be multiplied with another (each predicts one expected ratio).
+COMBINABLE = ("factor_1000", "forward_macs_as_step", "macs_as_flops", "mbyte_as_mib")
+
+
+@dataclass(frozen=True)
+class CauseUse:
+    """One cause of a row's `cause` cell: its name and argument (empty when none)."""
+
+    name: str
+    argument: str = ""
+
+
+def parse_causes(text: str, fail: _Fail) -> tuple[CauseUse, ...]:
+    """`name`, `name:argument`, or combinable causes joined by `+` (their ratios multiply)."""
+    uses = []
+    for part in text.split("+"):
+        name, _, argument = part.partition(":")
+        if name not in CAUSES:
+            fail(unknown_name("cause", name, CAUSES), "cause")
+        if name in CAUSE_ARGUMENTS and not argument:
+            fail(f"cause {name!r} needs {CAUSE_ARGUMENTS[name]} after a colon", "cause")
+        if name not in CAUSE_ARGUMENTS and argument:
+            fail(f"cause {name!r} takes no argument", "cause")
+        if name == "clock_summed" and not argument.isdigit():
+            fail(f"{argument!r} is not a number of kernels", "cause")
+        if name == "incomplete_profile" and argument not in PROFILE_PARTS:
+            fail(f"{argument!r} is not one of {', '.join(PROFILE_PARTS)}", "cause")
+        uses.append(CauseUse(name, argument))
+    if len(uses) > 1 and any(u.name not in COMBINABLE for u in uses):
+        fail(f"only {', '.join(COMBINABLE)} combine with '+'", "cause")
+    return tuple(uses)
 
 
 @dataclass(frozen=True)
@@ -148,6 +284,8 @@ class Derive:
     batch: int = 0
     quantity: str = ""
     folder: str = ""
+    rows: tuple[str, ...] = ()  # quotient, mean, rate_from: the seed's own rows it rests on
+    cycles: float = 0.0  # cycles
 
 
 @dataclass(frozen=True)
@@ -164,6 +302,13 @@ class LiteratureRow:
     citation: str
     file: str
     line: int
+    causes: tuple[CauseUse, ...] = ()
+    published_text: str = ""
+    device: str = ""  # catalog id of the device the number was measured on, if any
+    workload: str = ""  # <model>:<dataset>:<batch>:<phase>, when the model is in the registry
+    precision: str = ""
+    read_from: str = "table"
+    note: str = ""
 
     @property
     def published_base(self) -> float:
@@ -246,6 +391,45 @@ def _parse_derive(text: str, fail: _Fail, device_ids: set[str]) -> Derive:
             batch=batch,
             quantity=phase,
         )
+    if kind == "quotient":
+        need(3, "quotient:<row id>:<row id>")
+        return Derive("quotient", "", rows=(parts[1], parts[2]))
+    if kind == "mean":
+        need(2, "mean:<row id>,<row id>,...")
+        return Derive("mean", "", rows=tuple(parts[1].split(",")))
+    if kind == "floor":
+        need(7, "floor:<model>:<dataset>:<batch>:<FLOP quantity>:<device>:<peak key>")
+        model, data, batch = configuration(parts[1], parts[2], parts[3])
+        if parts[4] not in FLOP_QUANTITIES:
+            fail(unknown_name("FLOP quantity", parts[4], FLOP_QUANTITIES), "derive")
+        device_and_peak(parts[5], parts[6], False)
+        return Derive(
+            "floor", "time", device=parts[5], peak=parts[6], model=model, dataset=data,
+            batch=batch, quantity=parts[4],
+        )  # fmt: skip
+    if kind == "rate_from":
+        need(5, "rate_from:<model>:<dataset>:<batch>:<row id of the report's time or img/s>")
+        model, data, batch = configuration(parts[1], parts[2], parts[3])
+        return Derive(
+            "rate_from", "flop_rate", model=model, dataset=data, batch=batch, rows=(parts[4],)
+        )
+    if kind in ("cycles", "clock"):
+        if kind == "clock":
+            need(2, "clock:<device>")
+            device_and_peak(parts[1], "fp32", False)
+            return Derive("clock", "frequency", device=parts[1])
+        if len(parts) not in (3, 4):
+            fail(f"derive key {text!r} is not cycles:<cycles>:<device>[:<FLOPs>]", "derive")
+        try:
+            cycles, flops = float(parts[1]), float(parts[3]) if len(parts) == 4 else 0.0
+        except ValueError:
+            fail(f"{text!r}: cycles and FLOPs must be numbers", "derive")
+        device_and_peak(parts[2], "fp32", False)
+        dimension = "flop_rate" if flops else "time"
+        return Derive("cycles", dimension, device=parts[2], cycles=cycles, flops=flops)
+    if kind == "recorded":
+        need(1, "recorded")
+        return Derive("recorded", "")
     if kind == "imported":
         need(3, "imported:<folder>:<quantity>")
         if parts[2] not in IMPORTED_QUANTITIES:
@@ -281,46 +465,97 @@ def read_literature(measurements: Path, device_ids: set[str]) -> list[Literature
             if missing:
                 _Fail(path, 1)(f"missing column(s) {', '.join(missing)}", missing[0])
             for record in reader:
-                line = reader.line_num
-                fail = _Fail(path, line)
-                if None in record or any(record[c] is None for c in COLUMNS):
-                    fail("row has a different number of cells than the header", "id")
-                row_id = record["id"].strip()
-                if not row_id or row_id in seen:
-                    fail(f"id {row_id!r} is empty or used twice", "id")
-                seen.add(row_id)
-                if record["unit"] not in UNITS:
-                    fail(unknown_name("unit", record["unit"], UNITS), "unit")
-                if record["cause"] not in CAUSES:
-                    fail(unknown_name("cause", record["cause"], CAUSES), "cause")
-                try:
-                    published = float(record["published"])
-                except ValueError:
-                    fail(f"published {record['published']!r} is not a number", "published")
-                derive = _parse_derive(record["derive"], fail, device_ids)
-                if UNITS[record["unit"]][1] != derive.dimension:
-                    fail(
-                        f"unit {record['unit']!r} does not measure what {record['derive']!r} "
-                        f"gives ({derive.dimension})",
-                        "unit",
-                    )
-                rows.append(
-                    LiteratureRow(
-                        id=row_id,
-                        seed=record["seed"],
-                        where=record["where"],
-                        quantity=record["quantity"],
-                        configuration=record["configuration"],
-                        published=published,
-                        unit=record["unit"],
-                        derive=derive,
-                        cause=record["cause"],
-                        citation=record["citation"],
-                        file=path.as_posix(),
-                        line=line,
-                    )
-                )
+                rows.append(_read_row(record, _Fail(path, reader.line_num), seen, device_ids))
+    _check_references(rows)
     return rows
+
+
+def _read_row(
+    record: dict[str, str], fail: _Fail, seen: set[str], device_ids: set[str]
+) -> LiteratureRow:
+    if None in record or any(record[c] is None for c in COLUMNS):
+        fail("row has a different number of cells than the header", "id")
+    extra = {c: (record.get(c) or "").strip() for c in OPTIONAL_COLUMNS}
+    row_id = record["id"].strip()
+    if not row_id or row_id in seen:
+        fail(f"id {row_id!r} is empty or used twice", "id")
+    seen.add(row_id)
+    if record["unit"] not in UNITS:
+        fail(unknown_name("unit", record["unit"], UNITS), "unit")
+    causes = parse_causes(record["cause"], fail)
+    try:
+        published = float(record["published"])
+    except ValueError:
+        fail(f"published {record['published']!r} is not a number", "published")
+    derive = _parse_derive(record["derive"], fail, device_ids)
+    unit_dimension = UNITS[record["unit"]][1]
+    floor_rate = derive.kind == "floor" and unit_dimension == "sample_rate"
+    if derive.dimension and unit_dimension != derive.dimension and not floor_rate:
+        fail(
+            f"unit {record['unit']!r} does not measure what {record['derive']!r} "
+            f"gives ({derive.dimension})",
+            "unit",
+        )
+    if extra["device"] and extra["device"] not in device_ids:
+        fail(unknown_name("catalog device", extra["device"], dict.fromkeys(device_ids)), "device")
+    if extra["read_from"] and extra["read_from"] not in READ_FROM:
+        fail(f"read_from {extra['read_from']!r} is not one of {', '.join(READ_FROM)}", "read_from")
+    if any(u.name in NEEDS_NOTE for u in causes) and not extra["note"]:
+        fail(f"cause {record['cause']!r} needs a note: the numbers or the next check", "note")
+    if (derive.kind == "recorded") != any(u.name == "recorded" for u in causes):
+        fail("derive 'recorded' and cause 'recorded' go together", "cause")
+    return LiteratureRow(
+        id=row_id,
+        seed=record["seed"],
+        where=record["where"],
+        quantity=record["quantity"],
+        configuration=record["configuration"],
+        published=published,
+        unit=record["unit"],
+        derive=derive,
+        cause=record["cause"],
+        citation=record["citation"],
+        file=fail.path.as_posix(),
+        line=fail.line,
+        causes=causes,
+        published_text=record["published"].strip(),
+        device=extra["device"],
+        workload=extra["workload"],
+        precision=extra["precision"],
+        read_from=extra["read_from"] or "table",
+        note=extra["note"],
+    )
+
+
+def row_dimension(row: LiteratureRow) -> str:
+    return UNITS[row.unit][1]
+
+
+def _check_references(rows: list[LiteratureRow]) -> None:
+    """Rows that rest on other rows (quotient, mean, rate_from, tensor_core_uncounted) name
+    rows that exist, of the dimensions the quotient needs."""
+    by_id = {r.id: r for r in rows}
+    for row in rows:
+        fail = _Fail(Path(row.file), row.line)
+        named = list(row.derive.rows) + [
+            u.argument for u in row.causes if u.name == "tensor_core_uncounted"
+        ]
+        for other in named:
+            if other not in by_id:
+                fail(unknown_name("row id", other, by_id), "derive")
+        if row.derive.kind == "quotient":
+            top, bottom = (row_dimension(by_id[i]) for i in row.derive.rows)
+            found = "ratio" if top == bottom else QUOTIENT_DIMENSIONS.get((top, bottom), "")
+            wanted = row_dimension(row)
+            if not found or (wanted != found and not (found == "ratio" and row.unit == "%")):
+                fail(f"{top} ÷ {bottom} does not give {wanted} ({row.unit})", "derive")
+        if row.derive.kind == "mean":
+            dimensions = {row_dimension(by_id[i]) for i in row.derive.rows}
+            if dimensions != {row_dimension(row)}:
+                fail("a mean must be of rows in the row's own unit", "derive")
+        if row.derive.kind == "rate_from":
+            if row_dimension(by_id[row.derive.rows[0]]) not in ("time", "sample_rate"):
+                fail(f"row {row.derive.rows[0]} is not a time or an img/s", "derive")
 
 
 def analytic_requests(rows: list[LiteratureRow]) -> list[tuple[str, str, int]]:
@@ -329,6 +564,6 @@ def analytic_requests(rows: list[LiteratureRow]) -> list[tuple[str, str, int]]:
         {
             (r.derive.model, r.derive.dataset, r.derive.batch)
             for r in rows
-            if r.derive.kind == "analytic"
+            if r.derive.kind in ("analytic", "floor", "rate_from")
         }
     )
