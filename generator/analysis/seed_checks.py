@@ -102,7 +102,7 @@ def check(
         if counts is not None:
             uncounted = (reference - ratio) * float(counts["step_flops"])
             missing = f" About {si(uncounted, 'FLOP')} a step is uncounted."
-        other = rows_by_id[use.argument].device or use.argument
+        other = rows_by_id[use.argument].device.upper() or use.argument
         return ("consistent" if holds else "not consistent"), (
             f"{shown} The same workload counts ×{number(reference)} on the {other} "
             f"(row {use.argument}); needs at most half that.{missing}{note}"

@@ -33,6 +33,13 @@ SOURCE_KIND = {
     "analytic": "analytic count",
     "imported": "recomputed export",
     "measured": "measured here",
+    "floor": "analytic work at the peak",
+    "rate_from": "exact step at the report's time",
+    "quotient": "the report's own rows",
+    "mean": "the report's own rows",
+    "clock": "datasheet clock",
+    "cycles": "cycles at the boost clock",
+    "recorded": "not derivable here",
 }
 
 
