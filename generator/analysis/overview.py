@@ -207,12 +207,13 @@ def replication_sentence(results: Sequence[Replication]) -> str | None:
         return None
     agree = sum(r.row.cause == "agrees" and r.status == "consistent" for r in results)
     explained = Counter(
-        CAUSES[r.row.cause].label
+        " × ".join(CAUSES[use.name].label for use in r.row.causes)
         for r in results
         if r.row.cause not in ("agrees", "unexplained") and r.status == "consistent"
     )
     impossible = sum(r.status == IMPOSSIBLE for r in results)
-    unexplained = sum(r.status in ("unexplained", "not consistent") for r in results)
+    unexplained = sum(r.status in ("unexplained", "not consistent", "open") for r in results)
+    recorded = sum(r.status == "recorded" for r in results)
     causes = ", ".join(f"{label} ({n})" for label, n in explained.most_common())
     return (
         f"Of {len(results)} numbers published in the seed reports, {agree} agree with ours "
@@ -223,7 +224,9 @@ def replication_sentence(results: Sequence[Replication]) -> str | None:
             if impossible
             else ""
         )
-        + f"; {unexplained} remain unexplained."
+        + f"; {unexplained} remain unexplained or open, each with its next check"
+        + (f"; {recorded} are recorded only (their device or data is not here)" if recorded else "")
+        + "."
     )
 
 

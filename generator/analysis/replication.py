@@ -11,48 +11,19 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.other_figures import OTHER_FIGURES, OtherFigure
 from generator.analysis.roofline import Totals
+from generator.analysis.seed_checks import beyond_the_clock, check
 from generator.analysis.thresholds import ROOF_TOLERANCE
 from generator.catalog import Device
-from generator.formatting import number, percent, si
+from generator.formatting import number, si
 from generator.records.literature import CAUSES, UNITS, Derive, LiteratureRow
 
-INCOMPLETE_BELOW = 0.9  # published ÷ derived under this: the profile misses work
 DATASHEET_TOLERANCE = 0.02  # observed ratio within 2 % of the two figures' ratio
 IMPOSSIBLE = "physically impossible"
+__all__ = ["OTHER_FIGURES", "OtherFigure"]
 # Which catalog device kind a measured row's device kind ("cpu" or "cuda") names.
 DEVICE_KIND = {"cpu": "cpu", "cuda": "gpu"}
-
-
-@dataclass(frozen=True)
-class OtherFigure:
-    """A datasheet figure other than the catalog's for the same device, where it is printed."""
-
-    value: float  # base units: FLOP/s or byte/s
-    label: str  # a few words, shown beside the figure
-    what: str  # the figure in words: where it comes from and why it differs
-    source: str  # URL
-
-
-# (catalog device id, peak key or "bandwidth") -> a figure some reports use instead of the
-# catalog's. The "different datasheet figure" cause is accepted only when published ÷ ours
-# matches the ratio of such a figure (or the report's own figure, from another of its rows)
-# to the catalog's.
-OTHER_FIGURES: dict[tuple[str, str], OtherFigure] = {
-    ("rtx-4080-laptop", "fp32"): OtherFigure(
-        48.7e12,
-        "desktop RTX 4080",
-        "the desktop GeForce RTX 4080's FP32 rate (9728 CUDA cores × 2 FLOP × 2.505 GHz)",
-        "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4080-family/",
-    ),
-    ("rtx-4080-laptop", "bandwidth"): OtherFigure(
-        384e9,
-        "16 Gbps memory",
-        "the RTX 4080 Laptop GPU with 16 Gbps GDDR6 (192 bit × 16 Gbps ÷ 8; laptops ship "
-        "16 or 20 Gbps memory, the catalog takes 18 Gbps)",
-        "https://data-check.eu/en/nvidia-geforce-rtx-4080-laptop-gpu/",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -75,8 +46,53 @@ def derive_value(
     analytic: dict[tuple[str, str, int], dict[str, Any]],
     imported: dict[str, Totals],
     measured: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] | None = None,
+    published: Mapping[str, float] | None = None,
+    published_time: Mapping[str, float] | None = None,
 ) -> tuple[float | None, str]:
-    """The derived quantity in base units, and where it comes from (None when unavailable)."""
+    """The derived quantity in base units, and where it comes from (None when unavailable).
+    published: the report's own rows in base units, for derivations that rest on them."""
+    if derive.kind == "recorded":
+        return None, "not derivable here: recorded for the record"
+    if derive.kind in ("quotient", "mean"):
+        values = [(published or {}).get(i) for i in derive.rows]
+        if any(v is None or v == 0 for v in values):
+            return None, "a row it rests on has no value"
+        shown = ", ".join(derive.rows)
+        if derive.kind == "mean":
+            return sum(v for v in values if v) / len(values), f"the report's own rows {shown}, mean"
+        top, bottom = values
+        return (top or 0.0) / (bottom or 1.0), f"the report's own rows {shown}, quotient"
+    if derive.kind in ("clock", "cycles"):
+        device = devices[derive.device]
+        clock = device.boost_clock_hz
+        if derive.kind == "clock":
+            return clock, f"catalog {device.name} boost clock ({device.source})"
+        time = derive.cycles / clock
+        where = f"{derive.cycles:,.0f} cycles at the {device.name}'s {si(clock, 'Hz')} boost clock"
+        return (derive.flops / time if derive.flops else time), where
+    if derive.kind in ("floor", "rate_from"):
+        counts = analytic.get((derive.model, derive.dataset, derive.batch))
+        if counts is None:
+            return None, "not in measurements/complexity/literature.csv: run complexity-tables"
+        if derive.kind == "rate_from":
+            seconds = (published_time or {}).get(derive.rows[0])
+            if not seconds:
+                return None, f"row {derive.rows[0]} has no time"
+            return float(counts["step_flops"]) / seconds, (
+                f"exact step FLOPs of {derive.model} ({derive.dataset}, batch {derive.batch}) "
+                f"over the report's own time (row {derive.rows[0]})"
+            )
+        device = devices[derive.device]
+        peak = device.peak(derive.peak)
+        if peak is None:
+            return None, f"catalog {device.name} has no {derive.peak} peak"
+        flops = float(counts[derive.quantity]) * derive.steps
+        steps = f"{derive.steps:,} steps of " if derive.steps > 1 else ""
+        return flops / peak, (
+            steps
+            + f"{si(flops, 'FLOP')} ({derive.quantity.replace('_', ' ')} of {derive.model}, batch "
+            f"{derive.batch}) at the {device.name}'s {derive.peak} peak, {si(peak, 'FLOP/s')}"
+        )
     if derive.kind == "measured":
         key = (derive.model, derive.dataset, derive.batch, derive.quantity, derive.device)
         found = sorted((measured or {}).get(key, []), key=lambda item: item[1])
@@ -216,13 +232,6 @@ def judge(
             else ""
         )
         return "unexplained", f"Published is {number(ratio)}× ours; no explanation yet.{scale}"
-    if cause == "incomplete_profile":
-        holds = ratio < INCOMPLETE_BELOW
-        share = (
-            f"Published is {percent(100 * ratio)} of ours; missing work needs under "
-            f"{percent(100 * INCOMPLETE_BELOW)}."
-        )
-        return ("consistent" if holds else "not consistent"), share
     if cause == "other_datasheet":
         if expected is None:
             why = basis or "no other figure is recorded"
@@ -254,10 +263,12 @@ def implied_rate(
     row: LiteratureRow,
     devices: Mapping[str, Device],
     flops: Mapping[tuple[str, str, int, str], float],
+    floor_flops: Mapping[str, float] | None = None,
 ) -> tuple[float, float, str] | None:
     """(FLOP/s a published time implies, the highest peak it could have run at, that peak in
     words) for a published step time; None when the row is not a time with known FLOPs."""
     derive = row.derive
+    floor_flops = floor_flops or {}
     if row.published_base <= 0:
         return None
     if derive.kind == "at_peak":
@@ -266,6 +277,13 @@ def implied_rate(
             return None
         where = f"the {devices[derive.device].name}'s {derive.peak} peak, {si(peak, 'FLOP/s')}"
         return derive.flops / row.published_base, peak, where
+    if derive.kind == "floor" and UNITS[row.unit][1] == "time":
+        device = devices[derive.device]
+        if not device.peaks_flops_per_s:
+            return None
+        key, peak = max(device.peaks_flops_per_s.items(), key=lambda item: item[1])
+        where = f"the {device.name}'s highest peak ({key}, {si(peak, 'FLOP/s')})"
+        return floor_flops.get(row.id, 0.0) / row.published_base, peak, where
     if derive.kind != "measured":
         return None
     work = flops.get((derive.model, derive.dataset, derive.batch, derive.quantity))
@@ -286,6 +304,18 @@ def implied_rate(
     return work / row.published_base, peak, where
 
 
+def _published_times(rows: list[LiteratureRow]) -> dict[str, float]:
+    """Seconds per step of every time or img/s row (img/s: the batch of its workload)."""
+    found = {}
+    for row in rows:
+        dimension = UNITS[row.unit][1]
+        if dimension == "time":
+            found[row.id] = row.published_base
+        elif dimension == "sample_rate" and row.derive.batch and row.published:
+            found[row.id] = row.derive.batch / row.published_base
+    return found
+
+
 def replicate(
     rows: list[LiteratureRow],
     devices: dict[str, Device],
@@ -297,27 +327,50 @@ def replicate(
     """measured: (model, dataset, batch, phase, device kind) -> [(run id, median step s)] of
     ok runs; flops: (model, dataset, batch, phase) -> analytic FLOPs of one step
     (configuration_flops(runs)), to test a published time against the hardware's peak."""
+    published = {r.id: r.published_base for r in rows}
+    times = _published_times(rows)
+    rows_by_id = {r.id: r for r in rows}
+    ratios: dict[str, float | None] = {}
     out = []
-    for row in rows:
-        base, source = derive_value(row.derive, devices, analytic, imported, measured)
+    # rows a cause compares with (tensor_core_uncounted) are derived first
+    ordered = sorted(rows, key=lambda r: any(u.name == "tensor_core_uncounted" for u in r.causes))
+    for row in ordered:
+        base, source = derive_value(
+            row.derive, devices, analytic, imported, measured, published, times
+        )
         if row.derive.kind in ("catalog", "ridge", "at_peak"):
             note = devices[row.derive.device].notes
             if note:
                 source += f". Catalog note: {note}"
+        if base is not None and row.derive.kind == "floor" and UNITS[row.unit][1] == "sample_rate":
+            base = row.derive.batch / base  # the most samples a second the peak allows
+            source = f"batch {row.derive.batch} ÷ " + source
+        if base is not None and row.derive.kind == "quotient" and row.unit == "%":
+            base *= 100
         derived = None if base is None else base / UNITS[row.unit][0]
         ratio = row.published / derived if derived else None
+        ratios[row.id] = ratio
         counts = (
             analytic.get((row.derive.model, row.derive.dataset, row.derive.batch))
-            if row.derive.kind == "analytic"
+            if row.derive.kind in ("analytic", "floor", "rate_from")
             else None
         )
-        basis = ""
-        if row.cause == "other_datasheet":
-            expected, basis = datasheet_expectation(row, devices, rows, ratio)
+        decided = check(row, ratio, base, counts, ratios, rows_by_id)
+        if decided is not None:
+            status, explanation = decided
         else:
-            expected = expected_ratio(row, base, counts)
-        status, explanation = judge(row.cause, ratio, expected, basis)
-        rate = implied_rate(row, devices, flops or {})
+            basis = ""
+            if row.cause == "other_datasheet":
+                expected, basis = datasheet_expectation(row, devices, rows, ratio)
+            else:
+                expected = expected_ratio(row, base, counts)
+            status, explanation = judge(row.cause, ratio, expected, basis)
+        work = (
+            {row.id: float(counts[row.derive.quantity]) * row.derive.steps}
+            if counts and row.derive.kind == "floor"
+            else {}
+        )
+        rate = implied_rate(row, devices, flops or {}, work)
         if rate and rate[0] > rate[1] * ROOF_TOLERANCE:
             implied, _, where = rate
             status = IMPOSSIBLE
@@ -325,5 +378,9 @@ def replicate(
                 f"{si(row.published_base, 's')} implies {si(implied, 'FLOP/s')}, above "
                 f"{where}: no such device does this step in that time. {explanation}"
             )
+        beyond = beyond_the_clock(row, ratio)
+        if beyond:
+            status, explanation = IMPOSSIBLE, f"{beyond} {explanation}"
         out.append(Replication(row, derived, source, ratio, status, explanation))
-    return out
+    order = {r.id: i for i, r in enumerate(rows)}
+    return sorted(out, key=lambda r: order[r.row.id])

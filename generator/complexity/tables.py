@@ -166,6 +166,13 @@ def literature_rows(measurements: Path) -> list[dict[str, Any]]:
                 / batch,
                 "arithmetic_intensity": result.arithmetic_intensity,
                 "backward_over_forward": result.backward_flops / result.forward_flops,
+                "min_traffic_bytes": result.min_traffic_bytes,
+                # what a profiler without a convolution-backward formula still counts
+                "linear_backward_flops": sum(
+                    layer.backward_input_flops + layer.backward_weight_flops
+                    for layer in result.layers
+                    if layer.family == "linear"
+                ),
             }
         )
     return rows

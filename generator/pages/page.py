@@ -34,6 +34,7 @@ from generator.records.benchmarks import BenchmarkResults
 from generator.records.calibration import CalibrationFile
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.complexity_tables import ComplexityTables
+from generator.records.contradictions import Contradiction
 from generator.records.import_source import Imported
 from generator.records.pending import Pending
 from generator.records.references import Reference
@@ -109,6 +110,8 @@ class Report:
     kinds: Sequence[Kind[Any, Any]] = ()
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     pending: Sequence[Pending] = ()  # stopped configurations' kept blocks (records/pending.py)
+    # seed claims against our numbers, each printed on the page that shows ours
+    contradictions: Sequence[Contradiction] = ()
 
     def of(self, kind: Kind[Any, V]) -> Sequence[V]:
         """The kind's views, typed as its analysis made them."""

@@ -12,7 +12,6 @@ from itertools import groupby
 from generator.analysis.replication import (
     DATASHEET_TOLERANCE,
     IMPOSSIBLE,
-    INCOMPLETE_BELOW,
     OTHER_FIGURES,
     Replication,
 )
@@ -34,6 +33,13 @@ SOURCE_KIND = {
     "analytic": "analytic count",
     "imported": "recomputed export",
     "measured": "measured here",
+    "floor": "analytic work at the peak",
+    "rate_from": "exact step at the report's time",
+    "quotient": "the report's own rows",
+    "mean": "the report's own rows",
+    "clock": "datasheet clock",
+    "cycles": "cycles at the boost clock",
+    "recorded": "not derivable here",
 }
 
 
@@ -63,7 +69,22 @@ def requirement(cause: str) -> str:
     if cause == "macs_x3":
         return "3 × the model's forward MACs ÷ our step FLOPs, ± 2 %"
     if cause == "incomplete_profile":
-        return f"under {number(INCOMPLETE_BELOW)}"
+        return (
+            "the step less the named missing part ÷ the step (analytic), ± 30 % for a "
+            "hardware counter, ± 2 % for a profiler's formula"
+        )
+    if cause == "forward_macs_as_step":
+        return "the model's forward MACs ÷ our step FLOPs, ± 5 %"
+    if cause == "tensor_core_uncounted":
+        return "at most half the same workload's ratio on a GPU without TF32"
+    if cause == "clock_summed":
+        return "÷ n kernels (× n for a time): a clock between half the boost and the boost"
+    if cause == "below_peak":
+        return "at most 1 for a rate, at least 1 for a time"
+    if cause == "data_loading_in_epoch":
+        return "at least 10 (the epoch's steps at the peak)"
+    if cause in ("intensity_definition", "open_question", "recorded", "unexplained"):
+        return "nothing is checked: the row's note gives the numbers or the next check"
     if cause == "other_datasheet":
         return (
             "the report's figure ÷ the catalog's (a recorded other figure, or the report's "
@@ -76,13 +97,27 @@ def requirement(cause: str) -> str:
 
 def _method(results: list[Replication]) -> list[tuple[str, str, str, int, int]]:
     """Per cause used: label, requirement, explanation, rows, rows where it holds."""
-    rows = Counter(r.row.cause for r in results)
-    holds = Counter(r.row.cause for r in results if r.status == "consistent")
+    rows = Counter(name for r in results for name in _uses(r))
+    holds = Counter(name for r in results if r.status == "consistent" for name in _uses(r))
     return [
         (CAUSES[c].label, requirement(c), CAUSES[c].explanation, rows[c], holds[c])
         for c in CAUSES
         if rows[c]
     ]
+
+
+def _uses(r: Replication) -> list[str]:
+    """The cause names of a row (several where causes combine)."""
+    return [use.name for use in r.row.causes] or [r.row.cause.partition(":")[0]]
+
+
+def cause_label(r: Replication) -> str:
+    """The row's causes in words, with an argument where one is given."""
+    words = []
+    for use in r.row.causes or ():
+        label = CAUSES[use.name].label
+        words.append(f"{label} ({use.argument})" if use.argument else label)
+    return " × ".join(words) or CAUSES[r.row.cause].label
 
 
 def _row(r: Replication) -> dict[str, str]:
@@ -97,7 +132,7 @@ def _row(r: Replication) -> dict[str, str]:
         "kind": SOURCE_KIND.get(r.row.derive.kind, r.row.derive.kind),
         "source": r.source,
         "ratio": "n/a" if r.ratio is None else number(r.ratio),
-        "cause": CAUSES[r.row.cause].label,
+        "cause": cause_label(r),
         "status": r.status,
         "explanation": r.explanation,
     }
@@ -127,7 +162,7 @@ def replication_page(results: list[Replication], references: dict[str, Reference
             for (device, key), f in sorted(OTHER_FIGURES.items())
         ],
         impossible=[r for r in results if r.status == IMPOSSIBLE],
-        unexplained=[r for r in results if r.status in ("unexplained", "not consistent")],
+        unexplained=[r for r in results if r.status in ("unexplained", "not consistent", "open")],
         seeds=seeds,
     )
     table = replication_frame(results)

@@ -26,6 +26,7 @@ def draw(checked: Checked) -> Report:
         ceilings=loaded.ceilings,
         complexity=loaded.complexity,
         references=loaded.references,
+        contradictions=loaded.contradictions,
         citation=loaded.citation,
         benchmarks=loaded.benchmarks,
         views=views,

@@ -28,6 +28,7 @@ from generator.records.ceilings import (
 )
 from generator.records.citation import read_citation, report_commit
 from generator.records.complexity_tables import ComplexityTables, read_tables
+from generator.records.contradictions import Contradiction, read_contradictions
 from generator.records.import_source import (
     Imported,
     Source,
@@ -94,6 +95,7 @@ class Loaded:
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     # configurations whose measure was stopped: the blocks kept so far (records/pending.py)
     pending: Sequence[Pending] = ()
+    contradictions: Sequence[Contradiction] = ()  # literature/contradictions.toml
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -116,6 +118,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
     literature = read_literature(measurements, {d.id for d in catalog})
     references = read_references(measurements)
     _check_cited(literature, references)
+    contradictions = read_contradictions(measurements, {row.id for row in literature})
     every = read_runs(measurements)  # each run's record, read once for the stages below
     records = {run_id: record for run_id, record in every.items() if record.status == "ok"}
     repository = measurements.parent
@@ -135,6 +138,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
         complexity=read_tables(measurements / "complexity"),
         literature=literature,
         references=references,
+        contradictions=contradictions,
         citation={
             **read_citation(repository),
             "report-commit": report_commit(repository),

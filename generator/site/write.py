@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.pages.chart_render import ChartRenderer, chart_key
+from generator.pages.contradictions import with_contradictions
 from generator.pages.downloads import rendered_specs
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, Page, Report
@@ -53,6 +54,7 @@ def render_pages(
     made = []
     for entry in REGISTRY:
         pages = entry.render(report) if isinstance(entry, Generated) else []
+        pages = with_contradictions(pages, list(report.contradictions), report.references)
         if renderer is not None:
             renderer.submit(rendered_specs(pages))
         made.append(pages)
