@@ -69,7 +69,7 @@ def test_rn50_on_a_t4_is_compute_bound_at_193_6_ms(tmp_path: Path) -> None:
     assert p.missing == ()
     assert p.device is not None and p.device.id == "t4"
     assert p.predicted_s == pytest.approx(0.19362, rel=1e-4)
-    assert RN50_BYTES / 320e9 == pytest.approx(0.1572, rel=1e-3)  # the memory floor is lower
+    assert pytest.approx(0.1572, rel=1e-3) == RN50_BYTES / 320e9  # the memory floor is lower
     assert p.bound == "compute"
     assert p.ratio == pytest.approx(0.250 / 0.19362, rel=1e-4)
     assert "ran near its compute floor on the NVIDIA T4" in p.sentence
@@ -121,7 +121,7 @@ def test_a_device_several_catalog_entries_share_is_the_one_the_seed_names(
     named = _rows(
         tmp_path,
         line,
-        '001-v100,001,§III.B,FP32 peak,NVIDIA Tesla V100,15.7,TFLOP/s,'
+        "001-v100,001,§III.B,FP32 peak,NVIDIA Tesla V100,15.7,TFLOP/s,"
         'catalog:v100-sxm2-16gb:fp32,agrees,"cite"',
     )
     (p,) = [p for p in predict(named, CATALOG, COUNTS) if p.row.id == "001-v"]
@@ -250,8 +250,33 @@ def test_complexity_tables_count_them_as_the_runs_do(tmp_path: Path) -> None:
     _rows(tmp_path, _measured("001-a", "ResNet-50, T4, batch 64", 250, RN50_MEASURED))
     (row,) = seed_workload_rows(tmp_path)
     assert (row["model"], row["batch"], row["phase"], row["precision"]) == (
-        "resnet50", 64, "train_step", "fp32"
+        "resnet50",
+        64,
+        "train_step",
+        "fp32",
     )
     assert row["step_flops"] == pytest.approx(RN50_STEP)
     assert row["forward_flops"] == pytest.approx(RN50_FORWARD)
     assert row["min_traffic_bytes"] == pytest.approx(RN50_BYTES, rel=1e-9)
+
+
+def test_an_export_missing_work_says_so(tmp_path: Path) -> None:
+    """000's A-1 export holds 4.928 GFLOP of ResNet-18's 14.01 GFLOP step (35 %): its 7.376 ms
+    of kernels are part of the step, and per FLOP they held they ran at 35 % ÷ ratio."""
+    rows = _rows(
+        tmp_path,
+        '000-t,000,§IV.ii,total kernel time,"ResNet-18, L4, batch 64",7.376,ms,'
+        'imported:a1:time,agrees,"cite"',
+    )
+    key = ("resnet18", "cifar10", 64, "train_step", "fp32")
+    counts = {key: Counts(14_012_158_504.0, 587_682_880.0, "hand")}
+    (p,) = predict(
+        rows, CATALOG, counts, imported={"a1": key[:4]}, imported_devices={"a1": BY_ID["l4"]},
+        counted={"a1": 4.928e9},
+    )  # fmt: skip
+    assert p.device is not None and p.device.id == "l4"
+    assert p.bound == "memory"
+    assert p.predicted_s == pytest.approx(587_682_880 / 300e9)
+    assert "35.2 % of the step's FLOPs" in p.sentence
+    share = 4.928e9 / 14_012_158_504
+    assert f"{100 * share / p.ratio:.3g} % of the floor's speed" in p.sentence  # type: ignore[operator]

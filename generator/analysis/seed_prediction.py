@@ -29,6 +29,7 @@ from generator.analysis.device_choice import (
     floor_seconds,
     kernels_per_step,
 )
+from generator.analysis.replication import INCOMPLETE_BELOW
 from generator.analysis.results import Result
 from generator.analysis.roofs import PEAK_OF_RUN, Roof, roof
 from generator.analysis.thresholds import ROOF_TOLERANCE
@@ -154,7 +155,9 @@ class BesideOurs:
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", " ", text.lower().replace("nvidia", "").replace("tesla", "")).strip()
+    return re.sub(
+        r"[^a-z0-9]", " ", text.lower().replace("nvidia", "").replace("tesla", "")
+    ).strip()
 
 
 def _names(device: Device) -> list[str]:
@@ -196,20 +199,19 @@ def seed_device(
             return chosen[0], ""
         if named:
             ids = ", ".join(sorted(d.id for d in named))
-            return None, f"which {part!r}: several catalog devices ({ids}) and the seed's rows name none"
+            return (
+                None,
+                f"which {part!r}: several catalog devices ({ids}) and the seed's rows name none",
+            )
     return None, "the device (no part of its configuration names a catalog device)"
 
 
-def kernels_of(
-    key: WorkloadKey, profiled: Mapping[WorkloadKey, Kernels]
-) -> Kernels | None:
+def kernels_of(key: WorkloadKey, profiled: Mapping[WorkloadKey, Kernels]) -> Kernels | None:
     """Kernels per step of the same configuration's profiled GPU step here (the same
     precision first), else of the same model, input and phase at another batch (the fewest:
     launches barely depend on the batch)."""
-    model, dataset, batch, phase, precision = key
-    same = sorted(
-        ((k[4] != precision, k[4]), v) for k, v in profiled.items() if k[:4] == key[:4]
-    )
+    model, dataset, _, phase, precision = key
+    same = sorted(((k[4] != precision, k[4]), v) for k, v in profiled.items() if k[:4] == key[:4])
     if same:
         return same[0][1]
     other = [
@@ -223,11 +225,19 @@ def kernels_of(
     return Kernels(per_step, f"{found.how} (batch {other_batch})")
 
 
-def cause_sentence(p: Prediction, statuses: Mapping[str, str]) -> str:
-    """published ÷ predicted and what it says, in one sentence."""
+def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | None = None) -> str:
+    """published ÷ predicted and what it says, in one sentence. counted: the FLOPs the
+    export that gave the time holds, where it is an imported export's."""
     ratio, row = p.ratio, p.row
     assert ratio is not None and p.counts is not None and p.predicted_s is not None
     head = f"Published ÷ predicted = {number(ratio, 3)}"
+    share = counted / p.counts.flops if counted else None
+    if share is not None and share < INCOMPLETE_BELOW:
+        return (
+            f"{head}, though the export holds only {percent(100 * share)} of the step's FLOPs "
+            "(work missing from the profile), so its time is of part of the step: per FLOP it "
+            f"held, its kernels ran at {percent(100 * share / ratio)} of the floor's speed."
+        )
     if row.derive.kind == "at_peak":
         slip = (
             ", and printed in s where its arithmetic gives ms (a factor-1000 slip)"
@@ -257,10 +267,10 @@ def cause_sentence(p: Prediction, statuses: Mapping[str, str]) -> str:
             f"{head}: the floor is the host's kernel launches, so the host's speed between "
             "kernels, not the GPU, sets the rest."
         )
-    share = percent(100 / ratio)
+    speed = percent(100 / ratio)
     what = "peak FLOP/s" if p.bound == "compute" else "bandwidth"
     return (
-        f"{head}: the step ran at {share} of the {p.device_name}'s {p.bound}-bound floor, "
+        f"{head}: the step ran at {speed} of the {p.device_name}'s {p.bound}-bound floor, "
         f"the {what} eager PyTorch loses to small layers, norms and activations."
     )
 
@@ -274,11 +284,13 @@ def predict(
     imported: Mapping[str, tuple[str, str, int, str]] | None = None,
     imported_devices: Mapping[str, Device | None] | None = None,
     statuses: Mapping[str, str] | None = None,
+    counted: Mapping[str, float | None] | None = None,
 ) -> list[Prediction]:
     """Every published time of `rows`, predicted where the row says enough. counts: the
     analytic counts by workload; profiled: kernels per step of our profiled GPU steps;
     imported: folder -> (model, dataset, batch, phase) of each imported export, and
-    imported_devices its matched device; statuses: row id -> its replication status."""
+    imported_devices its matched device; statuses: row id -> its replication status;
+    counted: imported folder -> the FLOPs its export counts."""
     out = []
     for row in rows:
         if not is_time(row):
@@ -310,7 +322,8 @@ def predict(
         p = Prediction(row, workload, device, (), found, under, kernels, predicted, bound)
         out.append(
             Prediction(row, workload, device, (), found, under, kernels, predicted, bound,
-                       cause_sentence(p, statuses or {}))
+                       cause_sentence(p, statuses or {},
+                                      (counted or {}).get(workload.imported or "")))
         )  # fmt: skip
     return out
 
@@ -381,9 +394,7 @@ def launch_note() -> str:
     )
 
 
-def counts_by_workload(
-    table: pl.DataFrame | None, runs: pl.DataFrame
-) -> dict[WorkloadKey, Counts]:
+def counts_by_workload(table: pl.DataFrame | None, runs: pl.DataFrame) -> dict[WorkloadKey, Counts]:
     """The analytic counts of each workload: seed_workloads.csv (complexity-tables), else an
     ok run here of the same configuration (its modelled FLOPs and bytes, the same counter)."""
     found: dict[WorkloadKey, Counts] = {}
@@ -413,9 +424,7 @@ def counts_by_workload(
     return found
 
 
-def profiled_kernels(
-    traces: Sequence[TraceView], runs: pl.DataFrame
-) -> dict[WorkloadKey, Kernels]:
+def profiled_kernels(traces: Sequence[TraceView], runs: pl.DataFrame) -> dict[WorkloadKey, Kernels]:
     """Kernels per step of each configuration's profiled GPU step here (its first run's)."""
     config = {
         row["run_id"]: (row["model"], row["dataset"], row["batch"], row["phase"], row["precision"])

@@ -153,14 +153,14 @@ def row_workload(
     if derive.kind == "imported":
         known = (imported or {}).get(derive.folder)
         if known is not None:
-            model, dataset, batch, phase = known
-            return RowWorkload(model, dataset, batch, phase, precision, tuple(parts), "cuda",
-                               derive.folder)  # fmt: skip
+            return RowWorkload(*known, precision, tuple(parts), "cuda", derive.folder)
     if derive.kind in ("measured", "analytic"):
-        phase = derive.quantity if derive.kind == "measured" else phase_in(text)
-        kind = derive.device if derive.kind == "measured" else None
-        return RowWorkload(derive.model, derive.dataset, derive.batch, phase, precision,
-                           tuple(parts), kind)  # fmt: skip
+        measured = derive.kind == "measured"
+        return RowWorkload(
+            derive.model, derive.dataset, derive.batch,
+            derive.quantity if measured else phase_in(text), precision, tuple(parts),
+            derive.device if measured else None,
+        )  # fmt: skip
     model = model_in(parts)
     return RowWorkload(
         model, dataset_in(text, model), batch_in(text), phase_in(text), precision, tuple(parts),

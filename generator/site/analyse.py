@@ -124,7 +124,7 @@ def analyse(loaded: Loaded) -> Analysed:
             *odd_phases(training_parts(runs, loaded.steps, found), found, points),
         ),
         captures=analyse_kinds(loaded),
-        seed_predictions=_seed_predictions(loaded, runs, traces, replications),
+        seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted),
     )
 
 
@@ -133,6 +133,7 @@ def _seed_predictions(
     runs: pl.DataFrame,
     traces: Sequence[TraceView],
     replications: Sequence[Replication],
+    counted: Mapping[str, float | None],
 ) -> list[Prediction]:
     """The seeds' published times predicted on the devices they ran on."""
     imported: dict[str, tuple[str, str, int, str]] = {}
@@ -152,6 +153,7 @@ def _seed_predictions(
         imported,
         devices,
         {r.row.id: r.status for r in replications},
+        counted,
     )
 
 
