@@ -71,3 +71,16 @@ def test_an_experiment_page_shows_the_seed_beside_ours(report: Report) -> None:
     assert "it ran on the NVIDIA L4, and this group ran it on no GPU here" in pages["A.md"].markdown
     # a group with no seed time of its configurations has no such section
     assert any("numbers beside ours" not in page.markdown for page in pages.values())
+
+
+def test_the_complexity_page_splits_measured_latency_by_layer_family(report: Report) -> None:
+    from generator.pages.complexity import complexity_page, measured_families
+
+    families = measured_families(report.traces, report.runs)
+    assert set(families) == {"alexnet", "resnet18"}
+    labels = [run.label for run in families["alexnet"]]
+    assert "NVIDIA H100 SXM, inference, batch 1" in labels
+    assert len(labels) == len(set(labels))  # one per device, phase and batch
+    page = complexity_page(report.complexity, report.runs, families)
+    assert page is not None and "### alexnet: measured" in page.markdown
+    assert "| conv |" in page.markdown
