@@ -13,11 +13,11 @@ from markupsafe import Markup
 
 from generator.analysis.device_choice import LAUNCH_LATENCY_SOURCE, LAUNCH_LATENCY_US
 from generator.analysis.seed_claims import OVERKILL_WORKLOAD, Claim, overkill, same_bandwidth
+from generator.analysis.seed_inputs import counts_by_workload
 from generator.analysis.seed_prediction import (
     NEAR_FLOOR,
     Prediction,
     SeedSpread,
-    counts_by_workload,
     spread_by_seed,
 )
 from generator.catalog import Device

@@ -26,11 +26,10 @@ from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofs import PEAK_OF_RUN, Roof, ceiling_of, roof
+from generator.analysis.seed_inputs import counts_by_workload, profiled_kernels
 from generator.analysis.seed_prediction import (
     Prediction,
-    counts_by_workload,
     predict,
-    profiled_kernels,
 )
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
