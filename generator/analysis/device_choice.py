@@ -151,7 +151,7 @@ def _seconds(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
-def _kernels_per_step(trace: TraceView) -> float | None:
+def kernels_per_step(trace: TraceView) -> float | None:
     analysis = trace.analysis
     if not analysis.attribution.on_gpu or not analysis.kernels:
         return None
@@ -174,7 +174,7 @@ def trace_workloads(traces: list[TraceView]) -> list[Workload]:
             else None
         )
         uncounted = [f for f in trace.findings if f.id in ("uncounted-ops", "missing-shapes")]
-        kernels = _kernels_per_step(trace)
+        kernels = kernels_per_step(trace)
         found.append(
             Workload(
                 trace.title, "trace", flops, nbytes, key, None, None, trace.phase == "train_step",
@@ -216,7 +216,7 @@ def with_launch_counts(
     # a run's trace by its run id (its slug is "run-<id>"; its title is the run's label)
     by_run = {t.slug.removeprefix("run-"): t for t in traces if t.kind == "run"}
     for run_id, trace in sorted(by_run.items()):
-        kernels = _kernels_per_step(trace)
+        kernels = kernels_per_step(trace)
         if kernels and run_id in config:
             gpu.append((config[run_id], kernels, run_id))
     out = []

@@ -178,6 +178,56 @@ def literature_rows(measurements: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def imported_workloads(measurements: Path) -> dict[str, tuple[str, str, int, str]]:
+    """Imported folder -> (model, dataset, batch, phase), where its source.toml names them."""
+    from generator.records.import_source import discover
+
+    found = {}
+    for item in discover(measurements):
+        source = item.source
+        if source.registry_model and source.dataset and source.batch:
+            found[item.name] = (source.registry_model, source.dataset, source.batch, source.phase)
+    return found
+
+
+def seed_workload_rows(measurements: Path) -> list[dict[str, Any]]:
+    """Analytic FLOPs and minimal bytes of every workload a published time in
+    measurements/literature/*.csv ran (records/literature_workload.py reads which): what the
+    report's roofline prediction of that time rests on."""
+    from generator.catalog import load_catalog
+    from generator.models import DATASETS
+    from generator.records.literature import read_literature
+    from generator.records.literature_workload import workloads_to_count
+
+    literature = read_literature(measurements, {d.id for d in load_catalog()})
+    rows = []
+    for model, data_name, batch, phase, precision in workloads_to_count(
+        literature, imported_workloads(measurements)
+    ):
+        data = DATASETS[data_name]
+        result = analyze(
+            model,
+            data.shape,
+            batch,
+            data.classes,
+            precision=precision,
+            training=phase == "train_step",
+        )
+        rows.append(
+            {
+                "model": model,
+                "dataset": data_name,
+                "batch": batch,
+                "phase": phase,
+                "precision": precision,
+                "forward_flops": result.forward_flops,
+                "step_flops": result.step_flops,
+                "min_traffic_bytes": result.min_traffic_bytes,
+            }
+        )
+    return rows
+
+
 def source_hash(measurements: Path | None = None) -> str:
     """Hash of the counter's own code, the models it counts, the imported exports'
     source.toml files and the literature rows: the tables change only when one of these (or torch) does."""
@@ -223,6 +273,7 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
         "models.csv": model_rows(),
         "layers.csv": layer_rows(),
         "literature.csv": literature_rows(measurements or folder.parent),
+        "seed_workloads.csv": seed_workload_rows(measurements or folder.parent),
     }
     meta = TablesMeta(
         generated_at=utc_now(),

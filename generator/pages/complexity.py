@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import polars as pl
 from markupsafe import Markup
 
+from generator.analysis.layer_families import (
+    FAMILY_MODELS,
+    FamilyLatency,
+    family_latency,
+    family_table,
+)
 from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
+from generator.analysis.views import TraceView
+from generator.catalog import device_label
 from generator.complexity.conventions import ELEMENTWISE, OPTIMIZERS
 from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
@@ -19,7 +29,39 @@ def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def complexity_page(complexity: ComplexityTables, runs: pl.DataFrame | None = None) -> Page | None:
+def measured_families(
+    traces: Sequence[TraceView], runs: pl.DataFrame
+) -> dict[str, list[FamilyLatency]]:
+    """FAMILY_MODELS' profiled runs on ImageNet-shaped input (seed 003's) with their layer
+    times by family: model -> one per device, phase and batch (its first run's)."""
+    config = {row["run_id"]: row for row in runs.to_dicts()}
+    found: dict[str, list[tuple[tuple[str, str, int], FamilyLatency]]] = {}
+    for trace in sorted(traces, key=lambda t: t.slug):
+        row = config.get(trace.slug.removeprefix("run-"))
+        if trace.kind != "run" or trace.layers is None or row is None:
+            continue
+        if row["model"] not in FAMILY_MODELS or row["dataset"] != "imagenet":
+            continue
+        device = device_label(str(row.get("device_label") or row.get("device_name") or ""))
+        label = f"{device}, {row['phase']}, batch {row['batch']}"
+        latency = family_latency(label, trace.layers)
+        if latency is not None:
+            key = (device, str(row["phase"]), int(row["batch"]))
+            found.setdefault(row["model"], []).append((key, latency))
+    out = {}
+    for model, items in sorted(found.items()):
+        first: dict[tuple[str, str, int], FamilyLatency] = {}
+        for key, latency in items:
+            first.setdefault(key, latency)
+        out[model] = [first[key] for key in sorted(first)]
+    return out
+
+
+def complexity_page(
+    complexity: ComplexityTables,
+    runs: pl.DataFrame | None = None,
+    measured: Mapping[str, Sequence[FamilyLatency]] | None = None,
+) -> Page | None:
     tables, meta = complexity.frames, complexity.meta
     if meta is None or not tables:
         return None
@@ -164,6 +206,10 @@ def complexity_page(complexity: ComplexityTables, runs: pl.DataFrame | None = No
         memory=memory,
         memory_unmeasured=unmeasured,
         memory_factor=MEMORY_MISMATCH_FACTOR,
+        families=[
+            (model, [run.label for run in items], family_table(items))
+            for model, items in (measured or {}).items()
+        ],
     )
     return Page(
         path,
@@ -175,7 +221,8 @@ def complexity_page(complexity: ComplexityTables, runs: pl.DataFrame | None = No
 
 
 def _render(report: Report) -> list[Page]:
-    page = complexity_page(report.complexity, report.runs)
+    families = measured_families(report.traces, report.runs)
+    page = complexity_page(report.complexity, report.runs, families)
     return [page] if page is not None else []
 
 

@@ -27,6 +27,7 @@ from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
 from generator.pages.run_text import run_label
+from generator.pages.seed_beside import for_group, seed_section
 from generator.records.ceilings import MeasuredCeilings
 
 # Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
@@ -191,9 +192,12 @@ def experiment_page(
     summary: bool | None = None,
     results: Mapping[str, Result] | None = None,
     odd: Sequence[Odd] = (),
+    seeds: Markup | None = None,
 ) -> Page:
     """`summary`: one row per configuration (None: when `runs` are too many for one row
-    each, run_lists.summarize; the report passes its total, as `runs` may be the group's)."""
+    each, run_lists.summarize; the report passes its total, as `runs` may be the group's).
+    `seeds`: the section setting the seed reports' times of these configurations beside
+    ours (pages/seed_beside.py)."""
     ordered, keys, key = group_rows(group, runs, results or {})
     rows = ordered
     counts = _runs_per_workload(ordered)
@@ -297,6 +301,7 @@ def experiment_page(
         roofline_chart=roofline_chart,
         observations=_observations(ordered, keys, key, measured, label)
         + [f"Against the expected direction: {o.sentence()}" for o in odd],
+        seeds=seeds or Markup(""),
     )
     return Page(
         path,
@@ -330,9 +335,14 @@ def _render(report: Report) -> list[Page]:
             o for o in report.odd
             if o.expected.workload in results and (o.other is None or o.other.workload in results)
         )  # fmt: skip
+        seeds = seed_section(
+            *for_group(report.seed_predictions, results, report.ceilings, report.catalog)
+        )
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
         pages.append(
-            remembered("experiment_page", experiment_page, *args, verdicts, summary, results, odd)
+            remembered(
+                "experiment_page", experiment_page, *args, verdicts, summary, results, odd, seeds
+            )
         )
     return pages
 

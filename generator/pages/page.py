@@ -24,6 +24,7 @@ from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.replication import Replication
 from generator.analysis.results import Result
+from generator.analysis.seed_prediction import Prediction
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import Verdict
 from generator.analysis.views import MeasurementView, TraceView
@@ -112,6 +113,8 @@ class Report:
     pending: Sequence[Pending] = ()  # stopped configurations' kept blocks (records/pending.py)
     # seed claims against our numbers, each printed on the page that shows ours
     contradictions: Sequence[Contradiction] = ()
+    # every published time of the seeds beside the roofline's prediction of it
+    seed_predictions: Sequence[Prediction] = ()
 
     def of(self, kind: Kind[Any, V]) -> Sequence[V]:
         """The kind's views, typed as its analysis made them."""

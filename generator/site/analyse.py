@@ -27,6 +27,11 @@ from generator.analysis.replication import Replication, configuration_flops, rep
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofline import bound_against
 from generator.analysis.roofs import PREFERRED, Roof, ceiling_of, roof_for
+from generator.analysis.seed_inputs import counts_by_workload, profiled_kernels
+from generator.analysis.seed_prediction import (
+    Prediction,
+    predict,
+)
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -69,6 +74,8 @@ class Analysed:
     odd: tuple[Odd, ...] = ()
     # kind name -> its views, one per capture it found (site/kinds.py)
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    # every published time of the seeds beside the roofline's prediction of it
+    seed_predictions: list[Prediction] = field(default_factory=list)
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -117,6 +124,36 @@ def analyse(loaded: Loaded) -> Analysed:
             *odd_phases(training_parts(runs, loaded.steps, found), found, points),
         ),
         captures=analyse_kinds(loaded),
+        seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted),
+    )
+
+
+def _seed_predictions(
+    loaded: Loaded,
+    runs: pl.DataFrame,
+    traces: Sequence[TraceView],
+    replications: Sequence[Replication],
+    counted: Mapping[str, float | None],
+) -> list[Prediction]:
+    """The seeds' published times predicted on the devices they ran on."""
+    imported: dict[str, tuple[str, str, int, str]] = {}
+    devices: dict[str, Device | None] = {}
+    for item, _ in loaded.imported:
+        source = item.source
+        if source.registry_model and source.dataset and source.batch:
+            imported[item.name] = (source.registry_model, source.dataset, source.batch,
+                                   source.phase)  # fmt: skip
+        devices[item.name] = lookup_device(source.device, loaded.catalog) if source.device else None
+    return predict(
+        loaded.literature,
+        loaded.catalog,
+        counts_by_workload(loaded.complexity.frames.get("seed_workloads.csv"), runs),
+        loaded.ceilings,
+        profiled_kernels(traces, runs),
+        imported,
+        devices,
+        {r.row.id: r.status for r in replications},
+        counted,
     )
 
 

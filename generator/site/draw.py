@@ -42,6 +42,7 @@ def draw(checked: Checked) -> Report:
         results=analysed.results,
         points=analysed.points,
         odd=analysed.odd,
+        seed_predictions=analysed.seed_predictions,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,
         calibrations=loaded.calibrations,

@@ -1,0 +1,163 @@
+"""The Seed times page: every time the seed reports publish, beside the roofline's prediction
+of it on the device it ran on (analysis/seed_prediction.py), the spread of published ÷
+predicted per seed with its chart, what a row lacks where it has no prediction, and seed
+000's two device claims by catalog arithmetic (analysis/seed_claims.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+from markupsafe import Markup
+
+from generator.analysis.device_choice import LAUNCH_LATENCY_SOURCE, LAUNCH_LATENCY_US
+from generator.analysis.seed_claims import OVERKILL_WORKLOAD, Claim, overkill, same_bandwidth
+from generator.analysis.seed_inputs import counts_by_workload
+from generator.analysis.seed_prediction import (
+    NEAR_FLOOR,
+    Prediction,
+    SeedSpread,
+    spread_by_seed,
+)
+from generator.catalog import Device
+from generator.formatting import number, si
+from generator.pages.page import Generated, Page, Report
+from generator.pages.paths import GENERATED_DIR
+from generator.pages.render import ChartBook, front_matter_title, render
+
+PATH = f"{GENERATED_DIR}/seed-prediction.md"
+TITLE = "Seed times against the roofline"
+
+
+def _row(p: Prediction) -> dict[str, str]:
+    return {
+        "id": p.row.id,
+        "where": p.row.where,
+        "configuration": p.row.configuration,
+        "quantity": p.row.quantity,
+        "device": p.device_name,
+        "published": si(p.row.published_base, "s"),
+        "predicted": si(p.predicted_s, "s") if p.predicted_s else "n/a",
+        "bound": p.bound,
+        "roof": p.under.label if p.under else "",
+        "counts": (
+            f"{si(p.counts.flops, 'FLOP')}, {si(p.counts.bytes, 'B')} ({p.counts.source})"
+            if p.counts
+            else ""
+        ),
+        "kernels": f"{number(p.kernels.per_step)} kernels, {p.kernels.how}" if p.kernels else "",
+        "ratio": number(p.ratio, 3) if p.ratio else "n/a",
+        "sentence": p.sentence,
+        "missing": "; ".join(p.missing),
+    }
+
+
+def prediction_frame(predictions: Sequence[Prediction]) -> pl.DataFrame:
+    """One row per published time: the download keeps base units (seconds, FLOP, bytes)."""
+    rows = [
+        {
+            "id": p.row.id, "seed": p.row.seed, "where": p.row.where,
+            "configuration": p.row.configuration, "device": p.device_name,
+            "model": p.workload.model, "dataset": p.workload.dataset, "batch": p.workload.batch,
+            "phase": p.workload.phase, "precision": p.workload.precision,
+            "published_s": p.row.published_base, "predicted_s": p.predicted_s,
+            "bound": p.bound or None, "roof": p.under.label if p.under else None,
+            "flops": p.counts.flops if p.counts else None,
+            "bytes": p.counts.bytes if p.counts else None,
+            "kernels": p.kernels.per_step if p.kernels else None,
+            "published_over_predicted": p.ratio, "cause": p.sentence or None,
+            "missing": "; ".join(p.missing) or None,
+        }
+        for p in predictions
+    ]  # fmt: skip
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _chart_rows(predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
+    """The chart's points, each seed's spread a little apart vertically (in reading order)."""
+    rows, seen = [], dict[str, int]()
+    for p in predictions:
+        if p.ratio is None:
+            continue
+        index = seen.get(p.row.seed, 0)
+        seen[p.row.seed] = index + 1
+        rows.append(
+            {"id": p.row.id, "seed": p.row.seed, "device": p.device_name, "ratio": p.ratio,
+             "bound": p.bound, "jitter": ((index % 5) - 2) / 3}
+        )  # fmt: skip
+    return rows
+
+
+def claims(report: Report) -> list[Claim]:
+    """Seed 000's claims about its T4 and L4, where the catalog has both."""
+    by_id: dict[str, Device] = {d.id: d for d in report.catalog}
+    if "t4" not in by_id or "l4" not in by_id:
+        return []
+    counts = counts_by_workload(report.complexity.frames.get("seed_workloads.csv"), report.runs)
+    step = counts.get(OVERKILL_WORKLOAD)
+    literature = report.complexity.frames.get("literature.csv")
+    flops, nbytes = (step.flops, step.bytes) if step else (None, None)
+    if step is None and literature is not None:  # the analytic table's step and intensity
+        model, dataset, batch = OVERKILL_WORKLOAD[:3]
+        found = literature.filter(
+            (pl.col("model") == model) & (pl.col("dataset") == dataset) & (pl.col("batch") == batch)
+        ).to_dicts()
+        if found:
+            flops = float(found[0]["step_flops"])
+            nbytes = flops / float(found[0]["arithmetic_intensity"])
+    t4, l4 = by_id["t4"], by_id["l4"]
+    return [same_bandwidth(t4, l4), overkill(t4, l4, flops, nbytes)]
+
+
+def _spread(s: SeedSpread) -> dict[str, Any]:
+    return {
+        "seed": s.seed,
+        "predicted": s.predicted,
+        "missing": s.missing,
+        "median": number(s.median, 3),
+        "low": number(s.low, 3),
+        "high": number(s.high, 3),
+        "spread": number(s.spread, 3),
+    }
+
+
+def seed_prediction_page(report: Report) -> Page:
+    from generator.charts.seed_prediction import seed_ratio_chart  # altair: import on use
+
+    predictions = list(report.seed_predictions)
+    book = ChartBook(PATH)
+    chart = Markup("")
+    spec = seed_ratio_chart(_chart_rows(predictions), "Published ÷ predicted, per seed report")
+    if spec:
+        chart = book.embed(spec, "seed-ratios")
+    spreads = spread_by_seed(predictions)
+    seeds = [
+        {"seed": seed, "rows": [_row(p) for p in predictions if p.row.seed == seed]}
+        for seed in sorted({p.row.seed for p in predictions})
+    ]
+    markdown = render(
+        "seed_prediction.md.j2",
+        title_yaml=front_matter_title(TITLE),
+        title=TITLE,
+        total=len(predictions),
+        predicted=sum(p.ratio is not None for p in predictions),
+        spreads=[_spread(s) for s in spreads],
+        near=number(NEAR_FLOOR),
+        launch_us=LAUNCH_LATENCY_US,
+        launch_source=LAUNCH_LATENCY_SOURCE,
+        chart=chart,
+        seeds=seeds,
+        claims=claims(report),
+    )
+    tables = {"seed-prediction": prediction_frame(predictions)} if predictions else {}
+    return Page(PATH, TITLE, markdown, book.specs, tables)
+
+
+def _render(report: Report) -> list[Page]:
+    if not report.seed_predictions:
+        return []
+    return [seed_prediction_page(report)]
+
+
+PAGE = Generated("Results", _render)

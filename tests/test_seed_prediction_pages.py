@@ -1,0 +1,86 @@
+"""The Seed times page and the experiment pages' seed section, on the committed measurements."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.analysis.seed_claims import overkill, same_bandwidth
+from generator.catalog import load_catalog
+from generator.pages.page import Report
+from generator.site.analyse import analyse
+from generator.site.check import check
+from generator.site.context import build_context
+from generator.site.draw import draw
+from generator.site.load import load_measurements
+from tests.helpers import REPO
+
+BY_ID = {d.id: d for d in load_catalog()}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    cache = tmp_path_factory.mktemp("cache")
+    return draw(check(analyse(load_measurements(build_context(REPO / "measurements", cache)))))
+
+
+def test_the_page_sets_each_time_beside_its_prediction(report: Report) -> None:
+    from generator.pages.seed_prediction import seed_prediction_page
+
+    page = seed_prediction_page(report)
+    assert page.path == "measurements/seed-prediction.md"
+    table = page.tables["seed-prediction"]
+    times = list(report.seed_predictions)
+    assert table.height == len(times) > 0
+    a1 = table.filter(table["id"] == "000-a1-time").to_dicts()[0]
+    assert a1["device"] == "NVIDIA L4" and a1["bound"] == "memory"
+    assert a1["published_over_predicted"] == pytest.approx(7.376e-3 / a1["predicted_s"])
+    assert 'id="pred-000-a1-time"' in page.markdown
+    # a row that does not say its batch states what it lacks, not a number
+    assert "Not predicted.</strong> Missing: the input" in page.markdown
+    assert "| Seed | Predicted | Lacking |" in page.markdown
+    assert page.charts["seed-ratios"]["layer"][0]["mark"]["type"] == "rule"  # the floor at 1
+
+
+def test_seed_000s_claims_by_catalog_arithmetic() -> None:
+    """T4 320 GB/s, L4 300 GB/s: 6.25 % apart, the same within 10 %. ResNet-18's step at
+    batch 128 (27.98 GFLOP, 34.22 FLOP/byte) is compute-bound on the T4 (3.454 ms) and
+    memory-bound on the L4 (2.725 ms): 3.74× the peak buys 1.27×."""
+    t4, l4 = BY_ID["t4"], BY_ID["l4"]
+    bandwidth = same_bandwidth(t4, l4)
+    assert bandwidth.holds and "6.25 % less" in bandwidth.check
+    flops = 27_979_590_440.0
+    claim = overkill(t4, l4, flops, flops / 34.22199564543071)
+    assert claim.holds
+    assert "compute-bound on the NVIDIA T4" in claim.check
+    assert "memory-bound on the NVIDIA L4" in claim.check
+    assert "3.74× FP32 peak buys 1.27×" in claim.check
+    assert overkill(t4, l4, None, None).holds is None
+
+
+def test_an_experiment_page_shows_the_seed_beside_ours(report: Report) -> None:
+    from generator.pages.experiment import _render
+
+    pages = {page.path.rsplit("/", 1)[-1]: page for page in _render(report)}
+    with_seed = [name for name, page in pages.items() if "from the devices alone" in page.markdown]
+    assert with_seed  # the groups that ran ResNet-18's CIFAR-10 step at batch 64 on a GPU
+    page = pages[with_seed[0]]
+    assert "## The seeds' numbers beside ours" in page.markdown
+    assert "<code>000-a1-time</code>" in page.markdown and "on the NVIDIA L4 is" in page.markdown
+    assert "NVIDIA H100 SXM" in page.markdown or "NVIDIA H200 SXM" in page.markdown
+    # group A ran it on the CPU alone: the seed's L4 time is named, with why it is not beside
+    assert "it ran on the NVIDIA L4, and this group ran it on no GPU here" in pages["A.md"].markdown
+    # a group with no seed time of its configurations has no such section
+    assert any("numbers beside ours" not in page.markdown for page in pages.values())
+
+
+def test_the_complexity_page_splits_measured_latency_by_layer_family(report: Report) -> None:
+    from generator.pages.complexity import complexity_page, measured_families
+
+    families = measured_families(report.traces, report.runs)
+    assert set(families) == {"alexnet", "resnet18"}
+    labels = [run.label for run in families["alexnet"]]
+    assert "NVIDIA H100 SXM, inference, batch 1" in labels
+    assert len(labels) == len(set(labels))  # one per device, phase and batch
+    page = complexity_page(report.complexity, report.runs, families)
+    assert page is not None and "### alexnet: measured" in page.markdown
+    assert "| conv |" in page.markdown
