@@ -35,7 +35,11 @@ from tests.helpers import result_row
 
 CATALOG = load_catalog()
 BY_ID = {d.id: d for d in CATALOG}
-HEADER = "id,seed,where,quantity,configuration,published,unit,derive,cause,citation\n"
+# The optional columns too: an unexplained row must name its next check in `note`.
+HEADER = (
+    "id,seed,where,quantity,configuration,published,unit,derive,cause,citation,"
+    "device,workload,precision,read_from,note\n"
+)
 RN50_FORWARD = 528_760_797_696.0  # resnet50, imagenet, batch 64 (literature.csv)
 RN50_STEP = 1_568_336_159_904.0
 RN50_AI = 31.183420803931636
@@ -56,7 +60,7 @@ def _rows(tmp_path: Path, *lines: str) -> list[LiteratureRow]:
 
 
 def _measured(row_id: str, configuration: str, ms: float, derive: str) -> str:
-    return f'{row_id},001,§V,step time,"{configuration}",{ms},ms,{derive},unexplained,"cite"'
+    return f'{row_id},001,§V,step time,"{configuration}",{ms},ms,{derive},unexplained,"cite",,,,,"next: a profile"'
 
 
 RN50_MEASURED = "measured:resnet50:imagenet:64:train_step:step_time:cuda"
@@ -231,7 +235,7 @@ def test_the_workloads_complexity_tables_counts(tmp_path: Path) -> None:
         tmp_path,
         _measured("001-a", "ResNet-50, T4, batch 64", 250, RN50_MEASURED),
         '002-b,002,§3,epoch time,"ResNet-18, RTX 4080 Laptop, batch 128, CIFAR-10, AMP",'
-        '41,s,measured:resnet18:cifar10:128:train_step:step_time:cuda,unexplained,"cite"',
+        '41,s,measured:resnet18:cifar10:128:train_step:step_time:cuda,unexplained,"cite",,,,,"next: a profile"',
         '001-t,001,§III.C,step time at FP32 peak,"ResNet-50, T4",33.33,s,'
         'at_peak:270e9:t4:fp32,factor_1000,"cite"',
         '001-p,001,§III.B,FP32 peak,NVIDIA T4,8.1,TFLOP/s,catalog:t4:fp32,agrees,"cite"',

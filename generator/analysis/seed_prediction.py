@@ -172,8 +172,10 @@ def seed_device(
     device's names, or of several where the seed's own datasheet rows name one of them."""
     derive = row.derive
     by_id = {d.id: d for d in catalog}
-    if derive.kind in ("catalog", "ridge", "at_peak"):
+    if derive.kind in ("catalog", "ridge", "at_peak", "floor"):
         return by_id[derive.device], ""
+    if row.device:  # the transcriber named it (literature README: the `device` column)
+        return by_id[row.device], ""
     if workload.imported is not None:
         device = imported.get(workload.imported)
         return device, "" if device else f"the device of export {workload.imported!r}"
@@ -307,13 +309,14 @@ def predict(
             out.append(Prediction(row, workload, device, tuple(missing)))
             continue
         kernels = kernels_of(key, profiled or {}) if device.kind == "gpu" else None
-        predicted, bound = floor_seconds(
+        per_step, bound = floor_seconds(
             found.flops,
             found.bytes,
             under.peak_flops_per_s,
             under.bandwidth_bytes_per_s,
             kernels.per_step if kernels else None,
         )
+        predicted = per_step * workload.steps  # an epoch's time: its steps' floors
         p = Prediction(row, workload, device, (), found, under, kernels, predicted, bound)
         out.append(
             Prediction(row, workload, device, (), found, under, kernels, predicted, bound,

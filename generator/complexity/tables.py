@@ -240,7 +240,9 @@ def source_hash(measurements: Path | None = None) -> str:
     # Release versions only: a +cpu and a +cu130 build of one release count the same.
     release = f"{torch.__version__.split('+')[0]} {torchvision.__version__.split('+')[0]}"
     digest = hashlib.sha256(release.encode())
-    code = [*Path(__file__).parent.glob("*.py"), *(root / "models").glob("*.py")]
+    # literature_workload.py decides which seed workloads seed_workloads.csv counts
+    code = [*Path(__file__).parent.glob("*.py"), *(root / "models").glob("*.py"),
+            root / "records" / "literature_workload.py"]  # fmt: skip
     for path in sorted(code):
         digest.update(path.name.encode() + path.read_bytes())
     if measurements is not None:

@@ -38,6 +38,9 @@ PRECISION_WORDS: tuple[tuple[str, str], ...] = (
     ("mixed precision", "fp16-amp"),
     ("tf32", "tf32"),
 )
+# A `floor:` derive key's FLOP quantity -> the phase whose analytic counts it is (the
+# forward pass of a training step does an inference's work)
+FLOOR_PHASES = {"step_flops": "train_step", "forward_flops": "inference"}
 INFERENCE_WORDS = ("inference", "latency", "forward pass")
 TRAINING_WORDS = ("train", "step time", "per step", "epoch")
 
@@ -54,6 +57,8 @@ class RowWorkload:
     device_words: tuple[str, ...]  # the row's text parts that may name its device
     device_kind: str | None  # cpu or cuda where a `measured:` key says it
     imported: str | None = None  # the imported folder whose export gave the time
+    steps: int = 1  # steps in the timed span (an epoch's, where the row says so)
+    part: str | None = None  # a part of the step the time is of alone (its backward pass)
 
     @property
     def key(self) -> tuple[str, str, int, str, str] | None:
@@ -71,7 +76,9 @@ class RowWorkload:
             gaps.append("the input (name a dataset or a shape such as 3×224×224)")
         if self.batch is None:
             gaps.append("the batch (write 'batch N' in its configuration)")
-        if self.phase is None:
+        if self.part is not None:
+            gaps.append(f"a roofline count of {self.part} alone (the prediction is of whole steps)")
+        elif self.phase is None:
             gaps.append("the phase (training step or inference)")
         return gaps
 
@@ -160,6 +167,12 @@ def row_workload(
             derive.model, derive.dataset, derive.batch,
             derive.quantity if measured else phase_in(text), precision, tuple(parts),
             derive.device if measured else None,
+        )  # fmt: skip
+    if derive.kind == "floor":  # the row's own floor names its workload and its span
+        return RowWorkload(
+            derive.model, derive.dataset, derive.batch, FLOOR_PHASES.get(derive.quantity),
+            row.precision or precision, tuple(parts), None, steps=derive.steps,
+            part="the backward pass" if derive.quantity == "backward_flops" else None,
         )  # fmt: skip
     model = model_in(parts)
     return RowWorkload(
