@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from generator import config as config_module
+from generator.analysis.results import estimate, precise_enough
 from generator.cli import main
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
@@ -20,7 +21,7 @@ from generator.measure import ncu, runner, step
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.store import staged_run_folder
 from generator.records.run import read_run as read_run_record
-from generator.stats import quantile, summarize_times
+from generator.stats import linear_trend, quantile
 from generator.summaries.trace import summarize_trace
 from tests.helpers import REPO
 
@@ -152,20 +153,17 @@ def test_bf16_on_a_cpu_without_it_is_an_error(
     runner.check_machine(runs, path, ["T"])
 
 
-def test_stats_consistent_with_samples() -> None:
+def test_one_process_estimate_consistent_with_samples() -> None:
     values = [0.010, 0.012, 0.011, 0.013, 0.030]
-    stats = summarize_times(values, batch=32)
-    assert stats["median_s"] == 0.012
-    assert (stats["q1_s"], stats["q3_s"]) == (0.011, 0.013)
-    assert stats["mean_s"] == pytest.approx(statistics.fmean(values))
-    assert stats["cv"] == pytest.approx(statistics.stdev(values) / statistics.fmean(values))
-    low, high = stats["median_ci95_s"]
-    assert min(values) <= low <= stats["median_s"] <= high <= max(values)
-    assert stats["throughput_samples_per_s"] == pytest.approx(32 / 0.012)
-    assert (low, high) == (min(values), max(values))  # 5 samples: the whole range (93.75 %)
-    assert summarize_times(values, batch=32) == stats  # no resampling: reproducible
+    step = estimate([values], False, 0.0)
+    assert (step.value, step.kind, step.processes) == (0.012, "within one process", 1)
+    assert (step.low, step.high) == (min(values), max(values))  # 5 samples: the whole range
+    rate = step.inverse(32)
+    assert (rate.value, rate.low, rate.high) == pytest.approx((32 / 0.012, 32 / 0.030, 32 / 0.010))
+    assert step.half_width == pytest.approx((0.030 - 0.012) / 0.012)
+    assert not precise_enough(step) and estimate([values], False, 0.0) == step  # reproducible
     assert quantile([1, 2, 3, 4], 0.5) == 2.5
-    assert summarize_times([1.0, 2.0, 3.0, 4.0], 1)["trend_s_per_iteration"] == pytest.approx(1.0)
+    assert linear_trend([1.0, 2.0, 3.0, 4.0])[0] == pytest.approx(1.0)
 
 
 @pytest.fixture
