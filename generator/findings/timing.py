@@ -60,7 +60,11 @@ def timing_findings(
             )
         ]
     findings = []
-    stated = stated if stated is not None and stated.bounded else estimate([list(step_times)], False, 0.0)
+    stated = (
+        stated
+        if stated is not None and stated.bounded
+        else estimate([list(step_times)], False, 0.0)
+    )
     if not precise_enough(stated):
         assert stated.low is not None and stated.high is not None
         cv = statistics.stdev(step_times) / statistics.fmean(step_times)
