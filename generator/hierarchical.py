@@ -25,8 +25,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 CONFIDENCE = 0.95
 METHOD = "blocks: t interval over block medians (random effects)"
@@ -59,6 +58,19 @@ def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
 
 
 @dataclass(frozen=True)
+class Levels:
+    """How a run timed in blocks varies at each level: what its pages show beside the
+    interval (`BlockEstimate.levels`), computed from steps.csv with the interval."""
+
+    blocks: int
+    samples: int
+    iterations_per_block: float  # mean timed steps per block
+    block_median_cv: float  # sd of the block medians' logarithms: what the intervals rest on
+    within_block_cv: float  # steps around their block's level (pooled, ANOVA)
+    between_block_cv: float  # the blocks' true levels around the long-run one (>= 0, ANOVA)
+
+
+@dataclass(frozen=True)
 class BlockEstimate:
     """A configuration's step time from its blocks, with the variation at each level.
 
@@ -79,17 +91,10 @@ class BlockEstimate:
     session_cv: float  # the third level used in the re-measurement interval (0: none known)
 
     @property
-    def relative_half_width(self) -> float:
-        """The confidence interval's larger half as a share of the estimate."""
-        low, high = self.ci95_s
-        return max(self.estimate_s - low, high - self.estimate_s) / self.estimate_s
-
-    def levels(self) -> dict[str, Any]:
-        """The level variations as run.json records them."""
-        data = asdict(self)
-        for key in ("estimate_s", "ci95_s", "remeasure95_s"):
-            data.pop(key)
-        return data
+    def levels(self) -> Levels:
+        """The level variations alone."""
+        return Levels(self.blocks, self.samples, self.iterations_per_block,
+                      self.block_median_cv, self.within_block_cv, self.between_block_cv)  # fmt: skip
 
 
 def block_estimate(
@@ -167,11 +172,14 @@ def optimal_iterations(
 
 
 def blocks_needed(estimate: BlockEstimate, target: float, cap: int) -> int:
-    """The fewest blocks whose confidence interval would be within ±target of the estimate at
-    the block-median spread seen so far (at most `cap`)."""
-    sd = estimate.block_median_cv
+    """The fewest blocks whose re-measurement interval (the one the report states, with the
+    estimate's `session_cv`) would be within ±target of the estimate at the block-median
+    spread seen so far (at most `cap`; the cap too where the session level alone is wider).
+    t with m - 1 degrees of freedom: exact without a session level, wider with one."""
+    sd, session = estimate.block_median_cv, estimate.session_cv
     for m in range(max(2, estimate.blocks), cap + 1):
-        if math.expm1(t_quantile(m - 1) * sd / math.sqrt(m)) <= target:
+        spread = math.sqrt(sd**2 * 2 / m + 2 * session**2)
+        if math.expm1(t_quantile(m - 1) * spread) <= target:
             return m
     return cap
 

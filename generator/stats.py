@@ -1,4 +1,6 @@
-"""Summary statistics of per-iteration times (pure Python: the report reuses them)."""
+"""Order statistics, the median's distribution-free interval, the linear trend and the
+binomial proportion's interval (pure Python). A step time and its interval are
+`analysis.results.estimate`'s, built on these."""
 
 from __future__ import annotations
 
@@ -51,13 +53,6 @@ def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float,
     return ordered[low], ordered[high]
 
 
-def relative_half_width(values: Sequence[float]) -> float:
-    """The median's 95 % interval as a share of the median: its larger half."""
-    median = statistics.median(values)
-    low, high = median_ci(values)
-    return max(median - low, high - median) / median if median else math.inf
-
-
 def linear_trend(values: Sequence[float]) -> tuple[float, float]:
     """Least-squares slope of time against iteration index (seconds per iteration) and its
     t statistic (slope / standard error; inf for a perfect line, 0 below 3 points)."""
@@ -75,39 +70,6 @@ def linear_trend(values: Sequence[float]) -> tuple[float, float]:
     if variance == 0:
         return slope, math.inf if slope else 0.0
     return slope, slope / math.sqrt(variance / sxx)
-
-
-def trend_per_iteration(values: Sequence[float]) -> float:
-    return linear_trend(values)[0]
-
-
-def summarize_times(values: Sequence[float], batch: int) -> dict[str, Any]:
-    """Median, IQR, mean, std, CV, the median's distribution-free 95 % interval, throughput
-    (samples/s)."""
-    if len(values) < 2:
-        raise ValueError("need at least two timed iterations for a spread")
-    median = statistics.median(values)
-    mean = statistics.fmean(values)
-    std = statistics.stdev(values)
-    q1, q3 = quantile(values, 0.25), quantile(values, 0.75)
-    ci_low, ci_high = median_ci(values)
-    return {
-        "n": len(values),
-        "median_s": median,
-        "q1_s": q1,
-        "q3_s": q3,
-        "iqr_s": q3 - q1,
-        "mean_s": mean,
-        "std_s": std,
-        "min_s": min(values),
-        "max_s": max(values),
-        "cv": std / mean if mean else None,
-        "median_ci95_s": [ci_low, ci_high],
-        "ci_method": "order statistics (binomial)",
-        "trend_s_per_iteration": trend_per_iteration(values),
-        "throughput_samples_per_s": batch / median if median else None,
-        "throughput_ci95": [batch / ci_high, batch / ci_low] if ci_low > 0 else None,
-    }
 
 
 def _at_least(k: int, n: int, p: float) -> float:

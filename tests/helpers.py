@@ -154,3 +154,17 @@ def datasheet_roofs(device: Any, precisions: Sequence[str] = ("fp32",)) -> tuple
 
     found = (roof_for(device.name, p, DATASHEET, catalog=(device,)) for p in precisions)
     return tuple(r for r in found if r is not None)
+
+
+def pooled_runs(measurements: Path) -> Any:
+    """The runs table as the report reads it: each ok run's timing columns from its
+    configuration's result, computed from steps.csv (run.json stores no statistics)."""
+    from generator.analysis.pooling import pool_runs
+    from generator.analysis.results import results
+    from generator.ingest.runs import load_runs
+    from generator.ingest.steps import read_steps
+
+    runs = load_runs(measurements)
+    ok = runs.filter(runs["status"] == "ok")["run_id"].to_list()
+    steps = {run: read_steps(measurements / "runs" / run) for run in ok}
+    return pool_runs(runs, results(runs, steps))

@@ -100,10 +100,8 @@ def test_one_result_per_configuration_read_by_every_group(tmp_path: Path) -> Non
     assert steps["block"].unique().sort().to_list() == [0, 1, 2]
     assert steps["invocation"].unique().to_list() == [0]
     assert steps.group_by("block").len()["len"].to_list() == [3, 3, 3]
-    low, high = timing.median_ci95_s or (0, 0)
-    rlow, rhigh = timing.remeasure_ci95_s or (0, 0)
-    assert rlow < low < timing.median_s < high < rhigh  # the re-measurement one is wider
-    assert timing.levels is not None and timing.levels["blocks"] == 3
+    # run.json holds the design; the statistics come from steps.csv (results.estimate)
+    assert not {"median_s", "remeasure_ci95_s", "levels"} & set(timing.model_dump())
     assert [len(c) for c in [record.conditions["blocks"]]] == [3]  # type: ignore[index]
     assert record.history is not None and [h.blocks for h in record.history] == [3]
 
@@ -280,8 +278,21 @@ def test_pooling_reads_blocks_and_falls_back_to_one_process() -> None:
     assert by_run["a"]["ci_high_s"] - by_run["a"]["ci_low_s"] > 0.1  # across processes
 
 
+# Five blocks: the fewest a calibrated interval rests on (interval.MIN_BLOCKS)
+CALIBRATED = TWO_GROUPS.replace("min_blocks = 3\nmax_blocks = 4", "min_blocks = 5\nmax_blocks = 5")
+
+
+def test_remeasure_checks_only_calibrated_results(tmp_path: Path) -> None:
+    """Issue 64: remeasure picked results of two blocks or more, where the report calibrates
+    five; it picks by the report's result (`Result.step.calibrated`)."""
+    measure(tmp_path)  # three blocks each: not calibrated
+    with pytest.raises(UserError, match="only 0 committed results"):
+        remeasure(tmp_path / "experiments.toml", tmp_path / "m", 1, "cpu", None, 1, 0.0,
+                  "remeasure", run_block, Console(quiet=True))  # fmt: skip
+
+
 def test_remeasure_counts_coverage_and_writes_it(tmp_path: Path) -> None:
-    measure(tmp_path)
+    measure(tmp_path, CALIBRATED)
     path = tmp_path / "experiments.toml"
     with pytest.raises(UserError, match="minutes old"):
         remeasure(path, tmp_path / "m", 2, "cpu", None, 1, 30.0, "remeasure", run_block,
@@ -293,7 +304,7 @@ def test_remeasure_counts_coverage_and_writes_it(tmp_path: Path) -> None:
     for item in result.configurations:
         low, high = item.committed.interval95_s
         assert item.inside == (low <= item.remeasured.median_s <= high)
-        assert item.remeasured.blocks == 3 and item.minutes_after >= 0
+        assert item.remeasured.blocks == 5 and item.minutes_after >= 0
     assert [c.total for c in read_calibrations(tmp_path / "m")] == [2]
     after = {p.name: (p / "run.json").read_bytes() for p in (tmp_path / "m" / "runs").iterdir()}
     assert after == before  # the committed results are not touched
@@ -307,7 +318,7 @@ def test_a_later_remeasure_checks_the_interval_widened_by_the_earlier_ones(
     from generator.hierarchical import block_estimate
     from generator.records.calibration import session_cvs
 
-    measure(tmp_path)
+    measure(tmp_path, CALIBRATED)
     path, folder = tmp_path / "experiments.toml", tmp_path / "m"
     first = remeasure(path, folder, 2, "cpu", None, 1, 0.0, "remeasure", run_block,
                       Console(quiet=True))  # fmt: skip
@@ -332,7 +343,7 @@ def test_a_remeasure_of_compiled_runs_records_the_variation_of_compiled_runs(
     from generator.measure import remeasure as remeasure_module
     from generator.records.calibration import session_cvs, session_key
 
-    text = TWO_GROUPS.replace('phases = ["train_step", "inference"]',
+    text = CALIBRATED.replace('phases = ["train_step", "inference"]',
                               'phases = ["train_step", "inference"]\ncompile = ["eager", "compile"]')  # fmt: skip
     measure(tmp_path, text)
     path, folder = tmp_path / "experiments.toml", tmp_path / "m"

@@ -92,7 +92,7 @@ def test_a_committed_run_of_version_2_loads_and_says_memory_not_measured(tmp_pat
     assert json.loads((source / "run.json").read_text())["schema_version"] < 3
     shutil.copytree(source, tmp_path / source.name)
     record = read_run(tmp_path / source.name)
-    assert record is not None and record.schema_version == 3
+    assert record is not None and record.schema_version == 4
     assert record.memory == {"measured": None, "why": NOT_MEASURED}
     row = record.row()
     assert row["compile"] == "eager"

@@ -16,12 +16,13 @@ import pytest
 
 from generator.analysis.overview import overview_points
 from generator.analysis.pooling import pool_runs
-from generator.analysis.results import Result
+from generator.analysis.results import Result, results
 from generator.analysis.verdict_needs import DEVICE
 from generator.analysis.verdicts import group_rows, group_verdict
 from generator.charts.roof_names import roof_name
 from generator.config import ExperimentsFile, Group, load_experiments
 from generator.ingest.runs import load_runs
+from generator.ingest.steps import read_steps
 from generator.pages.experiment import experiment_page
 from generator.pages.run_text import short_device
 from generator.pages.runs import runs_page
@@ -70,20 +71,21 @@ expect = { metric = "throughput", trend = "increases" }
 def copy_run(run_id: str, measurements: Path, slower: float = 1.0, gpu: str | None = None) -> str:
     """A committed run's record under measurements/runs/, or a copy of it on another GPU
     whose step takes `slower` times as long; returns the copy's run id."""
+    source = run_id
     data: dict[str, Any] = json.loads((RUNS / run_id / "run.json").read_text(encoding="utf-8"))
     if gpu is not None:
         run_id = run_id.rsplit("-", 1)[0] + "-a1000000"
         data.update(run_id=run_id, device_name=gpu)
         data["environment"].update(gpu_name=gpu, gpu_capability="8.0")
-        timing, point = data["timing"], data["modelled_point"]
-        timing["median_s"] *= slower
-        timing["median_ci95_s"] = [t * slower for t in timing["median_ci95_s"]]
-        timing["throughput_samples_per_s"] /= slower
+        point = data["modelled_point"]
         point["time_s"] *= slower
         point["attained_flops_per_s"] /= slower
     folder = measurements / "runs" / run_id
     folder.mkdir(parents=True)
     (folder / "run.json").write_text(json.dumps(data), encoding="utf-8")
+    steps = pl.read_csv(RUNS / source / "steps.csv")  # every time `slower` times as long
+    timed = [c for c in steps.columns if c.endswith("_s")]
+    steps.with_columns(pl.col(timed) * slower).write_csv(folder / "steps.csv")
     return run_id
 
 
@@ -99,13 +101,18 @@ def measured(
     copy_run(B_CUDA, measurements, b_slower, A100)
     for run_id, slower in zip(F_CUDA, f_slower, strict=True):
         copy_run(run_id, measurements, slower, A100)
-    return load_experiments(measurements / "experiments.toml"), load_runs(measurements)
+    runs = load_runs(measurements)
+    steps = {run: read_steps(measurements / "runs" / run) for run in runs["run_id"]}
+    # the runs table with each run's own step time and interval, as the report pools it
+    return load_experiments(measurements / "experiments.toml"), pool_runs(
+        runs, results(runs, steps)
+    )
 
 
 def stated(runs: pl.DataFrame) -> dict[str, Result]:
-    """Each run's result from the interval its run.json states, taken as calibrated: these
-    copies carry no steps.csv, and what is tested here is that each GPU is judged apart, not
-    how an interval is made (tests/test_committed_results.py, test_blocks.py)."""
+    """Each run's result from its interval (within its one process), taken as calibrated:
+    what is tested here is that each GPU is judged apart, not how an interval is made
+    (tests/test_committed_results.py, test_blocks.py)."""
     return {
         row["workload"]: result_row(row)["result"]
         for row in runs.filter(pl.col("status") == "ok").to_dicts()
@@ -207,7 +214,7 @@ def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None
 
 def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
-    # as the site does (these copies carry no steps.csv: each run stands alone)
+    # as the site does, each run standing alone
     markdown = runs_page(pool_runs(runs, stated(runs)), experiments, []).markdown
     b = markdown[markdown.index("## B: ") : markdown.index("## F: ")]
     assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b

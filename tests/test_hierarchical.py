@@ -115,7 +115,9 @@ def test_estimate_records_its_levels_and_refuses_one_block() -> None:
     assert estimate.estimate_s == pytest.approx(math.sqrt(2.0))  # geometric mean of medians
     low, high = estimate.ci95_s
     assert low > 0 and low < estimate.estimate_s < high  # factors: never below zero
-    assert set(estimate.levels()) >= {"within_block_cv", "between_block_cv", "blocks"}
+    levels = estimate.levels
+    assert (levels.blocks, levels.samples, levels.iterations_per_block) == (2, 6, 3.0)
+    assert levels.within_block_cv == estimate.within_block_cv > 0
     with pytest.raises(ValueError):
         block_estimate([[1.0, 2.0, 3.0]])
 

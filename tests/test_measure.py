@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import statistics
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import polars as pl
 import pytest
 
 from generator import config as config_module
+from generator.analysis.results import estimate, precise_enough
 from generator.cli import main
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
@@ -20,7 +22,7 @@ from generator.measure import ncu, runner, step
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.store import staged_run_folder
 from generator.records.run import read_run as read_run_record
-from generator.stats import quantile, summarize_times
+from generator.stats import linear_trend, quantile
 from generator.summaries.trace import summarize_trace
 from tests.helpers import REPO
 
@@ -152,20 +154,17 @@ def test_bf16_on_a_cpu_without_it_is_an_error(
     runner.check_machine(runs, path, ["T"])
 
 
-def test_stats_consistent_with_samples() -> None:
+def test_one_process_estimate_consistent_with_samples() -> None:
     values = [0.010, 0.012, 0.011, 0.013, 0.030]
-    stats = summarize_times(values, batch=32)
-    assert stats["median_s"] == 0.012
-    assert (stats["q1_s"], stats["q3_s"]) == (0.011, 0.013)
-    assert stats["mean_s"] == pytest.approx(statistics.fmean(values))
-    assert stats["cv"] == pytest.approx(statistics.stdev(values) / statistics.fmean(values))
-    low, high = stats["median_ci95_s"]
-    assert min(values) <= low <= stats["median_s"] <= high <= max(values)
-    assert stats["throughput_samples_per_s"] == pytest.approx(32 / 0.012)
-    assert (low, high) == (min(values), max(values))  # 5 samples: the whole range (93.75 %)
-    assert summarize_times(values, batch=32) == stats  # no resampling: reproducible
+    step = estimate([values], False, 0.0)
+    assert (step.value, step.kind, step.processes) == (0.012, "within one process", 1)
+    assert (step.low, step.high) == (min(values), max(values))  # 5 samples: the whole range
+    rate = step.inverse(32)
+    assert (rate.value, rate.low, rate.high) == pytest.approx((32 / 0.012, 32 / 0.030, 32 / 0.010))
+    assert step.half_width == pytest.approx((0.030 - 0.012) / 0.012)
+    assert not precise_enough(step) and estimate([values], False, 0.0) == step  # reproducible
     assert quantile([1, 2, 3, 4], 0.5) == 2.5
-    assert summarize_times([1.0, 2.0, 3.0, 4.0], 1)["trend_s_per_iteration"] == pytest.approx(1.0)
+    assert linear_trend([1.0, 2.0, 3.0, 4.0])[0] == pytest.approx(1.0)
 
 
 @pytest.fixture
@@ -201,7 +200,8 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
         assert key in data["environment"]
     assert data["command"].startswith("python -m generator measure --config ")
     assert (data["timing"]["rounds"], data["timing"]["stopped_by"]) == (1, "rounds")
-    assert data["timing"]["ci_method"] == "order statistics (binomial)"
+    # run.json holds how it was timed; the statistics are computed from steps.csv
+    assert set(data["timing"]) == {"n", "rounds", "stopped_by", "ci_target", "method"}
     conditions = data["conditions"]
     assert "cpu_governor" in conditions and conditions["cpu_count"] >= 1
     assert [r["round"] for r in conditions["rounds"]] == [0]
@@ -213,10 +213,7 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     phase_sums = steps.select(pl.sum_horizontal(phases)).to_series().to_list()
     assert steps["step_s"].to_list() == pytest.approx(phase_sums)
     samples = steps["step_s"].to_list()
-    assert data["timing"]["median_s"] == pytest.approx(statistics.median(samples))
-    assert data["timing"]["cv"] == pytest.approx(
-        statistics.stdev(samples) / statistics.fmean(samples)
-    )
+    assert data["modelled_point"]["time_s"] == pytest.approx(statistics.median(samples))
     ops = pl.read_csv(train / "ops.csv")
     assert {"forward", "backward", "optimizer_step"} <= set(ops["phase"].to_list())
     assert "aten::convolution_backward" in ops.filter(pl.col("phase") == "backward")["op"].to_list()
@@ -238,7 +235,7 @@ def test_runner_records_runs_and_resumes(tmp_path: Path) -> None:
     assert trace["steps"][0]["step"] == "ProfilerStep#0"
     point = data["modelled_point"]
     assert point["attained_flops_per_s"] == pytest.approx(
-        data["complexity"]["step_flops"] / data["timing"]["median_s"]
+        data["complexity"]["step_flops"] / statistics.median(samples)
     )
     inference = next(p for p in runs if "simple_mlp" in p.name and "inference" in p.name)
     assert pl.read_csv(inference / "steps.csv")["loss_s"].null_count() == 4
@@ -268,9 +265,8 @@ def test_rounds_stop_on_the_interval_or_a_cap(tmp_path: Path) -> None:
         assert timing["stopped_by"] in {"ci", "iterations"} and timing["rounds"] >= 2
         assert steps["repeat"].unique().sort().to_list() == list(range(timing["rounds"]))
         assert steps.height == timing["n"] <= 12
-        low, high = timing["median_ci95_s"]
-        half = max(timing["median_s"] - low, high - timing["median_s"]) / timing["median_s"]
-        assert (half <= 0.5) == (timing["stopped_by"] == "ci")
+        half = estimate([steps["step_s"].to_list()], False, 0.0).half_width
+        assert half is not None and (half <= 0.5) == (timing["stopped_by"] == "ci")
         assert len(data["conditions"]["rounds"]) == timing["rounds"]
 
 
@@ -346,7 +342,7 @@ def test_staged_folder_is_all_or_nothing(tmp_path: Path) -> None:
 def test_future_run_schema_is_refused(tmp_path: Path) -> None:
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "run.json").write_text('{"schema_version": 99}')
-    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(3\)"):
+    with pytest.raises(UserError, match=r"schema_version 99 is newer than this tool reads \(4\)"):
         read_run(tmp_path / "r")
 
 
@@ -413,3 +409,30 @@ def test_list_needs_no_torch(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and out[0].split()[:4] == ["A", "resnet18", "cifar10", "b32"]
     assert config_module.SCHEMA_VERSION == 1
+
+
+def test_a_committed_run_json_of_version_3_loads_without_its_stored_statistics(
+    tmp_path: Path,
+) -> None:
+    """Issue 64: versions 1 to 3 stored the step time's statistics, computed by measure's own
+    copy of them; version 4 stores the design alone and the loader drops the copies (the
+    file on disk is left as it is). The report's step time, from steps.csv, is unchanged."""
+    from generator.analysis.results import run_estimate
+    from generator.ingest.steps import read_steps
+    from generator.records.run import STORED_STATISTICS
+
+    source = REPO / "measurements" / "runs" / "D-resnet18-cifar10-b64-inference-fp32-cpu-e2a45839"
+    stored = json.loads((source / "run.json").read_text())
+    assert stored["schema_version"] == 3 and "remeasure_ci95_s" in stored["timing"]
+    shutil.copytree(source, tmp_path / source.name)
+    record = read_run_record(tmp_path / source.name)
+    assert record is not None and record.schema_version == 4 and record.timing is not None
+    kept = record.timing.model_dump(exclude_unset=True)
+    assert not set(STORED_STATISTICS) & set(kept)
+    assert kept == {k: v for k, v in stored["timing"].items() if k not in STORED_STATISTICS}
+    assert (tmp_path / source.name / "run.json").read_text() == (source / "run.json").read_text()
+    # what the copies said is what the one estimate computes from steps.csv
+    # (with the between-session variation known when it was measured, which it recorded)
+    step = run_estimate(read_steps(source), stored["timing"]["levels"]["session_cv"])
+    assert step.kind == "calibrated" and step.value == pytest.approx(stored["timing"]["median_s"])
+    assert (step.low, step.high) == pytest.approx(tuple(stored["timing"]["remeasure_ci95_s"]))

@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from generator.analysis.results import Result, RunTime, estimate
 from generator.analysis.verdict_needs import NOT_TESTABLE
 from generator.errors import UserError
 from generator.pages import chart_render
@@ -125,6 +126,31 @@ def test_check_turns_step_times_into_timing_findings(analysed: Analysed) -> None
     assert isinstance(checked, Checked)
     assert checked.run_findings["steady"] == ()
     assert [f.id for f in checked.run_findings["noisy"]] == ["noisy-timing"]
+
+
+def test_a_result_without_an_interval_is_judged_on_its_runs_own(analysed: Analysed) -> None:
+    """Issue 64: two runs each timed in one process pool into a result with no interval; the
+    check judged their precision on it, found a half-width of 0 and never said noisy-timing.
+    Each run is judged on its own interval instead."""
+    noisy = [1.0, 1.6, 0.7, 1.4, 0.8, 1.5, 0.9, 1.3]
+    steady = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01]
+    own = {run: estimate([times], False, 0.0) for run, times in (("a", noisy), ("b", steady))}
+    pooled = estimate([noisy, steady], False, 0.0)
+    assert not pooled.bounded  # several runs each in one process: no interval
+    result = Result(
+        workload="w", model="m", dataset="d", batch=1, phase="inference", precision="fp32",
+        device="cpu", device_name="cpu", device_label="cpu",
+        runs=tuple(RunTime(run, "A", step, False) for run, step in own.items()),
+        groups=("A",), step=pooled, iterations=16,
+    )  # fmt: skip
+    loaded = replace(
+        analysed.loaded,
+        steps={"a": pl.DataFrame({"step_s": noisy}), "b": pl.DataFrame({"step_s": steady})},
+    )
+    checked = check(replace(analysed, loaded=loaded, results={"w": result}))
+    assert [f.id for f in checked.run_findings["a"]] == ["noisy-timing"]
+    assert "within one process" in checked.run_findings["a"][0].evidence
+    assert checked.run_findings["b"] == ()
 
 
 def test_draw_draws_each_export_and_hands_the_pages_one_report(report: Report) -> None:

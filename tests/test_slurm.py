@@ -148,7 +148,7 @@ def test_matrix_runs_as_arrays_resumes_and_records_a_dead_task(
     for record in ok.values():
         slurm = record["environment"]["slurm"]  # type: ignore[index]
         assert re.fullmatch(r"\d+_\d+", slurm["job_id"])
-        assert record["timing"]["median_s"] > 0  # type: ignore[index]
+        assert record["timing"]["n"] > 0  # type: ignore[index]
         files = sorted(p.name for p in (folder / "m" / "runs" / record["run_id"]).iterdir())
         assert files == ["complexity.csv", "run.json", "steps.csv"]
     (dead,) = failed.values()

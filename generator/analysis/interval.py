@@ -66,6 +66,13 @@ class Interval:
         return self.low <= 0 or self.high > MAX_SPAN * self.low
 
     @property
+    def half_width(self) -> float | None:
+        """The interval's larger half as a share of its value (None without an interval)."""
+        if self.low is None or self.high is None or not self.value:
+            return None
+        return max(self.value - self.low, self.high - self.value) / self.value
+
+    @property
     def calibrated(self) -> bool:
         return self.kind == CALIBRATED and self.bounded
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from generator.analysis.results import precise_enough
 from generator.analysis.thresholds import NOISY_CI
 from generator.analysis.verdict_needs import metric_interval
 from generator.analysis.verdicts import fmt_metric, ordered_along, with_metric
@@ -60,18 +61,14 @@ def observations(
                 f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1].value, 'FLOP/s')} in "
                 f"{precision}{share})."
             )
-    noisy = [(row, w) for row in rows if (w := _half_width(row)) is not None and w > NOISY_CI]
+    # judged on each row's result, not on the pooled table's ci columns, which are blank
+    # where an interval is too wide to state: the widest would drop out
+    steps = [step for row in rows if (step := metric_interval(row, "step_time")) is not None]
+    noisy = [step.half_width for step in steps if step.bounded and not precise_enough(step)]
     if noisy:
         sentences.append(
             f"{len(noisy)} of {len(rows)} results have a 95 % interval wider than ±"
-            f"{percent(100 * NOISY_CI)} (up to ±{percent(100 * max(w for _, w in noisy))}): "
+            f"{percent(100 * NOISY_CI)} (up to ±{percent(100 * max(w or 0.0 for w in noisy))}): "
             "compare them by their intervals."
         )
     return sentences
-
-
-def _half_width(row: dict[str, Any]) -> float | None:
-    median, low, high = row.get("median_s"), row.get("ci_low_s"), row.get("ci_high_s")
-    if not median or low is None or high is None:
-        return None
-    return float(max(median - low, high - median) / median)

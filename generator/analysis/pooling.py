@@ -3,7 +3,8 @@
 same median and interval as every other: nothing here computes a median or an interval.
 
 The columns the report reads (`median_s`, `ci_low_s`, `ci_high_s`, `iterations`,
-`throughput`, `modelled_attained`) are the result's; `ci_low_s` and `ci_high_s` are empty
+`throughput`, `modelled_attained`) are the result's, and `cv` the run's own spread of steps
+(run.json stores none of them: `records.run.Timing`); `ci_low_s` and `ci_high_s` are empty
 where the result has no interval (several runs each timed in one process) and where its
 interval is too uncertain to state (its ends more than `interval.MAX_SPAN` times apart: the
 pages say so in words, and `interval` says so here, with the ends). `interval` names
@@ -57,7 +58,7 @@ def pool_runs(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame
             row | {
                 "run_median_s": own.step.value, "run_ci_low_s": own.step.low,
                 "run_ci_high_s": own.step.high, "run_iterations": row["iterations"],
-                "run_interval": own.step.kind,
+                "run_interval": own.step.kind, "cv": own.cv,
                 "median_s": step.value, "ci_low_s": stated.low, "ci_high_s": stated.high,
                 "interval": _kind(step), "blocks": step.processes,
                 "iterations": result.iterations, "pooled_runs": len(result.runs),

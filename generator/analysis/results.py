@@ -15,7 +15,12 @@ H100 in groups B and E is one workload. Its step time is an `Interval` of one ki
 - anything else (several runs each timed in one process, too few blocks): the median of all
   their steps and no interval, NONE. Each run's own value is kept (`runs`), with how far
   apart they are (`disagreement`), and the command that re-measures the workload in blocks
-  (`remeasure`)."""
+  (`remeasure`).
+
+`estimate` is the one function that turns step times into a step time with its interval:
+`measure` calls it for the summary it prints and for its stopping rules, `remeasure` for the
+intervals it checks, the report for every result. `precise_enough` is the one judgement of
+an interval's precision, and `judged` the interval a run's precision is judged on."""
 
 from __future__ import annotations
 
@@ -28,8 +33,9 @@ import polars as pl
 from generator.analysis.interval import CALIBRATED, MIN_BLOCKS, NONE, ONE_PROCESS, Interval
 from generator.analysis.launch import LaunchTime, timed_launch
 from generator.analysis.per_workload import in_blocks, run_blocks
+from generator.analysis.thresholds import NOISY_CI
 from generator.formatting import seconds
-from generator.hierarchical import block_estimate
+from generator.hierarchical import Levels, block_estimate
 from generator.records.calibration import session_key
 from generator.records.run_modes import EAGER
 from generator.stats import median_ci
@@ -45,6 +51,8 @@ class RunTime:
     in_blocks: bool
     commit: str = ""  # the commit its run.json says measured it ("" where unknown)
     finished_at: str = ""  # when its last `measure` call finished (ISO 8601)
+    cv: float | None = None  # the spread of its single steps (sd / mean; 2 steps or more)
+    levels: Levels | None = None  # timed in 2 blocks or more: the variation at each level
 
 
 @dataclass(frozen=True)
@@ -122,11 +130,44 @@ class Result:
         )
 
 
-def _own(frame: pl.DataFrame, session_cv: float) -> tuple[Interval, bool, list[list[float]]]:
-    """A run's own step time, whether it was timed in blocks, and its blocks."""
+def run_estimate(frame: pl.DataFrame, session_cv: float) -> Interval:
+    """A run's own step time from its steps.csv (`frame`), by the one rule."""
+    return estimate(run_blocks(frame), in_blocks(frame), session_cv)
+
+
+def _own(run_id: str, group: str, frame: pl.DataFrame, session_cv: float,
+         row: Mapping[str, object]) -> tuple[RunTime, list[list[float]]]:  # fmt: skip
+    """A run's own step time, with its spread and levels, and its blocks."""
     blocks = run_blocks(frame)
     timed_in_blocks = in_blocks(frame)
-    return estimate(blocks, timed_in_blocks, session_cv), timed_in_blocks, blocks
+    samples = [t for block in blocks for t in block]
+    mean = statistics.fmean(samples)
+    cv = statistics.stdev(samples) / mean if len(samples) > 1 and mean else None
+    levels = block_estimate(blocks).levels if timed_in_blocks and len(blocks) > 1 else None
+    own = RunTime(run_id, group, estimate(blocks, timed_in_blocks, session_cv), timed_in_blocks,
+                  str(row.get("commit") or ""), str(row.get("finished_at") or ""), cv,
+                  levels)  # fmt: skip
+    return own, blocks
+
+
+def precise_enough(step: Interval, target: float = NOISY_CI) -> bool:
+    """The one judgement of precision: the interval's larger half within ±`target` of its
+    value (the report's NOISY_CI; measure's stopping rules pass the group's `ci_target`). An
+    interval `estimate` does not state (too few blocks, several one-process runs) is not."""
+    half = step.half_width
+    return half is not None and half <= target
+
+
+def judged(result: Result | None, run_id: str, steps: list[float]) -> Interval:
+    """The interval a run's precision is judged on: its result's (the one the report
+    states); where that has none, the run's own; where neither has one (fewer than
+    MIN_BLOCKS blocks), its steps' as one process, which understates the noise between
+    processes, so a run imprecise even by it is imprecise."""
+    own = next((run for run in result.runs if run.run_id == run_id), None) if result else None
+    for step in (result.step if result else None, own.step if own else None):
+        if step is not None and step.bounded:
+            return step
+    return estimate([steps], False, 0.0)
 
 
 def estimate(blocks: list[list[float]], timed_in_blocks: bool, session_cv: float) -> Interval:
@@ -168,11 +209,10 @@ def results(
                 continue
             if "host_s" in frame.columns and frame["host_s"].null_count() < frame.height:
                 host_rows.extend(frame.to_dicts())
-            step, blocked, blocks = _own(frame, session)
-            owns.append(RunTime(str(row["run_id"]), str(row["group"]), step, blocked,
-                                str(row.get("commit") or ""), str(row.get("finished_at") or "")))  # fmt: skip
+            own, blocks = _own(str(row["run_id"]), str(row["group"]), frame, session, row)
+            owns.append(own)
             all_blocks.extend(blocks)
-            every_in_blocks = every_in_blocks and blocked
+            every_in_blocks = every_in_blocks and own.in_blocks
         if not owns:
             continue
         single = len(owns) == 1

@@ -58,7 +58,8 @@ def add_measure(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "It is timed in blocks: each block is a fresh worker process (build, warm-up, then "
         "timed steps with forward, loss, backward and optimizer step apart), and the blocks "
         "of the whole matrix run in a shuffled order (--seed), wave after wave, until each "
-        "configuration's 95 % interval across blocks is within ±ci_target (default 2 %) or "
+        "configuration's 95 % re-measurement interval (the one the report states, from at "
+        "least 5 blocks) is within ±ci_target (default 2 %) or "
         "max_blocks, max_iterations or max_seconds stops it; each block records the "
         "machine's load, CPU frequency and, on a GPU, its clocks and throttle reasons. "
         '(A group with method = "rounds", and every Slurm task, is timed in one process '

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from generator.analysis.interval import Interval
-from generator.analysis.results import estimate
+from generator.analysis.results import estimate, precise_enough
 from generator.analysis.thresholds import (
     DRIFT_MIN_SHARE,
     DRIFT_T,
@@ -17,6 +17,7 @@ from generator.analysis.thresholds import (
     THROTTLE_CLOCK_DROP,
 )
 from generator.formatting import number, percent, si
+from generator.hierarchical import Levels
 from generator.records.finding import Finding
 from generator.stats import linear_trend
 
@@ -43,8 +44,9 @@ def timing_findings(
     """Precision and drift of a measured run's per-iteration step times. The noise that
     matters for a comparison is the median's uncertainty, not the spread of single steps:
     a CV of 8 % over 400 steps still pins the median to about ±1 %. Precision is judged on
-    `stated`, the interval the report states for the run's configuration (its result's);
-    without one, on the run's own steps by the same rule (analysis/results.py)."""
+    `stated` (`results.judged`: the interval the report states for the run's configuration,
+    else the run's own) by `results.precise_enough`; without one, on the run's own steps by
+    the same rule."""
     n = len(step_times)
     if n < MIN_ITERATIONS:
         return [
@@ -58,9 +60,12 @@ def timing_findings(
             )
         ]
     findings = []
-    stated = stated or estimate([list(step_times)], False, 0.0)  # the run alone
-    half = _half(stated)
-    if half > NOISY_CI:
+    stated = (
+        stated
+        if stated is not None and stated.bounded
+        else estimate([list(step_times)], False, 0.0)
+    )
+    if not precise_enough(stated):
         assert stated.low is not None and stated.high is not None
         cv = statistics.stdev(step_times) / statistics.fmean(step_times)
         why = f"; it stopped there because {_STOPPED[stopped_by]}" if stopped_by in _STOPPED else ""
@@ -70,9 +75,9 @@ def timing_findings(
                 "warning",
                 "Imprecise median",
                 f"the median step time's 95 % interval ({stated.kind_words()}) is "
-                f"±{percent(100 * half)} ({si(stated.low, 's')} to {si(stated.high, 's')}; above "
-                f"±{percent(100 * NOISY_CI)}); this run's {n} iterations have a CV of "
-                f"{percent(100 * cv)}{why}",
+                f"±{percent(100 * (stated.half_width or 0.0))} ({si(stated.low, 's')} to "
+                f"{si(stated.high, 's')}; above ±{percent(100 * NOISY_CI)}); this run's {n} "
+                f"iterations have a CV of {percent(100 * cv)}{why}",
                 "measure again with more iterations (`max_seconds`, `max_iterations`) on a quiet "
                 "machine; compare this run only where intervals do not overlap",
             )
@@ -95,36 +100,29 @@ def timing_findings(
     return findings
 
 
-def _half(stated: Interval) -> float:
-    """The interval's larger half as a share of its value (0 without an interval)."""
-    if stated.low is None or stated.high is None or not stated.value:
-        return 0.0
-    return max(stated.value - stated.low, stated.high - stated.value) / stated.value
-
-
-def blocks_timing_findings(timing: Any, stated: Interval) -> list[Finding]:
-    """The precision of a result timed in blocks (records.run.Timing with levels): judged on
-    the interval the report states for it (its result's, across blocks), which holds the
-    noise between processes, not on its pooled iterations. Drift within a call shows up as
-    between-block variation, so there is no trend over the concatenated blocks to judge."""
-    levels = timing.levels or {}
-    half = _half(stated)
-    if half <= NOISY_CI:
+def blocks_timing_findings(
+    stated: Interval, levels: Levels, stopped_by: str | None = None
+) -> list[Finding]:
+    """The precision of a result timed in blocks: judged on `stated` (`results.judged`: the
+    interval the report states for it, across blocks), which holds the noise between
+    processes, not on its pooled iterations; `levels`: the run's variation at each level.
+    Drift within a call shows up as between-block variation, so there is no trend over the
+    concatenated blocks to judge."""
+    if precise_enough(stated):
         return []
     assert stated.low is not None and stated.high is not None
     low, high = stated.low, stated.high
-    why = f"; it stopped there because {_STOPPED[timing.stopped_by]}" if (
-        timing.stopped_by in _STOPPED) else ""  # fmt: skip
+    why = f"; it stopped there because {_STOPPED[stopped_by]}" if stopped_by in _STOPPED else ""
     return [
         Finding(
             "noisy-timing",
             "warning",
             "Imprecise step time",
             f"the step time's 95 % interval ({stated.kind_words()}) is "
-            f"±{percent(100 * half)} ({si(low, 's')} to {si(high, 's')}; above "
-            f"±{percent(100 * NOISY_CI)}): its blocks differ by "
-            f"{percent(100 * levels.get('between_block_cv', 0.0))} between processes and its "
-            f"steps by {percent(100 * levels.get('within_block_cv', 0.0))} within one{why}",
+            f"±{percent(100 * (stated.half_width or 0.0))} ({si(low, 's')} to {si(high, 's')}; "
+            f"above ±{percent(100 * NOISY_CI)}): its blocks differ by "
+            f"{percent(100 * levels.between_block_cv)} between processes and its "
+            f"steps by {percent(100 * levels.within_block_cv)} within one{why}",
             "measure again with more blocks (`max_blocks`, `max_seconds`) on a quiet machine; "
             "compare this result only where intervals do not overlap",
         )

@@ -10,8 +10,9 @@ each configuration's interval across blocks is precise enough.
   between-block variance.
 - **Adaptive at each level** (Kalibera and Jones, ISMM 2013). The first wave gives every
   configuration `min_blocks` blocks of `iterations` steps. After each wave, a configuration
-  stops when its confidence interval is within ±`ci_target` (`stopped_by = "ci"`) or a cap
-  is reached (`max_blocks`, `max_iterations`, `max_seconds` of its blocks' machine time);
+  stops when the interval the report will state for it (`results.estimate`, judged by
+  `results.precise_enough`: at least `interval.MIN_BLOCKS` blocks) is within ±`ci_target`
+  (`stopped_by = "ci"`) or a cap is reached (`max_blocks`, `max_iterations`, `max_seconds` of its blocks' machine time);
   otherwise it gets as many more blocks as the spread of its block medians says it needs,
   each with the steps per block that minimise the time to that precision
   (`hierarchical.optimal_iterations`).
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.analysis.interval import MIN_BLOCKS, Interval
+from generator.analysis.results import estimate, precise_enough
 from generator.config import RunConfig
 from generator.hierarchical import (
     BlockEstimate,
@@ -78,6 +81,7 @@ class BlockState:
     error: dict[str, Any] | None = None
     finished: bool = False  # handed to `finish`
     cache_dir: str | None = None  # compiled: inductor's cache, shared by its blocks
+    session_cv: float = 0.0  # its device's between-session variation (records.calibration)
 
     def __post_init__(self) -> None:
         self.iterations = self.iterations or self.config.iterations
@@ -99,8 +103,13 @@ class BlockState:
         return sum(len(block) for block in self.times())
 
     def estimate(self) -> BlockEstimate | None:
+        """The level variations that plan the next wave (two blocks or more)."""
         times = self.times()
-        return block_estimate(times) if len(times) >= 2 else None
+        return block_estimate(times, session_cv=self.session_cv) if len(times) >= 2 else None
+
+    def step(self) -> Interval:
+        """Its step time as the report will state it, by the one rule (`results.estimate`)."""
+        return estimate(self.times(), True, self.session_cv)
 
     def add(self, result: BlockResult) -> None:
         self.blocks.append(result)
@@ -124,11 +133,11 @@ def judge(state: BlockState, budget: Budget | None = None) -> int:
     if len(state.blocks) < config.min_blocks:  # every invocation adds at least min_blocks
         return config.min_blocks - len(state.blocks)
     count = len(state.times())
-    estimate = state.estimate()
-    assert estimate is not None  # min_blocks >= 2
+    levels = state.estimate()
+    assert levels is not None  # min_blocks >= 2
     if config.ci_target == 0:
         state.stopped_by = "blocks"
-    elif estimate.relative_half_width <= config.ci_target:
+    elif precise_enough(state.step(), config.ci_target):
         state.stopped_by = "ci"
     elif budget is not None and budget.short():
         state.stopped_by = "budget"
@@ -142,12 +151,12 @@ def judge(state: BlockState, budget: Budget | None = None) -> int:
         return 0
     setup = statistics.fmean(block.setup_s for block in state.blocks) if state.blocks else 0.0
     state.iterations = optimal_iterations(
-        estimate.within_block_cv, estimate.between_block_cv, setup, estimate.estimate_s,
+        levels.within_block_cv, levels.between_block_cv, setup, levels.estimate_s,
         low=MIN_STEPS_PER_BLOCK, high=max(MIN_STEPS_PER_BLOCK, 3 * config.iterations),
     )  # fmt: skip
-    per_block = setup + state.iterations * estimate.estimate_s
+    per_block = setup + state.iterations * levels.estimate_s
     affordable = max(1, math.floor((config.max_seconds - state.spent_s) / max(per_block, 1e-9)))
-    wanted = blocks_needed(estimate, config.ci_target, config.max_blocks) - count
+    wanted = max(MIN_BLOCKS, blocks_needed(levels, config.ci_target, config.max_blocks)) - count
     return max(1, min(wanted, affordable, config.max_blocks - count))
 
 

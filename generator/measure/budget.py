@@ -22,8 +22,11 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from generator.analysis.results import run_estimate
 from generator.config import RunConfig
+from generator.ingest.steps import STEPS_FILE, read_steps
 from generator.records.run import RunRecord
 
 # A block's build and warm-up when nothing was measured of its configuration: a ResNet-18
@@ -132,12 +135,16 @@ class Budget:
         return self.left() < self.reserve_s
 
 
-def measured_blocks(record: RunRecord | None) -> list[tuple[float, int, float]]:
-    """(setup seconds, timed steps, median step) per block of an earlier run record with
-    block conditions (run.json's block conditions and timing), else nothing."""
+def measured_blocks(record: RunRecord | None, folder: Path) -> list[tuple[float, int, float]]:
+    """(setup seconds, timed steps, step time) per block of an earlier run record with
+    block conditions (run.json's block conditions and timing, the step time its steps.csv
+    gives, `results.run_estimate`), else nothing."""
     if record is None or record.timing is None or not record.timing.blocks:
+        return []
+    if not (folder / STEPS_FILE).is_file():
         return []
     blocks = (record.conditions or {}).get("blocks") or []
     timing = record.timing
     steps = max(1, round(timing.n / (timing.blocks or 1)))
-    return [(float(b.get("setup_s") or DEFAULT_SETUP_S), steps, timing.median_s) for b in blocks]
+    step_s = run_estimate(read_steps(folder), 0.0).value
+    return [(float(b.get("setup_s") or DEFAULT_SETUP_S), steps, step_s) for b in blocks]

@@ -22,7 +22,6 @@ from rich.progress import Progress
 
 from generator.config import RunConfig
 from generator.formatting import utc_now
-from generator.hierarchical import METHOD, block_estimate
 from generator.measure.block import BlockRequest, BlockResult, BlockRunner
 from generator.measure.blocks import BlockState, measure_blocks, share_configurations
 from generator.measure.budget import (
@@ -122,27 +121,11 @@ def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
     return [blocks[key] for key in sorted(blocks)]
 
 
-def timing_of(
-    times: list[list[float]], config: RunConfig, stopped_by: str | None, session_cv: float = 0.0
-) -> dict[str, Any]:
-    """run.json's timing from the blocks: the estimate, both intervals and the levels
-    (`session_cv`: the between-invocation variation the re-measurements of this device
-    have shown so far, records.calibration.session_cvs)."""
-    estimate = block_estimate(times, session_cv=session_cv)
-    low, high = estimate.remeasure95_s
-    return {
-        "method": "blocks",
-        "blocks": estimate.blocks,
-        "stopped_by": stopped_by,
-        "ci_target": config.ci_target,
-        "median_s": estimate.estimate_s,
-        "median_ci95_s": list(estimate.ci95_s),
-        "remeasure_ci95_s": [low, high],
-        "ci_method": METHOD,
-        "levels": estimate.levels(),
-        "throughput_samples_per_s": config.batch / estimate.estimate_s,
-        "throughput_ci95": [config.batch / high, config.batch / low],
-    }
+def design_of(state: BlockState) -> dict[str, Any]:
+    """run.json's timing for a result timed in blocks: how, not what (the estimate and its
+    intervals come from steps.csv, `results.estimate`)."""
+    return {"method": "blocks", "blocks": len(state.times()), "stopped_by": state.stopped_by,
+            "ci_target": state.config.ci_target}  # fmt: skip
 
 
 class _Index:
@@ -187,6 +170,7 @@ def measure_by_blocks(
         session.console.print(f"  removed {stale.name}: a killed call's unfinished folder")
     index = _Index(session.runs_dir)
     measurements = session.runs_dir.parent
+    known = session_cvs(read_calibrations(measurements))  # the third level so far
     states: list[BlockState] = []
     prior: dict[int, Prior] = {}
     begun: dict[int, str] = {}  # a resumed invocation's start
@@ -204,7 +188,9 @@ def measure_by_blocks(
         run_id = shared.config.run_id(device_name(shared.config.device))
         folder = session.runs_dir / run_id
         earlier = _prior(read_run(folder), folder) if (session.force or kept) else Prior()
-        state = BlockState(shared, prior=_by_block(earlier.rows))
+        name = device_name(shared.config.device)
+        between = known.get(session_key(name, shared.config.compile), 0.0)
+        state = BlockState(shared, prior=_by_block(earlier.rows), session_cv=between)
         if kept is not None:
             for block in kept.blocks:
                 state.add(BlockResult(**block.block))
@@ -227,7 +213,6 @@ def measure_by_blocks(
         session.prepare(device)
         headers[device] = Conditions.for_device(device).header()
     started_at = utc_now()
-    known = session_cvs(read_calibrations(measurements))  # the third level so far
     session.console.print(
         f"timing {len(states)} configurations in blocks (worker processes, shuffled; seed {seed}); "
         f"each block is kept in {measurements / PENDING_DIR}/ as it is timed"
@@ -236,8 +221,8 @@ def measure_by_blocks(
                                  total=s.config.max_blocks) for s in states}  # fmt: skip
 
     def progress(state: BlockState) -> None:
-        estimate = state.estimate() if state.error is None else None
-        note = f"  ±{100 * estimate.relative_half_width:.1f} %" if estimate else ""
+        half = state.step().half_width if state.error is None and state.times() else None
+        note = f"  ±{100 * half:.1f} %" if half is not None else ""
         run_id = state.config.run_id(device_name(state.config.device))
         bar.update(tasks[id(state)], completed=len(state.times()), description=f"  {run_id}{note}")
 
@@ -255,8 +240,7 @@ def measure_by_blocks(
     def finish(state: BlockState) -> None:
         name = device_name(state.config.device)
         outcome = _record(session, state, prior[id(state)], begun.get(id(state), started_at),
-                          headers[state.config.device],
-                          known.get(session_key(name, state.config.compile), 0.0))  # fmt: skip
+                          headers[state.config.device])  # fmt: skip
         session.outcomes.append(outcome)
         drop_pending(measurements, state.config.run_id(name))  # the run folder holds them
         if outcome.status == "ok":
@@ -300,7 +284,7 @@ def _plan(
     for state in states:
         config = state.config
         run_id = config.run_id(device_name(config.device))
-        before = measured_blocks(read_run(session.runs_dir / run_id))
+        before = measured_blocks(read_run(session.runs_dir / run_id), session.runs_dir / run_id)
         done = len(state.blocks)  # resumed: those are timed already
         found = estimate(config, run_id, finish_s, before)
         if done:
@@ -347,7 +331,6 @@ def _record(
     prior: Prior,
     started_at: str,
     header: dict[str, Any],
-    session_cv: float,
 ) -> Outcome:
     config = state.config
     history = prior.history
@@ -377,10 +360,9 @@ def _record(
             ops = profiled.ops
         settings = state.blocks[-1].settings if state.blocks else {}
         result = StepResult(rows=rows, settings=settings, ops=ops)
-        method = timing_of(state.times(), config, state.stopped_by, session_cv)
-        return measure_one(config, folder, session.ncu, result, method,
+        return measure_one(config, folder, session.ncu, result, design_of(state),
                            {**header, "blocks": blocks_conditions}, session.nsys,
-                           resources)  # fmt: skip
+                           resources, state.session_cv)  # fmt: skip
 
     error = RunFailure.model_validate(state.error) if state.error is not None else None
     return session.write_record(

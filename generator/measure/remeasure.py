@@ -1,7 +1,8 @@
 """`python -m generator remeasure`: the calibration check the project runs on itself.
 
-It picks N committed results at random (those timed in blocks, on this machine's device,
-measured at least `min_age` minutes ago), measures them again in a new invocation with the
+It picks N committed results at random (those whose result the report states with a
+calibrated interval, `Result.step.calibrated`: timed in at least `interval.MIN_BLOCKS`
+blocks; on this machine's device, measured at least `min_age` minutes ago), measures them again in a new invocation with the
 same design (its own shuffled order, fresh worker processes), and counts how many
 re-measured estimates fall inside the committed 95 % re-measurement intervals: the
 empirical coverage of the intervals the report states. Nothing in measurements/runs/
@@ -17,11 +18,16 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from generator.analysis.interval import MIN_BLOCKS
 from generator.analysis.per_workload import run_blocks
+from generator.analysis.results import Result as StepResult
+from generator.analysis.results import estimate, results
 from generator.config import RunConfig, load_experiments, resolve_runs
 from generator.errors import UserError
 from generator.formatting import utc_now
 from generator.hierarchical import block_estimate
+from generator.ingest.runs import load_runs
+from generator.ingest.steps import read_steps
 from generator.measure.block import BlockRunner
 from generator.measure.blocks import BlockState, Shared, measure_blocks
 from generator.measure.provenance import device_name, environment
@@ -34,7 +40,7 @@ from generator.records.calibration import (
     session_key,
     write_calibration,
 )
-from generator.records.run import RunRecord, read_run
+from generator.records.run import RunRecord, read_runs
 from generator.records.run_modes import EAGER, mode_of, mode_of_run_id
 
 
@@ -50,17 +56,15 @@ def candidates(
     min_age_minutes: float,
     mode: str | None = None,
 ) -> list[RunRecord]:
-    """Committed results that can be re-measured here: ok, timed in blocks, on a device of
-    this name, in one of `groups` (any when None), in compile `mode` (any when None),
-    finished at least min_age ago."""
+    """Committed results that can be re-measured here: ok, their result calibrated as the
+    report states it (`results.results`, `Result.step.calibrated`), on a device of this
+    name, in one of `groups` (any when None), in compile `mode` (any when None), finished
+    at least min_age ago."""
+    stated = _stated(measurements)
     found = []
-    for folder in sorted((measurements / "runs").glob("*")):
-        if folder.name.startswith(".") or not (folder / "run.json").exists():
-            continue
-        record = read_run(folder)
-        if record is None or record.status != "ok" or record.timing is None:
-            continue
-        if record.timing.method != "blocks" or record.timing.remeasure_ci95_s is None:
+    for _, record in read_runs(measurements):
+        result = stated.get(record.run_id)
+        if record.status != "ok" or result is None or not result.step.calibrated:
             continue
         if record.device_name != name or record.finished_at is None:
             continue
@@ -72,6 +76,16 @@ def candidates(
             continue
         found.append(record)
     return found
+
+
+def _stated(measurements: Path) -> dict[str, StepResult]:
+    """Run id -> its configuration's result as the report states it now (the committed
+    blocks with the between-invocation variation earlier calls measured)."""
+    runs = load_runs(measurements)
+    ok = runs.filter(pl.col("status") == "ok")["run_id"].to_list()
+    steps = {run: read_steps(measurements / "runs" / run) for run in ok}
+    found = results(runs, steps, session_cvs(read_calibrations(measurements)))
+    return {run: result for result in found.values() for run in result.run_ids}
 
 
 def remeasure(
@@ -101,6 +115,7 @@ def remeasure(
     picked = random.Random(seed).sample(pool, sample)
     configs = {c.run_id(name): c for c in resolve_runs(load_experiments(config_path), None)}
     states = []
+    cvs = session_cvs(read_calibrations(measurements))
     for record in picked:
         config = configs.get(record.run_id)
         if config is None:
@@ -109,10 +124,10 @@ def remeasure(
                 file=config_path,
                 fix="re-measure only what the file still lists (--group), or restore its group",
             )
-        states.append(BlockState(Shared(_unprofiled(config), (config.group,))))
+        own = cvs.get(session_key(name, mode_of_run_id(record.run_id)), 0.0)
+        states.append(BlockState(Shared(_again(config), (config.group,)), session_cv=own))
     # The interval checked is the one the report states now: the committed blocks with the
     # between-invocation variation that earlier calls measured (none before the first).
-    cvs = session_cvs(read_calibrations(measurements))
     modes = sorted({mode_of_run_id(record.run_id) for record in picked})
     # what the checked intervals included: the one mode's, or the device's eager one
     known = cvs.get(session_key(name, modes[0] if len(modes) == 1 else EAGER), 0.0)
@@ -126,25 +141,19 @@ def remeasure(
     measure_blocks(states, runner, lambda state: None, None, seed)
     items, failed = [], []
     for record, state in zip(picked, states, strict=True):
-        if state.error is not None or len(state.times()) < 2:
+        again_step = state.step() if state.error is None and len(state.times()) > 1 else None
+        if again_step is None or not again_step.bounded:
             failed.append({"run_id": record.run_id, "error": state.error})
             continue
-        own = cvs.get(session_key(name, mode_of_run_id(record.run_id)), 0.0)
-        stated = block_estimate(_committed_blocks(measurements, record), session_cv=own)
-        estimate = block_estimate(state.times(), session_cv=own)
-        low, high = stated.remeasure95_s
-        committed = Result(median_s=stated.estimate_s, interval95_s=(low, high),
-                           blocks=stated.blocks, samples=stated.samples,
-                           block_median_cv=stated.block_median_cv)  # fmt: skip
-        again = Result(median_s=estimate.estimate_s, interval95_s=estimate.remeasure95_s,
-                       blocks=estimate.blocks, samples=estimate.samples,
-                       block_median_cv=estimate.block_median_cv)  # fmt: skip
+        committed = _record_of(_committed_blocks(measurements, record), state.session_cv)
+        again = _record_of(state.times(), state.session_cv)
+        low, high = committed.interval95_s
         items.append(Remeasured(
             run_id=record.run_id, workload=record.workload, committed=committed,
             committed_finished_at=record.finished_at or "", remeasured=again,
             minutes_after=_minutes_between(record.finished_at or started_at, started_at),
-            inside=low <= estimate.estimate_s <= high,
-            ratio=estimate.estimate_s / stated.estimate_s,
+            inside=low <= again.median_s <= high,
+            ratio=again.median_s / committed.median_s,
         ))  # fmt: skip
     git = environment(device, Path.cwd()).get("git") or {}
     result = CalibrationFile(
@@ -160,11 +169,25 @@ def remeasure(
 
 def _committed_blocks(measurements: Path, record: RunRecord) -> list[list[float]]:
     """The committed result's step times by block, read as the report reads them."""
-    return run_blocks(pl.read_csv(measurements / "runs" / record.run_id / "steps.csv"))
+    return run_blocks(read_steps(measurements / "runs" / record.run_id))
 
 
-def _unprofiled(config: RunConfig) -> RunConfig:
-    return RunConfig.from_dict({**config.as_dict(), "profile": False})
+def _record_of(blocks: list[list[float]], session_cv: float) -> Result:
+    """A calibration record's result: the step time and calibrated interval by the one
+    rule (`results.estimate`), with the spread of block medians it rests on."""
+    step = estimate(blocks, True, session_cv)
+    assert step.low is not None and step.high is not None  # at least MIN_BLOCKS blocks
+    levels = block_estimate(blocks).levels
+    return Result(median_s=step.value, interval95_s=(step.low, step.high), blocks=levels.blocks,
+                  samples=levels.samples, block_median_cv=levels.block_median_cv)  # fmt: skip
+
+
+def _again(config: RunConfig) -> RunConfig:
+    """The configuration re-measured: unprofiled, and in at least MIN_BLOCKS blocks, so that
+    its estimate is the calibrated one, as the committed result's is."""
+    blocks = max(config.min_blocks, MIN_BLOCKS)
+    return RunConfig.from_dict({**config.as_dict(), "profile": False, "min_blocks": blocks,
+                                "max_blocks": max(config.max_blocks, blocks)})  # fmt: skip
 
 
 def _print(result: CalibrationFile, console: Console) -> None:

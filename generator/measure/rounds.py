@@ -5,7 +5,8 @@ after that, since the configurations between evicted its caches) and `iterations
 ones. The configurations of one group and device take turns (A B C A B C …), so drift of the
 machine (another tenant, a clock change, heat) lands on all of them alike instead of on
 whichever ran last. After each round a configuration stops when the median's 95 % interval
-(`stats.median_ci`) is within ±`ci_target` of the median, or when it has `max_iterations`
+(`results.estimate` for one process, judged by `results.precise_enough`) is within
+±`ci_target` of the median, or when it has `max_iterations`
 steps or `max_seconds` of timed steps; `stopped_by` says which. A configuration that fails
 (out of memory, an unsupported op) is set aside with its error and the others go on."""
 
@@ -19,6 +20,8 @@ from typing import Any
 
 import torch
 
+from generator.analysis.interval import Interval
+from generator.analysis.results import estimate, precise_enough
 from generator.config import RunConfig
 from generator.measure.conditions import Conditions
 from generator.measure.profile_ops import profile_step
@@ -29,7 +32,6 @@ from generator.measure.step import (
     build_workload,
     run_iterations,
 )
-from generator.stats import relative_half_width
 
 REWARM_STEPS = 1  # untimed steps at the start of every round after the first
 # A round ends early once its timed steps take max_seconds / ROUNDS_IN_TIME, so that a slow
@@ -55,9 +57,10 @@ class Measuring:
     def active(self) -> bool:
         return self.error is None and self.stopped_by is None
 
-    def half_width(self) -> float | None:
+    def step(self) -> Interval | None:
+        """Its step time and interval as the report will state them for one process."""
         times = [row["step_s"] for row in self.rows]
-        return relative_half_width(times) if len(times) >= 2 else None
+        return estimate([times], False, 0.0) if len(times) >= 2 else None
 
     def result(self) -> StepResult:
         return StepResult(rows=self.rows, settings=self.settings)
@@ -71,8 +74,8 @@ def stop_reason(state: Measuring) -> str | None:
         return None
     if config.ci_target == 0:
         return "rounds"
-    width = state.half_width()
-    if width is not None and width <= config.ci_target:
+    step = state.step()
+    if step is not None and precise_enough(step, config.ci_target):
         return "ci"
     if len(state.rows) >= config.max_iterations:
         return "iterations"

@@ -5,16 +5,19 @@ blocks of worker processes) end here."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from generator.analysis.layer_join import LAYERS_COLUMNS
+from generator.analysis.results import run_estimate
 from generator.config import RunConfig
 from generator.findings import layer_time_by_phase, profiler_overhead
 from generator.findings.profiler_checks import profiler_findings
 from generator.findings.resource_checks import resource_findings
+from generator.ingest.steps import read_steps
 from generator.measure.energy import energy_summary
 from generator.measure.profilers import NcuSettings as NcuSettings
 from generator.measure.profilers import NsysSettings as NsysSettings
@@ -31,7 +34,6 @@ from generator.records.run import (
     ModelledPoint,
     Timing,
 )
-from generator.stats import summarize_times
 
 if TYPE_CHECKING:  # it imports torch: only where the counts are made
     from generator.complexity.analyze import Complexity
@@ -133,24 +135,30 @@ def measure_one(
     folder: Path,
     ncu: NcuSettings | None,
     result: StepResult,
-    timing_method: dict[str, Any],
+    design: dict[str, Any],
     conditions: dict[str, Any],
     nsys: NsysSettings | None = None,
     blocks: list[dict[str, Any]] | None = None,
+    session_cv: float = 0.0,
 ) -> Measured:
     """Write the run's files into `folder` (a staging folder) from its timed steps and its
     profiled step (`result.ops`, the trace already in `folder`), and return run.json's
-    measured part. `timing_method`: what the method adds to or overrides in the timing
-    statistics (rounds and stopping rule, or the block estimate)."""
+    measured part. `design`: how the method timed it (run.json `timing`: method, blocks or
+    rounds, stopping rule). The step time of the modelled point is the one the report
+    states for the run alone: `results.estimate` over steps.csv as written (`session_cv`:
+    its device's between-session variation, which widens only the interval)."""
     from generator.complexity.footprint import footprint
 
-    timing = summarize_times([row["step_s"] for row in result.rows], config.batch) | timing_method
+    if len(result.rows) < 2:
+        raise ValueError("need at least two timed iterations for a spread")
+    timing = {"n": len(result.rows), **design}
     phases = {}
     for phase in PHASES:
         values = [row[f"{phase}_s"] for row in result.rows if row.get(f"{phase}_s") is not None]
         if len(values) >= 2:
-            phases[phase] = summarize_times(values, config.batch)["median_s"]
+            phases[phase] = statistics.median(values)
     write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
+    median = run_estimate(read_steps(folder), session_cv).value
     if config.profile:
         write_csv(folder / "ops.csv", result.ops, OPS_COLUMNS)
     complexity = analytic_counts(config)
@@ -165,7 +173,6 @@ def measure_one(
     compiled = compile_summary([b.get("compile") for b in blocks or []], config.compile)
     energy = energy_summary([b.get("energy") for b in blocks or []], config.batch)
     found += resource_findings(compiled, memory)
-    median = timing["median_s"]
     files = ["run.json", "steps.csv", "complexity.csv"]
     if config.profile:
         files += ["ops.csv", TRACE_FILE, LAYERS_FILE]

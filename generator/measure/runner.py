@@ -251,7 +251,7 @@ class Session:
         ):
             if (profiled := self.reprofile(config, existing)) is not None:
                 return profiled
-            return Outcome.of(run_id, "skipped", "already measured", existing.timing)
+            return Outcome.of(run_id, "skipped", "already measured", self.runs_dir / run_id)
         return None
 
     def reprofile(self, config: RunConfig, existing: RunRecord) -> Outcome | None:
@@ -268,7 +268,7 @@ class Session:
         again = reprofile(self.runs_dir, existing, config, ncu, nsys, self.command)
         failed = [f["id"] for f in again.findings or [] if f["id"] in PROFILER_FAILED]
         detail = "re-profiled (timing kept)" + (f"; {', '.join(failed)}" if failed else "")
-        return Outcome.of(existing.run_id, "ok", detail, again.timing)
+        return Outcome.of(existing.run_id, "ok", detail, self.runs_dir / existing.run_id)
 
     def measure_batch(self, todo: list[RunConfig], bar: Progress, overall: Any) -> None:
         """Time `todo` (one group, one device) in interleaved rounds; write each run as soon
@@ -282,8 +282,9 @@ class Session:
                  for c in todo}  # fmt: skip
 
         def progress(state: Measuring) -> None:
-            width = state.half_width()
-            note = f"  ±{100 * width:.1f} %" if width is not None else ""
+            step = state.step()
+            half = step.half_width if step is not None else None
+            note = f"  ±{100 * half:.1f} %" if half is not None else ""
             run_id = state.config.run_id(device_name(device))
             bar.update(
                 tasks[id(state.config)], completed=len(state.rows), description=f"  {run_id}{note}"
@@ -305,9 +306,9 @@ class Session:
 
         def measured(folder: Path) -> Measured:
             result = profile_and_release(state, folder / TRACE_FILE if config.profile else None)
-            method = {"rounds": state.rounds, "stopped_by": state.stopped_by,
+            design = {"rounds": state.rounds, "stopped_by": state.stopped_by,
                       "ci_target": config.ci_target, "method": "rounds in one process"}  # fmt: skip
-            return measure_one(config, folder, self.ncu, result, method,
+            return measure_one(config, folder, self.ncu, result, design,
                                {**header, "rounds": state.conditions}, self.nsys)  # fmt: skip
 
         error = failure_of(state.error) if state.error is not None else None
@@ -357,7 +358,7 @@ class Session:
                 samples=result.timing.n - sum(h.samples or 0 for h in history or []),
             )]  # fmt: skip
             write_run(folder, record)
-        return Outcome.of(run_id, "ok", "", result.timing)
+        return Outcome.of(run_id, "ok", "", self.runs_dir / run_id)
 
 
 def failure_of(error: BaseException) -> RunFailure:

@@ -15,6 +15,7 @@ from generator.analysis.results import Result
 from generator.catalog import device_label
 from generator.findings.calibration_checks import coverage, not_reproduced
 from generator.formatting import number, percent, seconds
+from generator.hierarchical import Levels
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
@@ -84,9 +85,10 @@ def calibration_page(report: Report) -> Page:
         [{"call_started_at": c.started_at, **item.model_dump(mode="json")} for c, item in items]
     ) if items else pl.DataFrame()  # fmt: skip
     stated = {r: result for result in report.results.values() for r in result.run_ids}
-    levels = [_levels(run_id, record.timing, labels, stated.get(run_id))
+    levels = [_levels(run_id, labels, stated[run_id])
               for run_id, record in sorted(report.records.items())
-              if record.timing is not None and record.timing.levels]  # fmt: skip
+              if run_id in stated and _own_levels(run_id, stated[run_id]) is not None
+              and record.timing is not None and record.timing.method == "blocks"]  # fmt: skip
     sessions = [
         {"device": _session_name(key), "cv": percent(100 * cv, 2)}
         for key, cv in sorted(session_cvs(list(report.calibrations)).items())
@@ -211,19 +213,23 @@ def _why(result: Result) -> str:
     return "timed in one process"
 
 
-def _levels(
-    run_id: str, timing: Any, labels: dict[str, str], result: Result | None
-) -> dict[str, str]:
+def _own_levels(run_id: str, result: Result) -> Levels | None:
+    """The variation at each level of one run of `result` (timed in blocks)."""
+    return next((run.levels for run in result.runs if run.run_id == run_id), None)
+
+
+def _levels(run_id: str, labels: dict[str, str], result: Result) -> dict[str, str]:
     """`result`: the run's result, whose interval is the one every page states."""
-    levels = timing.levels
+    levels = _own_levels(run_id, result)
+    assert levels is not None
     return {
         "link": _link(run_id, labels),
-        "blocks": str(levels.get("blocks")),
-        "steps": number(levels.get("iterations_per_block"), 3),
-        "within": percent(100 * levels.get("within_block_cv", 0.0), 2),
-        "between": percent(100 * levels.get("between_block_cv", 0.0), 2),
-        "medians": percent(100 * levels.get("block_median_cv", 0.0), 2),
-        "half": half_width(result.step) if result else "n/a",
+        "blocks": str(levels.blocks),
+        "steps": number(levels.iterations_per_block, 3),
+        "within": percent(100 * levels.within_block_cv, 2),
+        "between": percent(100 * levels.between_block_cv, 2),
+        "medians": percent(100 * levels.block_median_cv, 2),
+        "half": half_width(result.step),
     }
 
 

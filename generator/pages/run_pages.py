@@ -53,22 +53,25 @@ class RunContext:
     experiments: frozenset[str] = frozenset()  # the run's groups with an experiment page
 
 
-def _timed_in(record: RunRecord | None) -> list[tuple[str, str]]:
-    """How the run was timed: blocks (independent processes, with the level variations) or
-    one process, whose interval says nothing of the next one."""
+def _timed_in(
+    record: RunRecord | None, run_id: str, result: Result | None
+) -> list[tuple[str, str]]:
+    """How the run was timed: blocks (independent processes, with the level variations its
+    steps show, `RunTime.levels`) or one process, whose interval says nothing of the next."""
     timing = record.timing if record is not None else None
+    own = next((run for run in result.runs if run.run_id == run_id), None) if result else None
     if timing is None:
         return []
-    if timing.method != "blocks" or not timing.levels:
+    if timing.method != "blocks" or own is None or own.levels is None:
         return [("timed in", "one process: its interval covers that process's noise only, "
                  "not what changes between processes")]  # fmt: skip
-    levels = timing.levels
+    levels = own.levels
     return [
-        ("timed in", f"{timing.blocks} blocks (independent worker processes), "
-         f"{number(levels.get('iterations_per_block'), 3)} timed steps each on average; "
+        ("timed in", f"{levels.blocks} blocks (independent worker processes), "
+         f"{number(levels.iterations_per_block, 3)} timed steps each on average; "
          f"stopped by {timing.stopped_by}"),
-        ("variation of steps within a block", percent(100 * levels["within_block_cv"], 2)),
-        ("variation between blocks", percent(100 * levels["between_block_cv"], 2)),
+        ("variation of steps within a block", percent(100 * levels.within_block_cv, 2)),
+        ("variation between blocks", percent(100 * levels.between_block_cv, 2)),
     ]  # fmt: skip
 
 
@@ -134,7 +137,7 @@ def _facts(
         ("status", row["status"]),
         *([("also serves", ", ".join(_group(g, experiments) for g in groups))] if groups else []),
         *_result_facts(row, result),
-        *_timed_in(record),
+        *_timed_in(record, str(row["run_id"]), result),
         ("CV of single steps", percent(100 * row["cv"]) if row.get("cv") is not None else "n/a"),
         ("samples/s", throughput.text(number) if throughput else "n/a"),
         *(

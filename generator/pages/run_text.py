@@ -46,12 +46,10 @@ def step_text(step: Interval | None) -> str:
 def half_width(step: Interval | None) -> str:
     """The interval's larger half as a share of the value: the precision in one number
     ("±2.4 %")."""
-    if step is None or not step.value or step.low is None or step.high is None:
+    share = step.half_width if step is not None else None
+    if share is None:
         return "n/a"
-    if step.too_wide:
-        return "too uncertain"
-    share = max(step.value - step.low, step.high - step.value) / step.value
-    return "±" + percent(100 * share, 2)
+    return "too uncertain" if step is not None and step.too_wide else "±" + percent(100 * share, 2)
 
 
 def result_of(row: dict[str, Any]) -> Result | None:

@@ -19,7 +19,9 @@ from generator.atomic import write_json
 from generator.records.run_modes import mode_of
 from generator.records.versioned import load_json, upgrade, validated
 
-RUN_SCHEMA_VERSION = 3  # 2: timing by blocks (level variances), groups, history; 3: memory
+# 2: timing by blocks (level variances), groups, history; 3: memory; 4: timing holds the
+# design alone (the statistics come from steps.csv, analysis.results.estimate)
+RUN_SCHEMA_VERSION = 4
 RUN_FILE = "run.json"
 TRACE_FILE = "trace.json.gz"  # the profiled step, as torch.profiler wrote it (gzipped)
 LAYERS_FILE = "layers.csv"  # per layer and phase: counted FLOPs and bytes, measured time
@@ -62,21 +64,17 @@ PHASES = ("forward", "loss", "backward", "optimizer_step")
 
 
 class Timing(_Part):
-    """Step-time statistics (`stats.summarize_times`)."""
+    """How a run was timed: its design and why it stopped. The step time, its intervals,
+    throughput and precision are not stored: `analysis.results.estimate` computes them from
+    steps.csv, for `measure`'s summary as for the report (version 4 dropped the copies that
+    earlier versions stored, `STORED_STATISTICS`)."""
 
-    n: int
-    median_s: float
-    cv: float | None = None
-    median_ci95_s: tuple[float, float] | None = None
-    throughput_samples_per_s: float | None = None
-    rounds: int | None = None  # interleaved rounds (measure.rounds); absent before them
-    stopped_by: str | None = None  # ci, iterations, time, rounds or blocks
-    # measure.blocks: independent worker processes; median_s is the mean of their medians,
-    # median_ci95_s the random-effects interval (generator.hierarchical)
+    n: int  # timed steps, every block's
     method: str | None = None  # "blocks" or "rounds in one process"
-    blocks: int | None = None
-    remeasure_ci95_s: tuple[float, float] | None = None  # where a re-measurement falls
-    levels: dict[str, Any] | None = None  # hierarchical.BlockEstimate.levels()
+    blocks: int | None = None  # blocks: independent worker processes
+    rounds: int | None = None  # interleaved rounds (measure.rounds); absent before them
+    stopped_by: str | None = None  # ci, iterations, time, rounds, blocks, budget, max_blocks
+    ci_target: float | None = None  # the stopping rule's precision target
 
 
 class Invocation(_Part):
@@ -193,10 +191,6 @@ class RunRecord(RunStart):
     def row(self) -> dict[str, Any]:
         """The run's row of the runs table (`ingest.runs.RUN_SCHEMA`)."""
         timing, point, error = self.timing, self.modelled_point, self.error
-        # The interval the report states: where a re-measurement falls (blocks), else the
-        # median's interval within its one process.
-        stated = timing and (timing.remeasure_ci95_s or timing.median_ci95_s)
-        ci = stated or (None, None)
         return {
             "run_id": self.run_id,
             "workload": self.workload,
@@ -211,12 +205,13 @@ class RunRecord(RunStart):
             "compile": mode_of(self.config.model_dump()),
             "device_name": self.device_name,
             "status": self.status,
-            "median_s": timing.median_s if timing else None,
-            "ci_low_s": ci[0],
-            "ci_high_s": ci[1],
-            "cv": timing.cv if timing else None,
+            # the statistics, from steps.csv: analysis.pooling fills them for ok runs
+            "median_s": None,
+            "ci_low_s": None,
+            "ci_high_s": None,
+            "cv": None,
             "iterations": timing.n if timing else None,
-            "throughput": timing.throughput_samples_per_s if timing else None,
+            "throughput": None,
             "params": _number(self.complexity, "params"),
             "forward_flops": _number(self.complexity, "forward_flops"),
             "backward_flops": _number(self.complexity, "backward_flops"),
@@ -279,7 +274,27 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3}
+# The step-time statistics versions 1 to 3 stored beside the design, each computed by
+# `measure`'s own copy of the statistics (stats.summarize_times, the block estimate with the
+# between-session variation known when it ran): the report never read most of them and
+# recomputed the rest, and `measure` now computes them as the report does.
+STORED_STATISTICS = (
+    "median_s", "q1_s", "q3_s", "iqr_s", "mean_s", "std_s", "min_s", "max_s", "cv",
+    "median_ci95_s", "remeasure_ci95_s", "ci_method", "trend_s_per_iteration",
+    "throughput_samples_per_s", "throughput_ci95", "levels",
+)  # fmt: skip
+
+
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 stores how a run was timed, not its statistics (steps.csv holds every
+    step they are computed from): the stored copies are dropped on reading."""
+    timing = data.get("timing")
+    if isinstance(timing, dict):
+        data["timing"] = {k: v for k, v in timing.items() if k not in STORED_STATISTICS}
+    return data
+
+
+MIGRATIONS = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def read_run(folder: Path) -> RunRecord | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.analysis.results import judged
 from generator.findings import (
     Finding,
     blocks_timing_findings,
@@ -30,19 +31,21 @@ class Checked:
 def check(analysed: Analysed) -> Checked:
     loaded = analysed.loaded
     found = {}
-    # each run's precision is judged on the interval the report states: its result's
-    stated = {r: result.step for result in analysed.results.values() for r in result.run_ids}
+    # each run's precision is judged on the interval the report states (its result's),
+    # else on its own (results.judged)
+    by_run = {run: result for result in analysed.results.values() for run in result.run_ids}
     for run, times in loaded.step_times.items():
         record = loaded.records.get(run)
         timing = record.timing if record is not None else None
-        blocks = timing is not None and timing.method == "blocks" and timing.levels
+        stopped_by = timing.stopped_by if timing is not None else None
+        result = by_run.get(run)
+        own = next((r for r in result.runs if r.run_id == run), None) if result else None
+        stated = judged(result, run, list(times))
         found[run] = (
             *(
-                blocks_timing_findings(timing, stated[run])
-                if blocks and run in stated
-                else timing_findings(
-                    times, timing.stopped_by if timing is not None else None, stated.get(run)
-                )
+                blocks_timing_findings(stated, own.levels, stopped_by)
+                if own is not None and own.levels is not None
+                else timing_findings(times, stopped_by, stated)
             ),
             *throttle_findings(record.conditions if record is not None else None),
             *contention_findings(

@@ -60,4 +60,4 @@ def _measured(
         return None
     if record.config_hash != config.config_hash(name):
         return None
-    return Outcome.of(run_id, "skipped", "already measured", record.timing)
+    return Outcome.of(run_id, "skipped", "already measured", runs_dir / run_id)

@@ -12,7 +12,7 @@ from generator.measure.outcome import Outcome
 from generator.measure.slurm.manifest import JobEntry
 from generator.measure.slurm.task import Receipt
 from generator.measure.store import staged_run_folder
-from generator.records.run import RunFailure, RunSettings, RunStart, read_run, write_run
+from generator.records.run import RunFailure, RunSettings, RunStart, write_run
 
 STDERR_TAIL_LINES = 20
 JOBS_DIR = "jobs"  # submitit's folder: submission scripts, pickles, logs
@@ -51,9 +51,8 @@ def settle(
 ) -> Outcome:
     """The outcome of a job no longer in the queue, from its receipt (None: it left none)."""
     if receipt is not None and receipt.stage == "finished":
-        record = read_run(runs_dir / receipt.run_id)
-        timing = record.timing if record is not None else None
-        return Outcome.of(receipt.run_id, receipt.status or "failed", receipt.detail, timing)
+        folder = runs_dir / receipt.run_id
+        return Outcome.of(receipt.run_id, receipt.status or "failed", receipt.detail, folder)
     if receipt is not None:
         run_id, device_name = receipt.run_id, receipt.device_name
     else:  # died before Python started: the node's device name was never learned
