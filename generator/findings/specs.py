@@ -476,17 +476,8 @@ SPECS: tuple[FindingSpec, ...] = (
     UNEXPLAINED_COMPARISON,
 )
 FINDING_IDS = tuple(spec.id for spec in SPECS)
-BY_ID = {spec.id: spec for spec in SPECS}
 
 
 def specs_of(stage: Stage) -> tuple[FindingSpec, ...]:
     """The findings a stage's checks raise, in SPECS order."""
     return tuple(s for s in SPECS if any(c.stage is stage for c in s.checks))
-
-
-def spec(finding_id: str) -> FindingSpec:
-    """The spec of an id, or a KeyError naming the ids there are."""
-    try:
-        return BY_ID[finding_id]
-    except KeyError:
-        raise KeyError(f"no finding {finding_id!r}; the findings are {', '.join(BY_ID)}") from None
