@@ -18,8 +18,9 @@ import pytest
 from generator.cli.parser import build_parser
 from generator.config import RunConfig
 from generator.findings import specs
+from generator.findings.finding_spec import FindingSpec, Stage
 from generator.findings.run_checks import RunEvidence, run_findings, stored_evidence
-from generator.findings.specs import FINDING_IDS, SPECS, FindingSpec, Stage, specs_of
+from generator.findings.specs import FINDING_IDS, SPECS, specs_of
 from generator.measure.run_files import measure_one
 from generator.measure.step import StepResult
 from generator.pages.findings import findings_page
@@ -54,9 +55,9 @@ def test_each_finding_is_one_spec() -> None:
 
 
 def test_no_finding_is_built_but_from_its_spec() -> None:
-    """Finding(...) is called in the spec (and where stored findings are read back) only: a
+    """Finding(...) is called by FindingSpec.found (and where stored findings are read back) only: a
     check never writes an id or a severity of its own."""
-    allowed = {GENERATOR / "findings" / "specs.py", GENERATOR / "records" / "finding.py"}
+    allowed = {GENERATOR / "findings" / "finding_spec.py", GENERATOR / "records" / "finding.py"}
     built = [
         f"{path.relative_to(REPO)}:{node.lineno}"
         for path, tree in _sources().items()

@@ -15,7 +15,8 @@ from generator.cli.commands import (
 from generator.cli.file_commands import cmd_import, cmd_summarize
 from generator.cli.measure_parser import add_check_gpu, add_measure, add_remeasure
 from generator.cli.publish import add_publish
-from generator.findings.specs import Stage, specs_of
+from generator.findings.finding_spec import Stage
+from generator.findings.specs import specs_of
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.findings.specs import Stage, specs_of
+from generator.findings.finding_spec import Stage
+from generator.findings.specs import specs_of
 from generator.records.finding import Finding
 from generator.records.run import LAYERS_FILE, RunRecord
 

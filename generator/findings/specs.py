@@ -1,20 +1,9 @@
 """Every finding, declared once: its id, severity, what it catches, its usual fix, and the
-checks that raise it, each in the stage that runs it. The Findings page's table, `rederive
---help`, `rederive` itself (the RUN stage's checks, in this order) and the tests read this
-list; a check builds its findings from its spec (`SPEC.found(...)`), so an id, a severity
-or a default fix is never written twice.
-
-Adding a finding: one constant here, in SPECS at its place, and its check (a function in a
-module of `findings/`, named by `Check`); a RUN check takes `run_checks.RunEvidence`, and
-measure and rederive then both raise it (docs/architecture.md, "Findings registry")."""
+checks that raise it. The Findings page's table, `rederive --help`, rederive itself (the RUN
+checks, in this order) and the tests read SPECS; a check builds its findings from its spec
+(`SPEC.found(...)`). Adding one: docs/architecture.md, "Findings registry"."""
 
 from __future__ import annotations
-
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Literal, cast
 
 from generator.analysis.thresholds import (
     CLOCK_TOLERANCE,
@@ -38,59 +27,7 @@ from generator.analysis.thresholds import (
     TIME_AGREEMENT,
     UNCOUNTED_WARNING_SHARE,
 )
-from generator.records.finding import Finding
-
-Severity = Literal["error", "warning", "info"]
-
-
-class Stage(StrEnum):
-    """Where a finding's check runs."""
-
-    EXPORT = "export"  # one ncu export: summarize, import, its report page
-    TRACE = "trace"  # one torch.profiler trace: summarize, import, a run's profiled step
-    NSYS = "nsys"  # one Nsight Systems (or rocprofv3) capture
-    RANKS = "ranks"  # one multi-rank capture
-    RUN = "run"  # a measured run's own files: measure writes them, rederive derives them again
-    REPORT = "report"  # the report's check stage, across runs (site/check.py)
-
-
-@dataclass(frozen=True)
-class Check:
-    """A function that raises a finding, as `module.function` under generator/findings/
-    (named, not imported: the check imports its spec)."""
-
-    stage: Stage
-    function: str
-
-    def resolve(self) -> Callable[..., list[Finding]]:
-        module, name = self.function.rsplit(".", 1)
-        found = getattr(importlib.import_module(f"generator.findings.{module}"), name)
-        return cast("Callable[..., list[Finding]]", found)
-
-
-@dataclass(frozen=True)
-class FindingSpec:
-    id: str
-    severity: Severity
-    catches: str  # what it means: the Findings page's row and `--help`
-    fix: str  # the usual fix; a check may word one that fits its data better
-    checks: tuple[Check, ...]
-    milder: Severity | None = None  # a severity it is also raised at, by its check's rule
-
-    def found(
-        self, title: str, evidence: str, fix: str | None = None, *, milder: bool = False
-    ) -> Finding:
-        """This finding, with its evidence (and a fix fitting it, else the usual one)."""
-        if milder and self.milder is None:
-            raise ValueError(f"{self.id} has no milder severity")
-        severity = self.milder if milder and self.milder else self.severity
-        return Finding(self.id, severity, title, evidence, self.fix if fix is None else fix)
-
-    def row(self, mark: str = "*") -> str:
-        """What it catches after its severity, e.g. '*warning* or *info*: ...': the Findings
-        page's words (and, with mark "", `--help`'s)."""
-        severities = " or ".join(f"{mark}{s}{mark}" for s in (self.severity, self.milder) if s)
-        return f"{severities}: {self.catches}"
+from generator.findings.finding_spec import Check, FindingSpec, Stage
 
 
 def _g(value: float) -> str:
@@ -103,18 +40,15 @@ def _pct(share: float) -> str:
 
 # ---- one ncu export (findings/export_checks.py, flop_checks.py) ----------------------------
 
-NCU_NVTX_FIX = (
-    "PyTorch runs backward on its own thread, so NVTX ranges pushed per thread miss its "
-    "kernels. Profile with `ncu --nvtx --nvtx-push-pop-scope process`, or bracket the step "
-    "with cudaProfilerStart/Stop and `ncu --profile-from-start off` "
-    "(`nox -s measure -- --ncu` does both)."
-)
 INCOMPLETE_STEP = FindingSpec(
     "incomplete-step",
     "error",
     "a backward range with fewer than a third of the forward's kernels, a training step "
     f"without one, or counted FLOPs below {_pct(COUNTED_TO_ANALYTIC_MIN)} of the analytic count",
-    NCU_NVTX_FIX,
+    "PyTorch runs backward on its own thread, so NVTX ranges pushed per thread miss its "
+    "kernels. Profile with `ncu --nvtx --nvtx-push-pop-scope process`, or bracket the step "
+    "with cudaProfilerStart/Stop and `ncu --profile-from-start off` "
+    "(`nox -s measure -- --ncu` does both).",
     (
         Check(Stage.EXPORT, "export_checks.incomplete_step"),
         Check(Stage.TRACE, "trace_checks.incomplete_trace_step"),
@@ -443,38 +377,15 @@ UNEXPLAINED_COMPARISON = FindingSpec(
 
 # The order of the Findings page, by stage; within RUN, the order measure writes them.
 SPECS: tuple[FindingSpec, ...] = (
-    INCOMPLETE_STEP,
-    ABOVE_ROOF,
-    TENSOR_WORK_UNCOUNTED,
-    FP16_TENSOR_PIPE,
-    FLOPS_MISMATCH,
-    FEWER_FLOPS_ALGORITHM,
-    TENSOR_PADDING,
-    IMPLAUSIBLE_CLOCK,
-    MISSING_METRIC,
-    MISSING_SHAPES,
-    UNCOUNTED_OPS,
-    BYTES_UPPER_BOUND,
-    HOST_BOUND,
-    LAUNCH_OVERHEAD,
-    H2D_COPIES,
-    DOMINANT_KERNEL,
-    RANK_PROBLEM,
-    STRAGGLER_RANK,
-    EXPOSED_COMMUNICATION,
-    PROFILER_OVERHEAD,
-    RECOMPILED,
-    MEMORY_MISMATCH,
-    NCU_FAILED,
-    NSYS_FAILED,
-    NOISY_TIMING,
-    TIMING_DRIFT,
-    THROTTLED,
-    CONTENDED_BLOCKS,
-    NOT_REPRODUCED,
-    ABOVE_CEILING,
-    UNEXPLAINED_COMPARISON,
-)
+    INCOMPLETE_STEP, ABOVE_ROOF, TENSOR_WORK_UNCOUNTED, FP16_TENSOR_PIPE, FLOPS_MISMATCH,
+    FEWER_FLOPS_ALGORITHM, TENSOR_PADDING, IMPLAUSIBLE_CLOCK, MISSING_METRIC,  # EXPORT
+    MISSING_SHAPES, UNCOUNTED_OPS, BYTES_UPPER_BOUND, HOST_BOUND,  # TRACE (and NSYS)
+    LAUNCH_OVERHEAD, H2D_COPIES, DOMINANT_KERNEL,  # NSYS
+    RANK_PROBLEM, STRAGGLER_RANK, EXPOSED_COMMUNICATION,  # RANKS
+    PROFILER_OVERHEAD, RECOMPILED, MEMORY_MISMATCH, NCU_FAILED, NSYS_FAILED,  # RUN
+    NOISY_TIMING, TIMING_DRIFT, THROTTLED, CONTENDED_BLOCKS, NOT_REPRODUCED, ABOVE_CEILING,
+    UNEXPLAINED_COMPARISON,  # REPORT
+)  # fmt: skip
 FINDING_IDS = tuple(spec.id for spec in SPECS)
 
 
