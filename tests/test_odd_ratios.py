@@ -26,7 +26,8 @@ from generator.analysis.roofs import Roof
 from generator.analysis.speedups import precision_speedups, summary
 from generator.analysis.step_verdict import TIMED as TIMED_MEDIAN
 from generator.analysis.step_verdict import step_verdict
-from generator.findings.odd_checks import ID, unexplained
+from generator.findings.odd_checks import unexplained
+from generator.findings.specs import UNEXPLAINED_COMPARISON
 
 HOST_BOUND = LaunchTime(0.009, 0.001, TIMED, 20)  # host/GPU 9
 GPU_BOUND = LaunchTime(0.001, 0.009, TIMED, 20)
@@ -86,7 +87,7 @@ def test_nothing_measured_explains_it_then_it_says_so_and_its_runs_get_a_finding
     found = unexplained([odd])
     assert list(found) == ["run-gpu"]
     (finding,) = found["run-gpu"]
-    assert (finding.id, finding.severity) == (ID, "warning")
+    assert (finding.id, finding.severity) == (UNEXPLAINED_COMPARISON.id, "warning")
     assert finding.evidence == odd.sentence()
     explained = odd_pairs([result("a", 1.0), result("b", 2.0, HOST_BOUND, precision="tf32")], {})
     assert len(explained) == 1 and unexplained(explained) == {}  # the host decided it

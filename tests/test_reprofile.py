@@ -16,6 +16,7 @@ from rich.progress import Progress
 
 from generator.analysis.results import run_estimate
 from generator.config import RunConfig
+from generator.findings.run_checks import run_findings, stored_evidence
 from generator.ingest.steps import read_steps
 from generator.measure import by_blocks, ncu, runner
 from generator.measure.profilers import NcuSettings, NsysSettings
@@ -24,7 +25,7 @@ from generator.measure.step import StepResult
 from generator.pages.run_profilers import profiler_facts
 from generator.records.finding import findings_json
 from generator.records.run import RunRecord, read_run
-from generator.summaries.run_findings import rederive, run_findings
+from generator.summaries.run_findings import rederive
 
 TESTS = Path(__file__).parent
 STANDIN = str(TESTS / "standin" / "ncu")
@@ -130,7 +131,7 @@ def test_a_refused_ncu_keeps_the_timing_and_says_why(
     assert not NCU_FILES & set(record.files or [])
     assert sorted(p.name for p in folder.iterdir()) == ["complexity.csv", "run.json", "steps.csv"]
     # rederive derives it again from run.json: it keeps what measure wrote
-    assert findings_json(run_findings(folder, record)) == record.findings
+    assert findings_json(run_findings(stored_evidence(folder, record))) == record.findings
     assert [r.changed for r in rederive(tmp_path)] == [False]
     assert profiler_facts(record) == [
         ("Nsight Compute profile", "failed (the finding ncu-failed): range replay, clocks as found")

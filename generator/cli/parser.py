@@ -15,6 +15,8 @@ from generator.cli.commands import (
 from generator.cli.file_commands import cmd_import, cmd_summarize
 from generator.cli.measure_parser import add_check_gpu, add_measure, add_remeasure
 from generator.cli.publish import add_publish
+from generator.findings.finding_spec import Stage
+from generator.findings.specs import specs_of
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -279,13 +281,10 @@ def _add_rederive(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="recompute the findings run.json holds from each run's own files (no torch); "
         "--counts: the analytic counts too (torch)",
         description="For every run folder under MEASUREMENTS/runs/, derive again the findings "
-        "its files support (profiler-overhead: per-layer times from the profiled step adding "
-        "up to more than 1.1x the timed phase; memory-mismatch: the measured peak more than "
-        "3x from the analytic footprint; recompiled: a compiled model compiling again while "
-        "timed; ncu-failed, nsys-failed: a profiler that failed on the run, from run.json's "
-        "ncu and nsys blocks) and rewrite run.json atomically where they changed. With --counts, first "
-        "count each run's analytic FLOPs and bytes again by today's conventions. Nothing is "
-        "measured again.",
+        "its files support, which measure writes into run.json, and rewrite run.json "
+        "atomically where they changed. With --counts, first count each run's analytic FLOPs "
+        "and bytes again by today's conventions. Nothing is measured again. The findings: "
+        + "; ".join(f"{spec.id}, {spec.row(mark='')}" for spec in specs_of(Stage.RUN)),
     )
     rederive.add_argument("--measurements", default="measurements", help="default: %(default)s")
     rederive.add_argument(

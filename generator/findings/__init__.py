@@ -17,10 +17,12 @@ from generator.findings.export_checks import (
     tensor_work_uncounted,
 )
 from generator.findings.flop_checks import flops_mismatch
-from generator.findings.layer_checks import layer_time_by_phase, profiler_overhead
+from generator.findings.layer_checks import profiler_overhead
+from generator.findings.run_checks import layer_time_by_phase
+from generator.findings.specs import FINDING_IDS
 from generator.findings.timing import blocks_timing_findings, throttle_findings, timing_findings
 from generator.findings.trace_checks import trace_findings
-from generator.records.finding import FINDING_IDS, Finding, findings_json
+from generator.records.finding import Finding, findings_json
 
 __all__ = [
     "FINDING_IDS",

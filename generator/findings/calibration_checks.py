@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from generator.findings.specs import NOT_REPRODUCED
 from generator.formatting import number, percent, seconds
 from generator.records.calibration import CalibrationFile, Remeasured
 from generator.records.finding import Finding
@@ -116,18 +117,13 @@ def not_reproduced(
             continue
         low, high = item.committed.interval95_s
         found[run_id] = (
-            Finding(
-                "not-reproduced",
-                "warning",
+            NOT_REPRODUCED.found(
                 "A re-measurement fell outside this result's 95 % interval",
                 f"measured again on {calibration.started_at[:16].replace('T', ' ')} UTC, "
                 f"{number(item.minutes_after, 2)} minutes later, in a new invocation: "
                 f"{seconds(item.remeasured.median_s)} ({number(item.ratio, 3)}× the committed "
                 f"{seconds(item.committed.median_s)}), outside its interval [{seconds(low)}, "
                 f"{seconds(high)}]",
-                "read the interval as too narrow for this configuration: measure it again "
-                "(`nox -s measure -- --force --group ...` adds blocks, and blocks from "
-                "another session widen the interval by what changed between them)",
             ),
         )
     return found

@@ -12,11 +12,11 @@ import polars as pl
 
 from generator.analysis.roofs import gemm_ceiling
 from generator.catalog import device_label
+from generator.findings.specs import ABOVE_CEILING
 from generator.formatting import si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.finding import Finding
 
-ABOVE_CEILING = "above-ceiling"
 REMEASURE = (
     "measure the ceilings again: delete measurements/ceilings/{device_id}.json and run "
     "`nox -s measure` (or `nox -s measure -- --force`, which re-measures the runs too); its "
@@ -63,9 +63,7 @@ def step_above_ceiling(row: dict[str, Any], ceilings: Sequence[MeasuredCeilings]
         return []
     what = f"{row['model']} b{row['batch']} {row['phase']}"
     return [
-        Finding(
-            ABOVE_CEILING,
-            "warning",
+        ABOVE_CEILING.found(
             f"{what} runs above its device's measured ceiling",
             f"{what} runs at {si(attained, 'FLOP/s')}, above the measured {key} GEMM ceiling "
             f"of {si(ceiling, 'FLOP/s')} on {device_label(str(row['device_name']))} "
@@ -93,9 +91,7 @@ def ops_above_ceiling(
     worst = over.row(0, named=True)
     others = f" ({over.height - 1} more op(s) too)" if over.height > 1 else ""
     return [
-        Finding(
-            ABOVE_CEILING,
-            "warning",
+        ABOVE_CEILING.found(
             f"{worst['op']} runs above its device's measured ceiling",
             f"{worst['op']} in the profiled step runs at "
             f"{si(worst['attained_flops_per_s'], 'FLOP/s')}, above the measured {key} GEMM "

@@ -13,6 +13,7 @@ import polars as pl
 
 from generator.analysis.per_workload import blocks_by_number
 from generator.analysis.thresholds import CONTENDED_CORE_SHARE, CONTENDED_SLOWDOWN
+from generator.findings.specs import CONTENDED_BLOCKS
 from generator.formatting import number, percent
 from generator.records.finding import Finding
 
@@ -62,12 +63,8 @@ def contention_findings(
             "the others were not judged)"
         )
     return [
-        Finding(
-            "contended-blocks",
-            "warning",
+        CONTENDED_BLOCKS.found(
             "Timed while other processes used the CPU",
             evidence,
-            "measure on a quiet machine: stop other work first; `measure --force` adds quiet "
-            "blocks to this result, and removing the run folder first replaces it",
         )
     ]

@@ -18,6 +18,14 @@ from generator.analysis.thresholds import (
 )
 from generator.catalog import Device, load_catalog
 from generator.findings.flop_checks import phase_mismatch, range_named
+from generator.findings.specs import (
+    ABOVE_ROOF,
+    FP16_TENSOR_PIPE,
+    IMPLAUSIBLE_CLOCK,
+    INCOMPLETE_STEP,
+    MISSING_METRIC,
+    TENSOR_WORK_UNCOUNTED,
+)
 from generator.formatting import number, percent, si
 from generator.ingest.metric_map import METRIC_COLUMNS
 from generator.records.finding import Finding
@@ -58,12 +66,6 @@ def incomplete_step(
     phase: str | None,
     analytic_training_flops: float | None = None,
 ) -> list[Finding]:
-    fix = (
-        "PyTorch runs backward on its own thread, so NVTX ranges pushed per thread miss its "
-        "kernels. Profile with `ncu --nvtx --nvtx-push-pop-scope process`, or bracket the step "
-        "with cudaProfilerStart/Stop and `ncu --profile-from-start off` "
-        "(`nox -s measure -- --ncu` does both)."
-    )
     findings = []
     forward = range_named(ranges, "forward")
     backward = range_named(ranges, "backward")
@@ -71,13 +73,10 @@ def incomplete_step(
         forward_name, forward_total = forward
         if backward is None and phase == "train_step":
             findings.append(
-                Finding(
-                    "incomplete-step",
-                    "error",
+                INCOMPLETE_STEP.found(
                     "The training step has no backward range",
                     f"range '{forward_name}' holds {forward_total.kernels} kernels and no range "
                     "is named backward, though this is a training step",
-                    fix,
                 )
             )
         elif (
@@ -92,28 +91,22 @@ def incomplete_step(
                     "of the forward's, where a backward pass costs about 200 %"
                 )
             findings.append(
-                Finding(
-                    "incomplete-step",
-                    "error",
+                INCOMPLETE_STEP.found(
                     "The backward pass is missing from the profile",
                     f"range '{backward_name}' holds {backward_total.kernels} kernel(s) against "
                     f"{forward_total.kernels} in '{forward_name}' (a backward pass launches "
                     f"about as many kernels as the forward or more){flops}",
-                    fix,
                 )
             )
     if analytic_training_flops and total.flops is not None:
         ratio = total.flops / analytic_training_flops
         if ratio < COUNTED_TO_ANALYTIC_MIN:
             findings.append(
-                Finding(
-                    "incomplete-step",
-                    "error",
+                INCOMPLETE_STEP.found(
                     "The profile counts far fewer FLOPs than the step performs",
                     f"counted {si(total.flops, 'FLOP')} against {si(analytic_training_flops, 'FLOP')} "
                     f"analytic for the training step (ratio {number(ratio, 3)} < "
                     f"{COUNTED_TO_ANALYTIC_MIN})",
-                    fix,
                 )
             )
     return findings
@@ -131,11 +124,6 @@ def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None
     datasheet's roofs (`roofs.roof_for`): the hardware's limit, which no count may pass
     (a measured ceiling is a rate reached, which a kernel may pass)."""
     findings = []
-    fix = (
-        "check the device (a different GPU has other peaks), the precision (fp32 work "
-        "against an fp32 roof, not a tensor-core one), and the units (time in ns read as "
-        "µs, bytes in MB read as MiB)"
-    )
     if device is not None:
         # Vectorised: an export can hold hundreds of thousands of kernels.
         precisions = list(FLOP_TERMS)
@@ -172,27 +160,21 @@ def above_roof(metrics: pl.DataFrame, device: Device | None, bound: Bound | None
             worst = over.row(0, named=True)
             share, precision, roof = worst["_share"], worst["_precision"], worst["_roof"]
             findings.append(
-                Finding(
-                    "above-roof",
-                    "error",
+                ABOVE_ROOF.found(
                     "Kernels above their roof",
                     f"{rows} of {metrics.height} kernels attain more than "
                     f"min(peak, AI × bandwidth) of the {device.name}; worst: "
                     f"'{worst['kernel_name'][:80]}' at {si(worst['attained_flops_per_s'], 'FLOP/s')} "
                     f"{precision} against a roof of {si(roof, 'FLOP/s')} "
                     f"({percent(100 * share)})",
-                    fix,
                 )
             )
     if bound is not None and bound.efficiency > ROOF_TOLERANCE:
         findings.append(
-            Finding(
-                "above-roof",
-                "error",
+            ABOVE_ROOF.found(
                 "The step is above its roof",
                 f"efficiency {percent(100 * bound.efficiency)} against the {bound.precision} "
                 f"roof of {si(bound.roof_flops_per_s, 'FLOP/s')}",
-                fix,
             )
         )
     return findings
@@ -222,15 +204,12 @@ def tensor_work_uncounted(metrics: pl.DataFrame) -> list[Finding]:
         else ""
     )
     return [
-        Finding(
-            "tensor-work-uncounted",
-            "error",
+        TENSOR_WORK_UNCOUNTED.found(
             "Tensor-core work is not in the FLOP count",
             ", ".join(parts) + shown + ", but no `sm__ops_path_tensor_*` counter has a value: "
             "only CUDA-core FLOPs are counted, so FLOPs and attained FLOP/s are undercounted"
             + estimate,
-            "collect the direct tensor counters (`sm__ops_path_tensor_src_*`, see `ncu "
-            "--query-metrics`)"
+            TENSOR_WORK_UNCOUNTED.fix
             + (
                 "; the estimate is labelled as one and never added to the counted total"
                 if evidence.estimate_flops is not None
@@ -248,9 +227,7 @@ def fp16_tensor_pipe(metrics: pl.DataFrame) -> list[Finding]:
         return []
     share = fp16.fp16_warp_instructions / fp16.instructions
     return [
-        Finding(
-            "fp16-tensor-pipe",
-            "info",
+        FP16_TENSOR_PIPE.found(
             "Tensor-pipe instructions from FP16 arithmetic, not matrix work",
             f"{fp16.kernels} kernel(s) with no matrix-work evidence (no MMA sub-metric, no "
             f"tensor-core kernel family) issued {fp16.instructions:,.0f} tensor-pipe "
@@ -258,7 +235,6 @@ def fp16_tensor_pipe(metrics: pl.DataFrame) -> list[Finding]:
             f"{fp16.fp16_warp_instructions:,.0f} warp instructions, {percent(100 * share)} of "
             "them: on GA100, Volta and Turing FP16 arithmetic (HFMA2) issues on the pipe shared "
             "with the tensor cores. That work is in the FP16 FLOPs",
-            "nothing to fix: no tensor-core FLOPs are missing from the count",
         )
     ]
 
@@ -279,9 +255,7 @@ def implausible_clock(metrics: pl.DataFrame, device: Device | None) -> list[Find
         if worst["sm_clock_hz"] > limit * CLOCK_TOLERANCE:
             over = clocks.filter(pl.col("sm_clock_hz") > limit * CLOCK_TOLERANCE).height
             findings.append(
-                Finding(
-                    "implausible-clock",
-                    "error",
+                IMPLAUSIBLE_CLOCK.found(
                     "A clock rate beyond the hardware",
                     f"{over} kernel(s) report `sm__cycles_elapsed.avg.per_second` up to "
                     f"{si(worst['sm_clock_hz'], 'Hz')} ('{worst['kernel_name'][:60]}'), above "
@@ -306,14 +280,11 @@ def implausible_clock(metrics: pl.DataFrame, device: Device | None) -> list[Find
     if not disagree.is_empty():
         worst = disagree.sort("_gap", descending=True).row(0, named=True)
         findings.append(
-            Finding(
-                "implausible-clock",
-                "error",
+            IMPLAUSIBLE_CLOCK.found(
                 "Kernel time disagrees with cycles / clock",
                 f"{disagree.height} of {both.height} kernels: worst '{worst['kernel_name'][:60]}' "
                 f"lasts {si(worst['gpu_time_s'], 's')} but cycles / clock gives "
                 f"{si(worst['sm_cycles'] / worst['sm_clock_hz'], 's')}",
-                "trust `gpu__time_duration.sum`; check the units of the cycle and clock metrics",
             )
         )
     return findings
@@ -323,9 +294,7 @@ def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
     findings = []
     for column, count in sorted(total.incomplete.items()):
         findings.append(
-            Finding(
-                "missing-metric",
-                "warning",
+            MISSING_METRIC.found(
                 f"{column} is n/a for some kernels",
                 f"{count} of {total.kernels} kernels have no value for {column}, so its total "
                 "is shown as n/a (never as a partial sum)",
@@ -338,9 +307,7 @@ def missing_metric(metrics: pl.DataFrame, total: Totals) -> list[Finding]:
             continue
         if metrics.height and metrics[column].null_count() == metrics.height:
             findings.append(
-                Finding(
-                    "missing-metric",
-                    "warning",
+                MISSING_METRIC.found(
                     f"No {label} in the export",
                     f"none of the {metrics.height} kernels has {column}: the roofline point "
                     "needs FLOPs, DRAM bytes and time",

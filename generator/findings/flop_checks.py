@@ -10,6 +10,7 @@ import polars as pl
 from generator.analysis.kernels import with_families
 from generator.analysis.roofline import Totals
 from generator.analysis.thresholds import COUNTED_TO_ANALYTIC_MIN
+from generator.findings.specs import FEWER_FLOPS_ALGORITHM, FLOPS_MISMATCH, TENSOR_PADDING
 from generator.formatting import number, percent, si
 from generator.records.finding import Finding
 
@@ -45,47 +46,33 @@ def flops_mismatch(
     fewer = _fewer_multiplication_kernels(kernels)
     if ratio < 1 - AGREEMENT and fewer:
         return [
-            Finding(
-                "fewer-flops-algorithm",
-                "info",
+            FEWER_FLOPS_ALGORITHM.found(
                 "The convolution algorithm does fewer FLOPs than the model defines",
                 f"{evidence}; {fewer}: these algorithms replace most multiplications of a "
                 "direct convolution by transforms, so the FLOPs counted (the work done) are "
                 "below the analytic count (the work the layers define)",
-                "nothing is wrong; compare rates on one basis: counted FLOPs / kernel time is "
-                "the work the GPU did, analytic FLOPs / step time is the model's throughput",
             )
         ]
     if ratio > 1 + AGREEMENT and tensor_flops > 0.5 * counted:
         return [
-            Finding(
-                "tensor-padding",
-                "info",
+            TENSOR_PADDING.found(
                 "Tensor-core counters count the work issued, tile padding included",
                 f"{evidence}; {si(tensor_flops, 'FLOP')} of the counted FLOPs come from "
                 "`sm__ops_path_tensor_*`, which count every multiply-accumulate the tensor cores "
                 "issue, including the tile lanes a small channel count leaves empty (CUDA-core "
                 "FLOPs are predicated-on instructions and count no padding)",
-                "read attained FLOP/s on the counted basis as tensor-core occupancy, and on the "
-                "analytic basis (analytic FLOPs / time) as useful work",
             )
         ]
     if 0.45 <= ratio <= 0.55 or 1.8 <= ratio <= 2.2:
         return [
-            Finding(
-                "flops-mismatch",
-                "warning",
+            FLOPS_MISMATCH.found(
                 "Counted and analytic FLOPs differ by a factor of 2",
                 evidence,
-                "one side counts multiply-accumulates: FLOPs = 2 × MACs (torchvision's "
-                "'GFLOPS' and many papers' numbers are GMACs)",
             )
         ]
     if ratio < COUNTED_TO_ANALYTIC_MIN:
         return [
-            Finding(
-                "flops-mismatch",
-                "warning",
+            FLOPS_MISMATCH.found(
                 "Far fewer FLOPs counted than the model performs",
                 evidence,
                 "Winograd and FFT convolutions perform fewer multiplications than the direct "
@@ -95,9 +82,7 @@ def flops_mismatch(
         ]
     if ratio > 1.5:
         return [
-            Finding(
-                "flops-mismatch",
-                "warning",
+            FLOPS_MISMATCH.found(
                 "More FLOPs counted than the model performs",
                 evidence,
                 "recomputation (activation checkpointing), padding to tile sizes, or layers the "

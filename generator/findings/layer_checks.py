@@ -5,22 +5,13 @@ that they are profiled time, not a share of the timed step."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from generator.analysis.thresholds import PROFILER_OVERHEAD_RATIO
+from generator.findings.run_checks import RunEvidence
+from generator.findings.specs import PROFILER_OVERHEAD
 from generator.formatting import number, seconds
 from generator.records.finding import Finding
-
-
-def layer_time_by_phase(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
-    """The summed `time_s` of layers.csv rows, per phase (forward, backward)."""
-    found: dict[str, float] = {}
-    for row in rows:
-        time_s = row.get("time_s")
-        if time_s not in (None, ""):
-            found[str(row["phase"])] = found.get(str(row["phase"]), 0.0) + float(time_s)
-    return found
 
 
 def profiler_overhead(
@@ -41,14 +32,15 @@ def profiler_overhead(
         for phase, total, timed in over
     )
     return [
-        Finding(
-            "profiler-overhead",
-            "warning",
+        PROFILER_OVERHEAD.found(
             "Per-layer times are profiled time, above the timed phase",
             f"the per-layer times come from the profiled step and add up to more than "
             f"{number(PROFILER_OVERHEAD_RATIO, 3)}× the timed median of their phase ({parts}): "
             "the profiler's own overhead is in them",
-            "read per-layer times as shares of the profiled step, not of the timed one; the "
-            "timed phase medians are the step's time",
         )
     ]
+
+
+def profiler_overhead_of(run: RunEvidence) -> list[Finding]:
+    """The RUN check (run_checks): the run's layers.csv against its timed phases."""
+    return profiler_overhead(run.layer_s, run.phase_median_s)

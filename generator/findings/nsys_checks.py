@@ -13,6 +13,7 @@ from generator.analysis.thresholds import (
     HOST_BOUND_IDLE_SHARE,
     LAUNCH_TO_KERNEL_TIME,
 )
+from generator.findings.specs import DOMINANT_KERNEL, H2D_COPIES, HOST_BOUND, LAUNCH_OVERHEAD
 from generator.formatting import percent, seconds, short_name, si
 from generator.ingest.nsys.capture import ROCPROF_WORDS
 from generator.records.finding import Finding
@@ -63,9 +64,7 @@ def _host_bound_timeline(analysis: NsysAnalysis) -> list[Finding]:
     if total <= 0 or 1 - busy / total < HOST_BOUND_IDLE_SHARE:
         return []
     return [
-        Finding(
-            "host-bound",
-            "warning",
+        HOST_BOUND.found(
             f"The GPU is idle {percent(100 * (1 - busy / total))} of the time: the step is "
             "host-bound",
             f"in {where}, the GPUs run kernels or copies {seconds(busy)} of {seconds(total)}; "
@@ -84,9 +83,7 @@ def host_bound(analysis: NsysAnalysis) -> list[Finding]:
     if kernel <= 0 or launch < LAUNCH_TO_KERNEL_TIME * kernel:
         return []
     return [
-        Finding(
-            "launch-overhead",
-            "info",
+        LAUNCH_OVERHEAD.found(
             "Launching the kernels takes "
             f"{percent(100 * launch / kernel)} of their own run time, over the whole capture",
             f"the kernel-launch calls take {seconds(launch)} on the host, the kernels "
@@ -122,15 +119,11 @@ def h2d_copies(analysis: NsysAnalysis) -> list[Finding]:
     if time_s < H2D_TIME_SHARE * gpu_time:
         return []
     return [
-        Finding(
-            "h2d-copies",
-            "warning",
+        H2D_COPIES.found(
             f"Host-to-device copies take {percent(100 * time_s / gpu_time)} of the GPU's time",
             f"{int(h2d['count'].sum())} copies, {seconds(time_s)}"
             + (f", {si(float(size), 'B')}" if size else "")
             + f" against {seconds(analysis.kernel_time_s)} of kernels{inside}",
-            "keep the data on the GPU between steps; copy from pinned memory with "
-            "non_blocking=True on a side stream so the copy overlaps compute",
         )
     ]
 
@@ -142,9 +135,7 @@ def dominant_kernel(analysis: NsysAnalysis) -> list[Finding]:
     if top["share"] is None or top["share"] < DOMINANT_KERNEL_SHARE:
         return []
     return [
-        Finding(
-            "dominant-kernel",
-            "info",
+        DOMINANT_KERNEL.found(
             f"One kernel is {percent(100 * top['share'])} of the kernel time",
             f"`{short_name(top['name'], 120)}` ({top['family']}): {top['count']} launches, "
             f"{seconds(top['time_s'])}",

@@ -8,15 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from generator.analysis.odd_ratios import Odd
+from generator.findings.specs import UNEXPLAINED_COMPARISON
 from generator.records.finding import Finding
-
-ID = "unexplained-comparison"
-FIX = (
-    "re-measure both configurations in blocks (the calibration command on their pages) on a "
-    "build that records the host's launch time, and profile them (`--ncu`, the torch.profiler "
-    "trace): a host-bound or latency/overhead-bound step would explain it; else it is worth an "
-    "issue with both run ids"
-)
 
 
 def unexplained(odd: Iterable[Odd]) -> dict[str, tuple[Finding, ...]]:
@@ -25,12 +18,9 @@ def unexplained(odd: Iterable[Odd]) -> dict[str, tuple[Finding, ...]]:
     for item in odd:
         if item.cause.explained:
             continue
-        finding = Finding(
-            ID,
-            "warning",
+        finding = UNEXPLAINED_COMPARISON.found(
             f"a {item.kind} comparison against its expected direction, unexplained",
             item.sentence(),
-            FIX,
         )
         for run_id in item.expected.run_ids:
             found[run_id] = (*found.get(run_id, ()), finding)

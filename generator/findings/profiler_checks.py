@@ -8,31 +8,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generator.findings.run_checks import RunEvidence
+from generator.findings.specs import NCU_FAILED, NSYS_FAILED
 from generator.records.finding import Finding
 
-PROFILER_FAILED = ("ncu-failed", "nsys-failed")
+PROFILER_FAILED = (NCU_FAILED.id, NSYS_FAILED.id)
 RANGE_REFUSAL = "not supported during range replay"
+
+
+def ncu_failed(run: RunEvidence) -> list[Finding]:
+    ncu = run.ncu
+    if not ncu or not ncu.get("failed"):
+        return []
+    return [NCU_FAILED.found(
+        "Nsight Compute failed: the run's timing is kept, its counters are missing",
+        str(ncu["failed"]), _ncu_fix(ncu, run.group),
+    )]  # fmt: skip
+
+
+def nsys_failed(run: RunEvidence) -> list[Finding]:
+    nsys = run.nsys
+    if not nsys or not nsys.get("failed"):
+        return []
+    command = f"`nox -s measure -- --nsys --device cuda --group {run.group}`"
+    return [NSYS_FAILED.found(
+        "Nsight Systems failed: the run's timing is kept, its capture is missing",
+        str(nsys["failed"]),
+        f"{_cause(str(nsys['failed']), '--nsys-timeout')}, then {command} records it "
+        "without timing it again",
+    )]  # fmt: skip
 
 
 def profiler_findings(
     ncu: Mapping[str, Any] | None, nsys: Mapping[str, Any] | None, group: str
 ) -> list[Finding]:
     """ncu-failed and nsys-failed, from the blocks run.json records (in that order)."""
-    found = []
-    if ncu and ncu.get("failed"):
-        found.append(Finding(
-            "ncu-failed", "warning", "Nsight Compute failed: the run's timing is kept, its "
-            "counters are missing", str(ncu["failed"]), _ncu_fix(ncu, group),
-        ))  # fmt: skip
-    if nsys and nsys.get("failed"):
-        command = f"`nox -s measure -- --nsys --device cuda --group {group}`"
-        found.append(Finding(
-            "nsys-failed", "warning", "Nsight Systems failed: the run's timing is kept, its "
-            "capture is missing", str(nsys["failed"]),
-            f"{_cause(str(nsys['failed']), '--nsys-timeout')}, then {command} records it "
-            "without timing it again",
-        ))  # fmt: skip
-    return found
+    run = RunEvidence(ncu=ncu, nsys=nsys, group=group)
+    return [*ncu_failed(run), *nsys_failed(run)]
 
 
 def _ncu_fix(ncu: Mapping[str, Any], group: str) -> str:

@@ -14,6 +14,7 @@ from generator.analysis.thresholds import (
     STRAGGLER_LAG_SHARE,
     STRAGGLER_STEP_SHARE,
 )
+from generator.findings.specs import EXPOSED_COMMUNICATION, RANK_PROBLEM, STRAGGLER_RANK
 from generator.formatting import percent, seconds
 from generator.records.finding import Finding
 
@@ -32,9 +33,7 @@ def straggler(capture: MultiRank) -> list[Finding]:
     waits = capture.steps.filter(pl.col("rank") != rank)
     waited = float(waits["exposed_communication_s"].sum()) / float(waits["step_s"].sum())
     return [
-        Finding(
-            "straggler-rank",
-            "warning",
+        STRAGGLER_RANK.found(
             f"Rank {rank} is the straggler: it computes longest in {slow_steps} of {steps} steps",
             f"rank {rank} computes {seconds(float(own['compute_s'].median()))} a step, "  # type: ignore[arg-type]
             f"{percent(100 * lag)} more than the median of the other ranks "
@@ -61,24 +60,17 @@ def exposed_communication(capture: MultiRank) -> list[Finding]:
     )
     shares = ", ".join(f"rank {r} {percent(100 * s)}" for r, s in per_rank.iter_rows())
     return [
-        Finding(
-            "exposed-communication",
-            "warning",
+        EXPOSED_COMMUNICATION.found(
             f"{percent(100 * exposed / total)} of the ranks' step time is communication "
             "that no compute hides",
             f"exposed communication (communication − its overlap with compute) per rank: {shares}",
-            "when one rank is the straggler, the others' exposed time is waiting for it: "
-            "balance the work first; otherwise overlap the collectives with the backward "
-            "pass (DDP bucket size, FSDP prefetch) or communicate less often",
         )
     ]
 
 
 def rank_problems(capture: MultiRank) -> list[Finding]:
     return [
-        Finding(
-            "rank-problem",
-            "error",
+        RANK_PROBLEM.found(
             f"A rank of the capture could not be used as it is: {problem.file or 'the capture'}",
             problem.what,
             problem.fix or "",

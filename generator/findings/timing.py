@@ -16,6 +16,7 @@ from generator.analysis.thresholds import (
     NOISY_CI,
     THROTTLE_CLOCK_DROP,
 )
+from generator.findings.specs import NOISY_TIMING, THROTTLED, TIMING_DRIFT
 from generator.formatting import number, percent, si
 from generator.hierarchical import Levels
 from generator.records.finding import Finding
@@ -50,9 +51,7 @@ def timing_findings(
     n = len(step_times)
     if n < MIN_ITERATIONS:
         return [
-            Finding(
-                "noisy-timing",
-                "warning",
+            NOISY_TIMING.found(
                 "Too few iterations for a confidence interval",
                 f"{n} timed iteration(s); a bootstrap interval of the median needs at least "
                 f"{MIN_ITERATIONS}",
@@ -70,9 +69,7 @@ def timing_findings(
         cv = statistics.stdev(step_times) / statistics.fmean(step_times)
         why = f"; it stopped there because {_STOPPED[stopped_by]}" if stopped_by in _STOPPED else ""
         findings.append(
-            Finding(
-                "noisy-timing",
-                "warning",
+            NOISY_TIMING.found(
                 "Imprecise median",
                 f"the median step time's 95 % interval ({stated.kind_words()}) is "
                 f"±{percent(100 * (stated.half_width or 0.0))} ({si(stated.low, 's')} to "
@@ -87,14 +84,10 @@ def timing_findings(
     if abs(t_value) > DRIFT_T and change > DRIFT_MIN_SHARE:
         direction = "rises" if slope > 0 else "falls"
         findings.append(
-            Finding(
-                "timing-drift",
-                "warning",
+            TIMING_DRIFT.found(
                 "Step time drifts across iterations",
                 f"step time {direction} by {si(abs(slope), 's')} per iteration (t = "
                 f"{number(t_value, 3)}), {percent(100 * change)} over {n} iterations",
-                "rising: thermal or power throttling, or memory growth; falling: warm-up not "
-                "finished (raise `warmup`)",
             )
         )
     return findings
@@ -114,9 +107,7 @@ def blocks_timing_findings(
     low, high = stated.low, stated.high
     why = f"; it stopped there because {_STOPPED[stopped_by]}" if stopped_by in _STOPPED else ""
     return [
-        Finding(
-            "noisy-timing",
-            "warning",
+        NOISY_TIMING.found(
             "Imprecise step time",
             f"the step time's 95 % interval ({stated.kind_words()}) is "
             f"±{percent(100 * (stated.half_width or 0.0))} ({si(low, 's')} to {si(high, 's')}; "
@@ -152,12 +143,8 @@ def throttle_findings(conditions: dict[str, Any] | None) -> list[Finding]:
     if temperatures:
         parts.append(f"up to {max(temperatures)} °C")
     return [
-        Finding(
-            "throttled",
-            "warning",
+        THROTTLED.found(
             "GPU clocks dropped during the run",
             "; ".join(parts),
-            "the step ran below the GPU's sustained clock: cool the GPU or lift the power cap, "
-            "or lock clocks (`nvidia-smi -lgc`), then measure again",
         )
     ]

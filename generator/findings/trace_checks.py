@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from generator.analysis.launch import HOST_BOUND
+from generator.analysis.launch import HOST_BOUND as HOST_BOUND_WORDS
 from generator.analysis.thresholds import (
     LAUNCH_BOUND_SHARE,
     ROOF_TOLERANCE,
@@ -14,26 +14,26 @@ from generator.analysis.thresholds import (
 from generator.analysis.trace_analysis import TraceAnalysis
 from generator.analysis.trace_launch import WHOLE_TRACE, TraceLaunch
 from generator.analysis.trace_roofline import UPPER_BOUND
+from generator.findings.specs import (
+    ABOVE_ROOF,
+    BYTES_UPPER_BOUND,
+    HOST_BOUND,
+    INCOMPLETE_STEP,
+    MISSING_SHAPES,
+    UNCOUNTED_OPS,
+)
 from generator.formatting import number, percent, seconds, si
 from generator.records.finding import Finding
-
-SHAPES_FIX = (
-    "profile with torch.profiler.profile(..., record_shapes=True): shapes are what FLOPs "
-    "and bytes are derived from"
-)
 
 
 def missing_shapes(ops_with_shapes: int, ops: int) -> list[Finding]:
     if ops == 0 or ops_with_shapes > 0:
         return []
     return [
-        Finding(
-            "missing-shapes",
-            "error",
+        MISSING_SHAPES.found(
             "The trace was recorded without shapes: no FLOPs can be derived from it",
             f"none of its {ops} ops carries `Input Dims`; kernel times are shown, FLOPs, "
             "bytes and roofline points are n/a",
-            SHAPES_FIX,
         )
     ]
 
@@ -63,20 +63,12 @@ def uncounted_ops(by_op: pl.DataFrame, total_time_s: float) -> list[Finding]:
     )
     more = f" and {uncounted.height - 5} more" if uncounted.height > 5 else ""
     return [
-        Finding(
-            "uncounted-ops",
-            "warning" if share >= UNCOUNTED_WARNING_SHARE else "info",
+        UNCOUNTED_OPS.found(
             f"{percent(100 * share)} of the measured time is in work with no model ({by_cause})",
             f"{uncounted.height} op(s) with time but no model, by cause: {top}{more}. "
             "Their FLOPs are not in the totals, so the step's attained FLOP/s covers the "
             "costed ops' time only",
-            "no formula: the op is unknown to Roofline Atlas (custom, fused, compiled Triton "
-            "or data-movement ops); no usable shapes: the recorded shapes do not give the op's "
-            "sizes (record with record_shapes=True; FBGEMM embedding tables of mixed widths "
-            "record only their summed width); compiled region: a torch.compile region "
-            "recorded as one op (PyTorch >= 2.4 records each Triton launch as an op); no op: "
-            "the kernel's launch is not in the trace and no op launched an identical kernel "
-            "(keep the whole step inside the profiler's window)",
+            milder=share < UNCOUNTED_WARNING_SHARE,
         )
     ]
 
@@ -89,9 +81,7 @@ def above_roof_ops(by_op: pl.DataFrame) -> list[Finding]:
     findings = []
     for row in over.iter_rows(named=True):
         findings.append(
-            Finding(
-                "above-roof",
-                "error",
+            ABOVE_ROOF.found(
                 f"{row['op']} runs above its roof",
                 f"attained {si(row['attained_flops_per_s'], 'FLOP/s')} against a "
                 f"{row['path']} roof of {si(row['roof_flops_per_s'], 'FLOP/s')} "
@@ -116,16 +106,12 @@ def bytes_upper_bound_ops(by_op: pl.DataFrame) -> list[Finding]:
     )
     more = f" and {over.height - 5} more" if over.height > 5 else ""
     return [
-        Finding(
-            "bytes-upper-bound",
-            "info",
+        BYTES_UPPER_BOUND.found(
             f"{over.height} op(s) above the memory roof: their bytes are an upper bound",
             f"{top}{more}. The model counts each input at its recorded shape; the trace "
             "records no strides, so an input that is a broadcast view (expand, a stride-0 "
             "dim) is counted at its full size, and data kept in cache never reaches memory. "
             "Their efficiency is not a measurement",
-            "record the step with ncu for the bytes that reached memory; the roofline of "
-            "these ops is bounded, not placed",
         )
     ]
 
@@ -134,9 +120,7 @@ def incomplete_trace_step(phase: str | None, backward_ops: int) -> list[Finding]
     if phase != "train_step" or backward_ops:
         return []
     return [
-        Finding(
-            "incomplete-step",
-            "error",
+        INCOMPLETE_STEP.found(
             "A training step without a backward pass",
             "the trace holds no autograd backward op (`autograd::engine::evaluate_function`)",
             "profile the whole step (forward, loss.backward(), optimizer.step()) inside the "
@@ -170,11 +154,9 @@ def host_bound_launch(launch: TraceLaunch) -> list[Finding]:
         else ""
     )
     return [
-        Finding(
-            "host-bound",
-            "warning",
+        HOST_BOUND.found(
             f"The host took {seconds(time.host_s)} to enqueue the step and the GPU was busy "
-            f"{seconds(time.gpu_s)} with it: {HOST_BOUND}",
+            f"{seconds(time.gpu_s)} with it: {HOST_BOUND_WORDS}",
             f"in {launch.where()}, the host's span from the first op to the end of the last "
             f"kernel launch{waits} is {seconds(time.host_s)}; the GPU's busy time for the "
             "work launched in it (kernels, copies, sets; their union over streams) is "

@@ -14,9 +14,7 @@ import polars as pl
 from generator.analysis.layer_join import LAYERS_COLUMNS
 from generator.analysis.results import run_estimate
 from generator.config import RunConfig
-from generator.findings import layer_time_by_phase, profiler_overhead
-from generator.findings.profiler_checks import profiler_findings
-from generator.findings.resource_checks import resource_findings
+from generator.findings.run_checks import RunEvidence, layer_time_by_phase, run_findings
 from generator.ingest.steps import read_steps
 from generator.measure.energy import energy_summary
 from generator.measure.profilers import NcuSettings as NcuSettings
@@ -25,7 +23,7 @@ from generator.measure.profilers import profile_ncu, profile_nsys
 from generator.measure.resources import compile_summary, memory_summary
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
-from generator.records.finding import Finding, findings_json
+from generator.records.finding import findings_json
 from generator.records.run import (
     LAYERS_FILE,
     PHASES,
@@ -164,15 +162,11 @@ def measure_one(
     complexity = analytic_counts(config)
     times = layer_times(folder / TRACE_FILE) if config.profile else None
     by_layer = write_layer_files(folder, complexity, times)
-    found: list[Finding] = []
-    if by_layer is not None:
-        found = profiler_overhead(layer_time_by_phase(by_layer), phases)
     totals = complexity.totals()
     analytic = footprint(complexity, token_inputs=config.vocab is not None)
     memory = memory_summary([b.get("memory") for b in blocks or []], analytic)
     compiled = compile_summary([b.get("compile") for b in blocks or []], config.compile)
     energy = energy_summary([b.get("energy") for b in blocks or []], config.batch)
-    found += resource_findings(compiled, memory)
     files = ["run.json", "steps.csv", "complexity.csv"]
     if config.profile:
         files += ["ops.csv", TRACE_FILE, LAYERS_FILE]
@@ -180,8 +174,13 @@ def measure_one(
     cuda = config.device == "cuda"
     by_ncu = profile_ncu(config, folder, ncu) if ncu is not None and cuda else None
     by_nsys = profile_nsys(config, folder, nsys) if nsys is not None and cuda else None
-    found += profiler_findings(by_ncu.record if by_ncu else None,
-                               by_nsys.record if by_nsys else None, config.group)  # fmt: skip
+    # the same evidence rederive reads back from these files (findings/run_checks.py)
+    found = run_findings(RunEvidence(
+        layer_s=layer_time_by_phase(by_layer) if by_layer is not None else {},
+        phase_median_s=phases, compiled=compiled, memory=memory,
+        ncu=by_ncu.record if by_ncu else None, nsys=by_nsys.record if by_nsys else None,
+        group=config.group,
+    ))  # fmt: skip
     files += [*(by_nsys.files if by_nsys else []), *(by_ncu.files if by_ncu else [])]
     return Measured(
         settings=result.settings,

@@ -12,12 +12,12 @@ import polars as pl
 from generator.analysis.bound_words import LATENCY, SIDES
 from generator.analysis.launch import HOST_BOUND
 from generator.analysis.step_verdict import StepVerdict
-from generator.findings import Finding
+from generator.findings import Finding, specs
 from generator.pages.run_text import run_label
 
 ABOVE = "above the roof"
 # findings that say the step beat the roof it is judged under: no flagship rests on them
-ABOVE_CEILING = ("above-ceiling", "above-roof")
+ABOVE_CEILING = (specs.ABOVE_CEILING.id, specs.ABOVE_ROOF.id)
 CLASSES = (*(f"{side}-bound" for side in SIDES), f"{LATENCY}-bound", HOST_BOUND, ABOVE)
 
 

@@ -6,8 +6,11 @@ the first runs that have it, rather than listed one row each (at 1,000 runs the 
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from generator.analysis.views import MeasurementView
 from generator.findings import Finding
+from generator.findings.specs import SPECS
 from generator.pages import run_lists
 from generator.pages.data import findings_frame
 from generator.pages.finding_html import admonitions, with_code
@@ -37,6 +40,7 @@ def findings_page(
     ]
     markdown = render(
         "findings.md.j2",
+        specs=spec_rows(),
         imported=imported,
         run_rows=[] if summary else run_rows,
         counted=_counted(run_findings) if summary else [],
@@ -45,6 +49,12 @@ def findings_page(
     )
     frame = findings_frame(views, run_findings)
     return Page(f"{GENERATED_DIR}/findings.md", "Findings", markdown, tables={"findings": frame})
+
+
+def spec_rows() -> list[tuple[str, Markup]]:
+    """(id, its severity and what it catches) of every finding, in SPECS order: our own
+    Markdown, not data, so not escaped."""
+    return [(spec.id, Markup(spec.row())) for spec in SPECS]
 
 
 def _counted(run_findings: dict[str, tuple[Finding, ...]]) -> list[tuple[str, str, str, str]]:

@@ -1,46 +1,13 @@
 """A finding as it is stored (run.json, `summarize --json`) and shown: a stable id, a
-severity, the evidence with its numbers, and the fix. The checks that raise them live in
-`findings/`; their thresholds in `analysis/thresholds.py`."""
+severity, the evidence with its numbers, and the fix. Every finding is declared once in
+`findings/specs.py`; the checks that raise them live in `findings/`, their thresholds in
+`analysis/thresholds.py`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
-
-FINDING_IDS = (
-    "incomplete-step",
-    "above-roof",
-    "bytes-upper-bound",
-    "above-ceiling",
-    "not-reproduced",
-    "tensor-work-uncounted",
-    "fp16-tensor-pipe",
-    "flops-mismatch",
-    "fewer-flops-algorithm",
-    "tensor-padding",
-    "noisy-timing",
-    "timing-drift",
-    "throttled",
-    "contended-blocks",
-    "implausible-clock",
-    "missing-metric",
-    "missing-shapes",
-    "uncounted-ops",
-    "profiler-overhead",
-    "recompiled",
-    "memory-mismatch",
-    "straggler-rank",
-    "exposed-communication",
-    "rank-problem",
-    "host-bound",
-    "launch-overhead",
-    "h2d-copies",
-    "dominant-kernel",
-    "ncu-failed",
-    "nsys-failed",
-    "unexplained-comparison",
-)
 
 
 @dataclass(frozen=True)
@@ -63,3 +30,14 @@ def stored_findings(stored: Sequence[dict[str, str]] | None, *ids: str) -> tuple
 
 def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return [finding.as_dict() for finding in findings]
+
+
+def finding_lines(findings: Sequence[Mapping[str, str]]) -> list[str]:
+    """The findings as `summarize` prints them (findings_json's objects), under any summary:
+    severity, id and title, then the evidence and the fix."""
+    lines = []
+    for finding in findings:
+        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
+        lines.append(f"           evidence: {finding['evidence']}")
+        lines.append(f"           fix: {finding['fix']}")
+    return lines

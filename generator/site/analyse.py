@@ -41,6 +41,7 @@ from generator.analysis.verdicts import group_verdicts
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device, device_label, lookup_device
 from generator.findings import trace_findings
+from generator.findings.specs import PROFILER_OVERHEAD
 from generator.ingest import NcuExport
 from generator.pages.page import KindContext, Page
 from generator.pages.run_text import run_label
@@ -263,7 +264,7 @@ def _run_view_of_trace(
         # The run's own profiler-overhead finding is about this page's layer times.
         findings=(
             *trace_findings(analysis, phase),
-            *stored_findings(record.findings, "profiler-overhead"),
+            *stored_findings(record.findings, PROFILER_OVERHEAD.id),
         ),
         roof=_run_roof(record, [ceilings] if ceilings else [], catalog),
     )

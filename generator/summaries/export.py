@@ -15,7 +15,7 @@ from generator.formatting import number, percent, seconds, si
 from generator.ingest import read_ncu_csv
 from generator.ingest.cache import DEFAULT_CACHE, cached_read
 from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, NcuExport, default_memory_budget
-from generator.records.finding import Finding, findings_json
+from generator.records.finding import Finding, finding_lines, findings_json
 from generator.store import Store
 from generator.summaries.device_text import device_text
 
@@ -161,8 +161,4 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["incomplete_metrics"]:
         missing = ", ".join(f"{m} ({n} kernels)" for m, n in summary["incomplete_metrics"].items())
         lines.append(f"  missing (n/a)      {missing}: totals built on them are n/a")
-    for finding in summary["findings"]:
-        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
-        lines.append(f"           evidence: {finding['evidence']}")
-        lines.append(f"           fix: {finding['fix']}")
-    return "\n".join(lines)
+    return "\n".join(lines + finding_lines(summary["findings"]))

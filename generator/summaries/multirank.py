@@ -16,7 +16,7 @@ from generator.analysis.roofs import roof_json
 from generator.findings.rank_checks import rank_findings
 from generator.formatting import percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.finding import Finding, findings_json
+from generator.records.finding import Finding, finding_lines, findings_json
 
 FORMAT = "multi-rank torch.profiler capture"
 SPLIT = ("step_s", "compute_s", "communication_s", "overlap_s", "exposed_communication_s", "idle_s")
@@ -107,8 +107,4 @@ def format_multirank_summary(summary: dict[str, Any]) -> str:
             f"{seconds(row['compute_s']):<11} {seconds(row['others_compute_s']):<16} "
             f"{seconds(row['lag_s'])} ({share})"
         )
-    for finding in summary["findings"]:
-        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
-        lines.append(f"           evidence: {finding['evidence']}")
-        lines.append(f"           fix: {finding['fix']}")
-    return "\n".join(lines)
+    return "\n".join(lines + finding_lines(summary["findings"]))

@@ -17,7 +17,7 @@ from generator.analysis.nsys_phases import ModelWork, phase_table, step_point
 from generator.findings.nsys_checks import nsys_findings
 from generator.formatting import percent, seconds, short_name, si
 from generator.ingest.nsys.capture import NsysCapture, read_nsys
-from generator.records.finding import Finding, findings_json
+from generator.records.finding import Finding, finding_lines, findings_json
 
 FORMAT = "Nsight Systems capture"
 COUNTER_ROWS = 20  # counter rows in the text summary (all are in --json)
@@ -205,8 +205,4 @@ def format_nsys_summary(summary: dict[str, Any]) -> str:
         )
     for text in summary["missing"]:
         lines.append(f"  not known          {text}")
-    for finding in summary["findings"]:
-        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
-        lines.append(f"           evidence: {finding['evidence']}")
-        lines.append(f"           fix: {finding['fix']}")
-    return "\n".join(lines)
+    return "\n".join(lines + finding_lines(summary["findings"]))

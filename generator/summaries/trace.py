@@ -28,7 +28,7 @@ from generator.analysis.trace_roofline import (
 from generator.findings import trace_findings
 from generator.formatting import number, percent, seconds, si
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.finding import Finding, findings_json
+from generator.records.finding import Finding, finding_lines, findings_json
 from generator.summaries.device_text import device_text
 
 OP_ROWS = 12  # ops shown in the text summary (all of them are in --json)
@@ -235,8 +235,4 @@ def format_trace_summary(summary: dict[str, Any]) -> str:
             f"{number(row['arithmetic_intensity']):>9}  {si(row['attained_flops_per_s'], 'FLOP/s'):>13}"
             f"  {row['bound'] or 'n/a'}"
         )
-    for finding in summary["findings"]:
-        lines.append(f"  {finding['severity']:<8} [{finding['id']}] {finding['title']}")
-        lines.append(f"           evidence: {finding['evidence']}")
-        lines.append(f"           fix: {finding['fix']}")
-    return "\n".join(lines)
+    return "\n".join(lines + finding_lines(summary["findings"]))
