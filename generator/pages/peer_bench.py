@@ -107,7 +107,8 @@ def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
     stop it (its largest uncounted rows, with their causes)."""
     if not coverage or not coverage.get("traces"):
         return {"measured": False, "not_measured": COVERAGE_NOT_MEASURED}
-    rows, below, refused, peer_failed = [], [], [], []
+    rows, below, refused = [], [], []
+    peer_failed: list[str] = []
     for entry in coverage["traces"]:
         name = f"{entry['source']}: {entry['trace']}"
         if "error" in entry:
