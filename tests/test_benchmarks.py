@@ -11,6 +11,7 @@ import pytest
 from benchmarks.generate import DEFAULT_SOURCE, generate
 from benchmarks.generate_trace import generate_trace
 from benchmarks.implementations import ours
+from generator.formatting import percent
 from generator.ingest import read_ncu_csv
 from generator.ingest.trace.read import read_trace
 from generator.pages.performance import performance_page
@@ -272,3 +273,98 @@ def test_performance_page_shows_coverage_on_public_traces() -> None:
             x for x in page.splitlines() if x.startswith(f"- {trace['source']}: {trace['trace']}")
         )
         assert "(" in line  # its largest uncounted ops, each with its cause
+
+
+def test_busy_seconds_counts_overlaps_once() -> None:
+    from benchmarks.coverage import busy_seconds
+
+    # µs: [0, 10) and [5, 15) overlap in 5; [20, 25) apart; one inside another adds nothing
+    assert busy_seconds([(5.0, 10.0), (0.0, 10.0), (20.0, 5.0), (21.0, 1.0)]) == pytest.approx(
+        20e-6
+    )
+
+
+_FAKE_TRACELENS = """
+import json
+
+class _Table:
+    def __init__(self, rows):
+        self.rows = rows
+        self.empty = not rows
+    def __len__(self):
+        return len(self.rows)
+    def iterrows(self):
+        return enumerate(self.rows)
+
+class _Tree:
+    events_by_uid = {
+        1: {"cat": "kernel", "ts": 0.0, "dur": 10.0},
+        2: {"cat": "kernel", "ts": 5.0, "dur": 10.0},
+        3: {"cat": "gpu_memcpy", "ts": 30.0, "dur": 50.0},
+        4: {"cat": "kernel", "ts": 100.0, "dur": 40.0},
+        5: {"cat": "kernel", "ts": 200.0, "dur": 1000.0},
+    }
+
+class TreePerfAnalyzer:
+    tree = _Tree()
+    @classmethod
+    def from_file(cls, path):
+        if "broken" in path:
+            raise ValueError("No GPU events found")
+        return cls()
+    def collect_unified_perf_events(self):
+        return []
+    def build_df_unified_perf_table(self, events):
+        kernel = lambda uid, name: {"name": name, "dur": self.tree.events_by_uid[uid]["dur"],
+                                    "gpu_op_uid": uid}
+        return _Table([
+            {"GFLOPS": 1.0, "kernel_details": [kernel(1, "gemm"), kernel(2, "gemm")]},
+            {"GFLOPS": float("nan"), "Data Moved (MB)": 2.0,
+             "kernel_details": [kernel(3, "Memcpy HtoD"), kernel(2, "gemm")]},
+            {"GFLOPS": 1.0, "kernel_details": [kernel(4, "ncclDevKernel_AllReduce")]},
+            {"GFLOPS": float("nan"), "kernel_details": [kernel(5, "uncosted")]},
+        ])
+"""
+
+
+def test_the_peer_share_is_its_costed_kernel_time_over_our_denominator(tmp_path: Path) -> None:
+    """TraceLens (a stand-in package here) costs ops 1 and 2: their kernels' busy time, 15 µs
+    (two overlapping gemms; the memcpy and the NCCL kernel left out, the uncosted op's kernel
+    not costed), over our computation time: whole × (1 − communication − copies)."""
+    import sys
+
+    from benchmarks.coverage import tracelens_share
+
+    package = tmp_path / "peer" / "TraceLens"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(_FAKE_TRACELENS)
+    ours = {"on_gpu": True, "whole_s": 100e-6, "communication": 0.2, "copies": 0.3}
+    row = tracelens_share(tmp_path / "t.json", ours, package.parent, sys.executable, 60)
+    assert row["tracelens_rows"] == 4 and row["tracelens_costed_rows"] == 3
+    assert row["tracelens_costed_s"] == pytest.approx(15e-6)
+    assert row["tracelens_covered_of_computation"] == pytest.approx(15e-6 / 50e-6)
+    failed = tracelens_share(tmp_path / "broken.json", ours, package.parent, sys.executable, 60)
+    assert failed == {"tracelens_error": "ValueError: No GPU events found"}
+    # a trace we refused, or a CPU trace, has no denominator: no peer column
+    assert tracelens_share(tmp_path / "t.json", {"error": "x"}, package.parent, "python", 1) == {}
+
+
+def test_the_coverage_table_shows_tracelens_beside_ours() -> None:
+    """The TraceLens column of benchmarks/results.json's coverage (issue 65, item 4): each
+    trace's peer share on its row, 'no op rows' where TraceLens costed nothing, and every
+    failure listed with its error text."""
+    entries = json.loads((REPO / "benchmarks" / "results.json").read_text())
+    coverage = entries[0]["coverage"]
+    assert coverage["tracelens_run"]
+    page = performance_page(read_benchmarks(REPO)).markdown
+    assert "<th>TraceLens, of the rest</th>" in page
+    compared = [t for t in coverage["traces"] if "tracelens_covered_of_computation" in t]
+    assert len(compared) >= 40
+    for trace in compared:
+        line = next(x for x in page.splitlines() if f"{trace['source']}: {trace['trace']}<" in x)
+        cells = line.split("<td>")
+        assert cells[-1].startswith(percent(100 * trace["tracelens_covered_of_computation"]))
+        if trace["tracelens_rows"] == 0:
+            assert "(no op rows)" in cells[-1]
+    for trace in (t for t in coverage["traces"] if "tracelens_error" in t):
+        assert f"{trace['source']}: {trace['trace']} ({trace['tracelens_error'][:40]}" in page

@@ -90,7 +90,33 @@ def test_unit_of_the_wrong_dimension(tmp_path: Path) -> None:
     rows = [metric_row(0, "gpu__time_duration.sum", "Kbyte", "1")]
     err = error_of(write_long(tmp_path / "dim.csv", rows))
     assert err.line == 2
-    assert err.what == "metric gpu__time_duration.sum is in 'byte', which is not a unit of second"
+    assert err.what == (
+        "metric gpu__time_duration.sum is in 'byte', which is not a unit of second, "
+        "and kernel ID 0 has no other metric for kernel duration"
+    )
+
+
+def test_a_wrong_unit_on_a_metric_another_spelling_gives_is_set_aside(tmp_path: Path) -> None:
+    """The analysis reads the duration from `gpu__time_duration.sum`: the older spelling,
+    mislabelled, is set aside with a note, and the number is the fitting one's."""
+    rows = [
+        metric_row(0, "gpu__time_duration.sum", "nsecond", "1500"),
+        metric_row(0, "gpu__time_duration", "Kbyte", "9"),
+    ]
+    export = read_ncu_csv(write_long(tmp_path / "aside.csv", rows))
+    assert export.kernels["gpu_time_s"].to_list() == [pytest.approx(1.5e-6)]
+    assert any("set aside" in n and "gpu__time_duration (in 'byte'" in n for n in export.notes)
+    # a rate whose count the kernel has is not used either
+    rate = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+    rows = [*fp32_kernel(0, ffma="7"), metric_row(0, rate, "byte", "3")]
+    export = read_ncu_csv(write_long(tmp_path / "rate.csv", rows))
+    assert export.kernels["fp32_fma_inst"].to_list() == [7.0]
+    assert any(rate in n for n in export.notes)
+    # without the count, the rate is the one source: refused, naming it
+    rows = [metric_row(0, "gpu__time_duration.sum", "nsecond", "1500"), rows[-1]]
+    err = error_of(write_long(tmp_path / "only.csv", rows))
+    assert err.what.startswith(f"metric {rate} is in 'byte', which is not a unit of inst/cycle")
+    assert "no other metric for fp32 fma thread instructions" in err.what
 
 
 def test_conflicting_values_for_one_kernel(tmp_path: Path) -> None:

@@ -326,3 +326,104 @@ def test_a_gpu_the_catalog_lacks_is_named_as_such(monkeypatch: pytest.MonkeyPatc
         "the export names 'NVIDIA H800', which the catalog lacks, and records compute "
         "capability 9.0"
     )
+
+
+class _Relabelled:
+    """A real report as ncu-report gives it, with some metrics' unit labels replaced: how a
+    report of an ncu that labels differently reads (the 2020.2.0 report of issue 65 was not
+    found in public data; its label is the one its error message names)."""
+
+    def __init__(self, real: Any, units: dict[str, str]) -> None:
+        self._real, self._units = real, units
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def range_by_idx(self, index: int) -> Any:
+        return _Relabelled(self._real.range_by_idx(index), self._units)
+
+    def action_by_idx(self, index: int) -> Any:
+        return _Relabelled(self._real.action_by_idx(index), self._units)
+
+    def metric_by_name(self, name: str) -> Any:
+        metric = self._real.metric_by_name(name)
+        return (
+            metric
+            if metric is None or name not in self._units
+            else _Unit(metric, self._units[name])
+        )
+
+
+class _Unit:
+    def __init__(self, real: Any, unit: str) -> None:
+        self._real, self._unit = real, unit
+
+    def value(self) -> Any:
+        return self._real.value()
+
+    def unit(self) -> str:
+        return self._unit
+
+
+def _relabel(monkeypatch: pytest.MonkeyPatch, units: dict[str, str]) -> None:
+    load = ncu_report.load_report
+    monkeypatch.setattr(ncu_report, "load_report", lambda path: _Relabelled(load(path), units))
+
+
+FFMA_RATE = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+
+
+def test_rates_labelled_in_cycles_as_ncu_2020_2_writes_them_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every FP rate labelled 'cycle' (issue 65's error: `...dadd_pred_on.sum.per_cycle_elapsed
+    is in 'cycle'`): kernels, time, DRAM bytes and FLOPs are those NVIDIA's reader gives, and a
+    note says the label was read as the rate its name states."""
+    rates = {
+        f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed": "cycle"
+        for op in FP_OPS
+    }
+    plain, _, _ = read_ncu_rep(SGEMM)
+    _relabel(monkeypatch, rates)
+    export, _, _ = read_ncu_rep(SGEMM)
+    assert export.kernels.drop("counts_rebuilt").equals(plain.kernels.drop("counts_rebuilt"))
+    actions = _actions(SGEMM)
+    assert export.kernels["kernel_name"].to_list() == [
+        a.name(a.NameBase_DEMANGLED) for a in actions
+    ]
+    for row, action in zip(export.kernels.iter_rows(named=True), actions, strict=True):
+        duration = _value(action, "gpu__time_duration.sum")
+        rate = _value(action, "dram__bytes.sum.per_second")
+        assert duration is not None and rate is not None
+        assert row["gpu_time_s"] == pytest.approx(duration * 1e-9)
+        assert row["dram_bytes"] == pytest.approx(rate * duration * 1e-9)
+        assert row["fp32_fma_inst"] == pytest.approx(_count(action, "ffma"))
+    assert export.kernels["fp32_fma_inst"].to_list() == [pytest.approx(1024**3, rel=1e-12)] * 4
+    assert any("labelled 'cycle'" in n and FFMA_RATE in n for n in export.notes)
+
+
+def test_a_label_of_another_dimension_on_a_metric_in_use_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _relabel(monkeypatch, {FFMA_RATE: "byte"})
+    with pytest.raises(UserError) as error:
+        read_ncu_rep(SGEMM)
+    assert error.value.what == (
+        f"metric {FFMA_RATE} is in 'byte', which is not a unit of inst/cycle, and kernel ID 0 "
+        "has no other metric for fp32 fma thread instructions (predicated on)"
+    )
+
+
+def test_a_label_of_another_dimension_on_a_metric_not_in_use_is_set_aside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scan report counts its DRAM bytes (read, written): the DRAM rate, which would only
+    rebuild them, is set aside with a note and changes nothing."""
+    plain, _, _ = read_ncu_rep(SCAN)
+    _relabel(monkeypatch, {"dram__bytes.sum.per_second": "cycle"})
+    export, _, _ = read_ncu_rep(SCAN)
+    assert export.kernels.equals(plain.kernels)
+    assert any(
+        "set aside" in n and "dram__bytes.sum.per_second (in 'cycle', not byte/second)" in n
+        for n in export.notes
+    )

@@ -28,9 +28,9 @@ from generator.ingest.metric_map import (
     METRIC_COLUMN_NAMES,
     METRIC_COLUMNS,
     RATES_OF_COUNTS,
-    alias_rows,
     metric_key,
 )
+from generator.ingest.metric_units import check_units
 from generator.ingest.nvtx import push_pop_ranges, start_stop_ranges
 from generator.ingest.passes import join_passes
 from generator.ingest.schema import (
@@ -100,7 +100,7 @@ def export_from_long(
     binary report's (ingest/ncu_rep.py) included, so both give the same tables."""
     metrics, unconverted = convert_values(path, long, units_line)
     metrics, joined = join_passes(metrics)
-    kernels = _kernel_table(path, metrics)
+    kernels, unit_notes = _kernel_table(path, metrics)
     _check_one_kind_of_device(path, kernels)
     return NcuExport(
         path=path,
@@ -108,7 +108,9 @@ def export_from_long(
         kernels=kernels,
         metrics=metrics.select(METRIC_SCHEMA.names()),
         preamble_lines=preamble_lines,
-        notes=tuple(n for n in (*notes, unconverted, joined, rebuilt_note(kernels)) if n),
+        notes=tuple(
+            n for n in (*notes, unconverted, *unit_notes, joined, rebuilt_note(kernels)) if n
+        ),
     )
 
 
@@ -127,8 +129,9 @@ def rebuilt_note(kernels: pl.DataFrame) -> str | None:
     )
 
 
-def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
-    """One row per launch (per launch shape in a summary), known metrics as columns."""
+def _kernel_table(path: Path, metrics: pl.DataFrame) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """One row per launch (per launch shape in a summary), known metrics as columns; and the
+    notes on units reconciled or set aside (`metric_units.check_units`)."""
     if metrics.is_empty():
         raise UserError(
             "the export holds no kernel rows",
@@ -161,7 +164,8 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
     identity = identity.join(launches, on=list(KERNEL_KEY), how="left")
     known = metrics.with_columns(metric_key()).filter(pl.col("key").is_not_null())
     repeats = repeats_a_metric(known)  # some kernel has two rows for one metric
-    check_known_values(path, known, alias_rows(), repeats)
+    check_known_values(path, known, repeats)
+    known, unit_notes = check_units(path, known)
     if known.height:
         # One column per metric-map key present, then each kernel-table column is the first
         # alias (in priority order) that has a value: n/a in a preferred spelling falls
@@ -194,9 +198,8 @@ def _kernel_table(path: Path, metrics: pl.DataFrame) -> pl.DataFrame:
     )
     if table["invocations"].max() != 1:  # a summary row stands for all its launches
         table = table.with_columns(pl.col(c) * pl.col("invocations") for c in ADDITIVE_COLUMNS)
-    return table.select(pl.col(name).cast(dtype) for name, dtype in KERNEL_SCHEMA.items()).sort(
-        KERNEL_KEY
-    )
+    table = table.select(pl.col(name).cast(dtype) for name, dtype in KERNEL_SCHEMA.items())
+    return table.sort(KERNEL_KEY), unit_notes
 
 
 REBUILT_COLUMN = "counts_rebuilt"  # the kernel-table columns rebuilt from rates, per kernel

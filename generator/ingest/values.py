@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from generator.errors import UserError
-from generator.ingest.metric_map import DIMENSIONS, KEY_DTYPE, metric_key
+from generator.ingest.metric_map import KEY_DTYPE, metric_key
 from generator.ingest.schema import KERNEL_KEY, MISSING_VALUES
 from generator.ingest.units import known_unit_examples, parse_unit
 
@@ -109,24 +109,9 @@ def repeats_a_metric(known: pl.DataFrame) -> bool:
     return bool(known.select(pair.n_unique()).item() < known.height)
 
 
-def _rate_labelled_by_its_denominator(row: dict[str, Any], dimension: str) -> bool:
-    """Issue 65: a report of ncu 2020.2.0 labels `..._pred_on.sum.per_cycle_elapsed` (an
-    instruction count per elapsed cycle) in 'cycle', its denominator. The name says what
-    the value is, instructions per cycle, so the label is set aside and the value read as
-    that rate (the same number: neither unit has a prefix to scale)."""
-    metric = str(row["metric"])
-    return (
-        dimension == "inst/cycle"
-        and row["base_unit"] == "cycle"
-        and metric.endswith((".per_cycle_elapsed", ".per_cycle_active"))
-    )
-
-
-def check_known_values(
-    path: Path, known: pl.DataFrame, aliases: list[dict[str, object]], repeats: bool
-) -> None:
-    """Every value of a mapped metric must be a finite, non-negative number (or missing) in
-    a unit of the metric's dimension, and each kernel has one value per metric. One cheap
+def check_known_values(path: Path, known: pl.DataFrame, repeats: bool) -> None:
+    """Every value of a mapped metric must be a finite, non-negative number (or missing),
+    and each kernel has one value per metric (units: `check_units`). One cheap
     pass finds whether anything is wrong; the slow path only runs to name the line."""
     value, text = pl.col("value"), pl.col("value_text")
     unparsed = value.is_null() & text.is_not_null()
@@ -171,22 +156,6 @@ def check_known_values(
             line=row["line"],
             fix="re-export the file; a negative value means it was edited or damaged",
         )
-    dimension = {str(row["metric"]): str(row["dimension"]) for row in aliases}
-    dims = known.select("key", "metric", "base_unit", "line").unique(
-        ["key", "base_unit"], keep="first", maintain_order=True
-    )
-    for row in dims.iter_rows(named=True):
-        if _rate_labelled_by_its_denominator(row, dimension[row["key"]]):
-            continue
-        if row["base_unit"] not in DIMENSIONS[dimension[row["key"]]]:
-            raise UserError(
-                f"metric {row['metric']} is in {row['base_unit']!r}, "
-                f"which is not a unit of {dimension[row['key']]}",
-                file=path,
-                line=row["line"],
-                fix="re-export the file; a unit column that does not match its metric "
-                "would silently change every number built on it",
-            )
     if not repeats:
         return  # no kernel repeats a metric: nothing can conflict
     conflicts = (

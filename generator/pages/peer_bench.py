@@ -86,6 +86,21 @@ COVERAGE_NOT_MEASURED = (
 GOAL = 0.5  # issue 65: exact-or-bounded share of a production trace's computation
 
 
+def _peer_cell(entry: dict[str, Any], failed: list[str], name: str) -> str:
+    """TraceLens's share of the same denominator (benchmarks/coverage.py), or why there is
+    none: it failed (the error is listed under the table), it found no op rows, or the trace
+    has no GPU time of ours to put its time over."""
+    if "tracelens_error" in entry:
+        failed.append(f"{name} ({entry['tracelens_error'].splitlines()[0][:160]})")
+        return "failed"
+    share = entry.get("tracelens_covered_of_computation")
+    if "tracelens_covered_of_computation" not in entry:
+        return "n/a"
+    if not entry.get("tracelens_rows"):
+        return f"{_share(share or 0.0)} (no op rows)"
+    return _share(share)
+
+
 def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
     """The template's `coverage` context: per public trace, the parts of its GPU busy time
     that coverage is judged by, and for each trace with shapes below GOAL the ops that
@@ -93,6 +108,7 @@ def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
     if not coverage or not coverage.get("traces"):
         return {"measured": False, "not_measured": COVERAGE_NOT_MEASURED}
     rows, below, refused = [], [], []
+    peer_failed: list[str] = []
     for entry in coverage["traces"]:
         name = f"{entry['source']}: {entry['trace']}"
         if "error" in entry:
@@ -108,6 +124,7 @@ def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
                 _share(entry["communication"]),
                 _share(entry["copies"]),
                 _share(covered) if entry["with_shapes"] else "n/a (no shapes recorded)",
+                _peer_cell(entry, peer_failed, name),
             ]
         )
         if entry["with_shapes"] and covered is not None and covered < GOAL:
@@ -127,6 +144,19 @@ def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
         "ours": str(coverage.get("roofline_atlas", "?"))[:12],
         "sources": ", ".join(f"{k} {v[:12]}" for k, v in coverage.get("sources", {}).items()),
         "with_shapes": sum(1 for e in coverage["traces"] if e.get("with_shapes")),
+        "peer_run": bool(coverage.get("tracelens_run")),
+        "peer_failed": peer_failed,
+        "peer_at_goal": sum(
+            1
+            for e in coverage["traces"]
+            if e.get("with_shapes") and (e.get("tracelens_covered_of_computation") or 0) >= GOAL
+        ),
+        "peer_compared": sum(
+            1
+            for e in coverage["traces"]
+            if e.get("with_shapes")
+            and ("tracelens_covered_of_computation" in e or "tracelens_error" in e)
+        ),
         "at_goal": sum(
             1
             for e in coverage["traces"]
