@@ -66,11 +66,18 @@ class LaunchTime:
         return self.host_s / self.gpu_s if self.gpu_s > 0 else float("inf")
 
     @property
-    def gpu_idle_share(self) -> float | None:
-        """PROFILED with a timed step: the share of the unprofiled step the GPU is idle."""
+    def gpu_busy_share(self) -> float | None:
+        """PROFILED with a timed step: the profiled step's GPU busy time over the timed
+        (unprofiled) median step, the GPU's utilisation in it (may exceed 1 by noise)."""
         if self.source != PROFILED or not self.timed_step_s:
             return None
-        return max(0.0, 1 - self.gpu_s / self.timed_step_s)
+        return self.gpu_s / self.timed_step_s
+
+    @property
+    def gpu_idle_share(self) -> float | None:
+        """PROFILED with a timed step: the share of the unprofiled step the GPU is idle."""
+        busy = self.gpu_busy_share
+        return None if busy is None else max(0.0, 1 - busy)
 
     @property
     def host_bound(self) -> bool:

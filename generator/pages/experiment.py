@@ -28,6 +28,7 @@ from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
 from generator.pages.run_text import run_label
 from generator.pages.seed_beside import for_group, seed_section
+from generator.pages.seed_utilisation import utilisation_section
 from generator.records.ceilings import MeasuredCeilings
 
 # Charts beside throughput: metric -> axis title (SM % and DRAM % need ncu counters).
@@ -337,7 +338,7 @@ def _render(report: Report) -> list[Page]:
         )  # fmt: skip
         seeds = seed_section(
             *for_group(report.seed_predictions, results, report.ceilings, report.catalog)
-        )
+        ) + utilisation_section(report.utilisation_beside, results, report.catalog)
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
         pages.append(
             remembered(

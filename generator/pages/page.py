@@ -23,6 +23,7 @@ from generator.analysis.odd_ratios import Odd
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.replication import Replication
+from generator.analysis.gpu_utilisation import BesideSeed
 from generator.analysis.results import Result
 from generator.analysis.seed_prediction import Prediction
 from generator.analysis.step_verdict import StepVerdict
@@ -115,6 +116,8 @@ class Report:
     contradictions: Sequence[Contradiction] = ()
     # every published time of the seeds beside the roofline's prediction of it
     seed_predictions: Sequence[Prediction] = ()
+    # seed 004's GPU utilisation and bandwidth beside ours (analysis/gpu_utilisation.py)
+    utilisation_beside: Sequence[BesideSeed] = ()
 
     def of(self, kind: Kind[Any, V]) -> Sequence[V]:
         """The kind's views, typed as its analysis made them."""

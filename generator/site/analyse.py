@@ -24,6 +24,7 @@ from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
+from generator.analysis.gpu_utilisation import BesideSeed, beside_seed, utilisations
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofline import bound_against
 from generator.analysis.roofs import PREFERRED, Roof, ceiling_of, roof_for
@@ -77,6 +78,8 @@ class Analysed:
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     # every published time of the seeds beside the roofline's prediction of it
     seed_predictions: list[Prediction] = field(default_factory=list)
+    # seed 004's GPU utilisation and bandwidth beside ours (analysis/gpu_utilisation.py)
+    utilisation_beside: list[BesideSeed] = field(default_factory=list)
 
 
 def analyse(loaded: Loaded) -> Analysed:
@@ -104,7 +107,9 @@ def analyse(loaded: Loaded) -> Analysed:
     analysed_traces = _trace_views(loaded, counted)
     traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
-    found = with_trace_launch(found, _trace_launches(traces))
+    launches = _trace_launches(traces)
+    found = with_trace_launch(found, launches)
+    figures = utilisations(found, launches, {run.record.run_id for run in loaded.profiled})
     points = all_points(found, views, traces, loaded.ceilings, loaded.catalog)
     return Analysed(
         loaded=loaded,
@@ -126,6 +131,7 @@ def analyse(loaded: Loaded) -> Analysed:
         ),
         captures=analyse_kinds(loaded),
         seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted),
+        utilisation_beside=beside_seed(loaded.literature, found, figures),
     )
 
 
