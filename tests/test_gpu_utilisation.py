@@ -46,7 +46,8 @@ def analysed(tmp_path_factory: pytest.TempPathFactory) -> Analysed:
 def _busy_by_hand(trace: Path) -> float:
     """The union, in seconds, of the GPU work launched by runtime and driver calls that start in
     ProfilerStep#0."""
-    events = json.loads(gzip.open(trace).read())["traceEvents"]
+    with gzip.open(trace) as file:
+        events = json.load(file)["traceEvents"]
     (step,) = [e for e in events if e.get("name") == "ProfilerStep#0"]
     lo, hi = step["ts"], step["ts"] + step["dur"]
     launched = {

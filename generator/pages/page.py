@@ -19,11 +19,11 @@ from typing import Any, Generic, TypeVar, cast
 import polars as pl
 
 from generator.analysis.device_choice import Workload
+from generator.analysis.gpu_utilisation import BesideSeed
 from generator.analysis.odd_ratios import Odd
 from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.replication import Replication
-from generator.analysis.gpu_utilisation import BesideSeed
 from generator.analysis.results import Result
 from generator.analysis.seed_prediction import Prediction
 from generator.analysis.step_verdict import StepVerdict

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from generator.analysis.device_choice import Workload, trace_workloads, workloads
+from generator.analysis.gpu_utilisation import BesideSeed, beside_seed, utilisations
 from generator.analysis.launch import LaunchTime
 from generator.analysis.layer_join import LAYERS_SCHEMA
 from generator.analysis.odd_ratios import Odd, odd_pairs, odd_phases
@@ -24,7 +25,6 @@ from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
-from generator.analysis.gpu_utilisation import BesideSeed, beside_seed, utilisations
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofline import bound_against
 from generator.analysis.roofs import PREFERRED, Roof, ceiling_of, roof_for
