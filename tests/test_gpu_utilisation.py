@@ -121,6 +121,7 @@ def test_the_table_names_both_devices_and_what_each_number_measures(analysed: An
     assert "NVIDIA A100 80GB PCIe" in html and "NVIDIA H200 SXM" in html
     assert "14.4 %" in html and "47.98 GB/s read" in html
     assert "timed median step" in html and "profiled step" in html
+    assert "004-rn18-train-*" in html
     assert "modelled minimal bytes" in html
     assert pair.ours.share.percent_text() in html  # with its interval kind
     assert "host-bound (launch)" in html

@@ -177,10 +177,15 @@ def beside_seed(
     figures: Mapping[str, Utilisation],
 ) -> list[BesideSeed]:
     """Every closest configuration of ours (same model and phase, fp32, eager) with figures,
-    beside seed 004's window for it, by workload."""
+    beside seed 004's window for it, by model, phase, batch and device."""
     windows = seed_windows(literature)
     pairs = []
-    for workload in sorted(figures):
+
+    def order(workload: str) -> tuple[str, str, int, str]:
+        r = results[workload]
+        return (r.model, r.phase, r.batch, r.device_label)
+
+    for workload in sorted(figures, key=order):
         result = results[workload]
         window = windows.get((result.model, result.phase))
         if window is None or result.precision != CLOSEST_PRECISION:

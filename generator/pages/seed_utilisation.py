@@ -42,7 +42,7 @@ def utilisation_section(
             )
         rows.append(
             {
-                "ids": [seed.share.id, seed.read.id, seed.write.id],
+                "ids": seed.share.id.removesuffix("gpu-util") + "*",
                 "where": f"{seed.share.where}; {seed.read.where}",
                 "seed_device": seed_device.name if seed_device else seed.device,
                 "seed_share": percent(seed.share.published),
