@@ -118,9 +118,18 @@ def result_row(
     row: dict[str, Any], kind: str = "calibrated", processes: int = 10
 ) -> dict[str, Any]:
     """A runs row with its configuration's result under "result" (as `verdicts.group_rows`
-    puts it), built from the row's median and interval; `kind` one of analysis.interval's."""
+    puts it), built from the row's median and interval; `kind` one of analysis.interval's.
+    The columns `row` leaves out are filled as a real runs row has them: every one present,
+    the timing None, compile "eager", group "A", status "ok"."""
     from generator.analysis.interval import Interval
     from generator.analysis.results import Result, RunTime
+    from generator.ingest.runs import RUN_COLUMNS
+
+    row = dict.fromkeys(RUN_COLUMNS) | {
+        "compile": "eager", "group": "A", "groups": ["A"], "status": "ok",
+        "workload": row.get("workload", row.get("run_id", "w")),
+        "device_name": row.get("device_label"),
+    } | row  # fmt: skip
 
     low, high = row.get("ci_low_s"), row.get("ci_high_s")
     step = Interval(row["median_s"], low, high, kind, processes)

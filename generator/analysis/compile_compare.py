@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
 from generator.analysis.speedups import sides
+from generator.ingest.runs import RunRow, run_rows
 from generator.records.run_modes import EAGER
 
 CONFIG = ("device_label", "model", "dataset", "batch", "phase", "precision")
@@ -34,8 +34,8 @@ class CompileComparison:
 
     eager: Result
     compiled: Result
-    eager_row: dict[str, Any]
-    compiled_row: dict[str, Any]
+    eager_row: RunRow
+    compiled_row: RunRow
 
     @property
     def mode(self) -> str:
@@ -81,7 +81,7 @@ def compile_comparisons(
     and phase."""
     if runs.is_empty():
         return []
-    rows = {str(row["run_id"]): row for row in runs.to_dicts()}
+    rows = {row["run_id"]: row for row in run_rows(runs)}
     found = [
         CompileComparison(base[0], result, rows[base[0].run_ids[0]], rows[result.run_ids[0]])
         for by_mode in sides(results.values(), "compile", CONFIG).values()

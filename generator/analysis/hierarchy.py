@@ -34,15 +34,15 @@ PREFIX: dict[str, str] = {"L1": "l1", "L2": "l2", "DRAM": "dram"}
 STEP = "step"
 
 _FLOAT = pl.Float64
-_LEVEL_COLUMNS: dict[str, Any] = {
+_LEVEL_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     f"{PREFIX[level]}_{what}": _FLOAT for level in LEVELS for what in ("bytes", "ai")
 }
-_JUDGED: dict[str, Any] = {
+_JUDGED: dict[str, pl.DataType | type[pl.DataType]] = {
     "binding": pl.String,
     "roof_flops_per_s": _FLOAT,
     "efficiency": _FLOAT,
 }
-KERNEL_SCHEMA: dict[str, Any] = {
+KERNEL_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "kernel_id": pl.Int64,
     "kernel_name": pl.String,
     "nvtx_range": pl.String,
@@ -54,7 +54,7 @@ KERNEL_SCHEMA: dict[str, Any] = {
     **_LEVEL_COLUMNS,
     **_JUDGED,
 }
-STEP_SCHEMA: dict[str, Any] = {
+STEP_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "scope": pl.String,  # "step" (every kernel), else an NVTX range
     "kernels": pl.Int64,
     "time_s": _FLOAT,

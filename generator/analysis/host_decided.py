@@ -5,17 +5,16 @@ hypotheses' verdicts say so (analysis/verdicts.py), from each result's launch ti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from generator.analysis.launch import HOST_BOUND, LaunchTime
 from generator.analysis.results import Result
-from generator.analysis.verdict_needs import RESULT
+from generator.analysis.verdict_needs import RESULT, ResultRow
 from generator.formatting import number
 
 
-def host_note(rows: list[dict[str, Any]]) -> str:
+def host_note(rows: Sequence[ResultRow]) -> str:
     """`host_clause` of the results of a group's rows (`group_rows` puts them under RESULT)."""
-    return host_clause([result for row in rows if (result := row.get(RESULT)) is not None])
+    return host_clause([result for row in rows if (result := row[RESULT]) is not None])
 
 
 def host_clause(results: Sequence[Result]) -> str:

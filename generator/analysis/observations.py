@@ -3,23 +3,30 @@ and which results are too imprecise to compare."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from generator.analysis.results import precise_enough
 from generator.analysis.thresholds import NOISY_CI
-from generator.analysis.verdict_needs import metric_interval
+from generator.analysis.verdict_needs import MatrixKey, ResultRow, metric_interval
 from generator.analysis.verdicts import fmt_metric, ordered_along, with_metric
 from generator.formatting import percent, si
 
 
 def observations(
-    rows: list[dict[str, Any]], key: str, ceiling: Callable[[str], tuple[str, float] | None] | None
+    rows: Sequence[ResultRow],
+    key: MatrixKey | None,
+    ceiling: Callable[[str], tuple[str, float] | None] | None,
+    label: Callable[[ResultRow], str] = str,
 ) -> list[str]:
     """Sentences with the group's numbers: how the swept variable moves each metric.
     `ceiling`: a run's precision -> the measured GEMM ceiling of that precision on the rows'
-    device (`roofs.gemm_ceiling`), against which its modelled FLOP/s is stated."""
-    ordered = ordered_along(rows, key)
+    device (`roofs.gemm_ceiling`), against which its modelled FLOP/s is stated. `key`
+    None: several variables vary together, and each row goes by its `label`."""
+
+    def at(row: ResultRow) -> int | str:
+        return row[key] if key is not None else label(row)
+
+    ordered = ordered_along(rows, key) if key is not None else sorted(rows, key=label)
     sentences = []
     if key == "batch":
         first, last = ordered[0], ordered[-1]
@@ -43,8 +50,8 @@ def observations(
             fastest = min(timed, key=lambda item: item[1].value)
             slowest = max(timed, key=lambda item: item[1].value)
             sentences.append(
-                f"Fastest step: {fastest[0][key]} ({si(fastest[1].value, 's')}); slowest: "
-                f"{slowest[0][key]} ({si(slowest[1].value, 's')})."
+                f"Fastest step: {at(fastest[0])} ({si(fastest[1].value, 's')}); slowest: "
+                f"{at(slowest[0])} ({si(slowest[1].value, 's')})."
             )
         rated = with_metric(ordered, "modelled_flops_per_s")
         if rated:
@@ -58,7 +65,7 @@ def observations(
                 else ""
             )
             sentences.append(
-                f"Highest modelled FLOP/s: {best[0][key]} ({si(best[1].value, 'FLOP/s')} in "
+                f"Highest modelled FLOP/s: {at(best[0])} ({si(best[1].value, 'FLOP/s')} in "
                 f"{precision}{share})."
             )
     # judged on each row's result, not on the pooled table's ci columns, which are blank

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 import polars as pl
 
@@ -22,9 +22,10 @@ from generator.analysis.interval import Interval
 from generator.analysis.per_workload import in_blocks, run_blocks
 from generator.analysis.results import Result, estimate
 from generator.formatting import number
+from generator.ingest.runs import RunRow, run_rows
 from generator.memo import remembered
 
-DEVICE = "device_label"
+DEVICE: Final = "device_label"
 PARTS = {  # steps.csv column -> the part's name
     "forward_s": "forward",
     "loss_s": "loss",
@@ -92,7 +93,7 @@ def part_time(name: str, frames: list[pl.DataFrame], session_cv: float) -> PartT
 
 
 def step_parts(
-    row: dict[str, Any], frames: list[pl.DataFrame], run_ids: list[str], session_cv: float = 0.0
+    row: RunRow, frames: list[pl.DataFrame], run_ids: list[str], session_cv: float = 0.0
 ) -> StepParts:
     """One workload's parts from its runs' steps frames."""
     parts = [found for column in PARTS if (found := part_time(column, frames, session_cv))]
@@ -125,8 +126,8 @@ def training_parts(
             continue
         frames = [steps[r] for r in run_ids]
         # a workload the new run is not in keeps its parts (generator/memo)
-        first = part.row(0, named=True)
-        result = (results or {}).get(str(first["workload"]))
+        first = run_rows(part.head(1))[0]
+        result = (results or {}).get(first["workload"])
         session = result.session_cv if result else 0.0
         found.append(remembered("step_parts", step_parts, first, frames, run_ids, session))
     return sorted(

@@ -14,22 +14,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Any
 
 from generator.analysis.results import Result
-from generator.analysis.verdict_needs import DEVICE, MATRIX_KEYS, NO_UPPER_BOUND, RESULT
+from generator.analysis.verdict_needs import (
+    DEVICE,
+    MATRIX_KEYS,
+    NO_UPPER_BOUND,
+    RESULT,
+    MatrixKey,
+    RatioKey,
+    ResultRow,
+    order,
+)
 from generator.config import Expectation
 from generator.formatting import number
 
 PROVISIONAL = "Provisional reading"
-RATIO_KEYS = ("device", DEVICE, "phase", "precision", "compile", "model", "dataset", "batch")
+RATIO_KEYS: tuple[RatioKey, ...] = (
+    "device", DEVICE, "phase", "precision", "compile", "model", "dataset", "batch"
+)  # fmt: skip
 
 
-def ratio_key(numerator: str, denominator: str, rows: list[dict[str, Any]]) -> str | None:
+def ratio_key(numerator: str, denominator: str, rows: Sequence[ResultRow]) -> RatioKey | None:
     """The matrix key whose values name both sides of a `ratio` claim (the device kind
     first: `["cuda", "cpu"]`)."""
     return next(
-        (k for k in RATIO_KEYS if {numerator, denominator} <= {str(row.get(k)) for row in rows}),
+        (k for k in RATIO_KEYS if {numerator, denominator} <= {str(row[k]) for row in rows}),
         None,
     )
 
@@ -64,35 +74,35 @@ def margin(value: float, low: float, high: float) -> float:
     return min(below, above)
 
 
-def _pairs(rows: list[dict[str, Any]], key: str, top: str, bottom: str, metric: str) -> list[Pair]:
+def _pairs(
+    rows: Sequence[ResultRow], key: RatioKey, top: str, bottom: str, metric: str
+) -> list[Pair]:
     """Every pair of runs (one per side) of each setting of the other keys."""
     others = [k for k in MATRIX_KEYS if k != key and not (key == "device" and k == DEVICE)]
-    settings: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    settings: dict[tuple[str | int, ...], list[ResultRow]] = {}
     for row in rows:
-        settings.setdefault(tuple(row.get(k) for k in others), []).append(row)
+        settings.setdefault(tuple(row[k] for k in others), []).append(row)
     found = []
     for setting in settings.values():
-        results = {id(r[RESULT]): r for r in setting if r.get(RESULT) is not None}.values()
-        tops = [r for r in results if str(r[key]) == top]
-        bottoms = [r for r in results if str(r[key]) == bottom]
-        for a, b in product(tops, bottoms):
+        results = {id(result): (r, result) for r in setting if (result := r[RESULT]) is not None}
+        tops = [(r, result) for r, result in results.values() if str(r[key]) == top]
+        bottoms = [(r, result) for r, result in results.values() if str(r[key]) == bottom]
+        for (a, ra_result), (b, rb_result) in product(tops, bottoms):
             where = _where(a, b, others, rows)
             for (ra, va), (rb, vb) in product(
-                run_values(a[RESULT], metric), run_values(b[RESULT], metric)
+                run_values(ra_result, metric), run_values(rb_result, metric)
             ):
                 found.append(Pair(va / vb, ra, rb, where))
     return found
 
 
-def _where(
-    a: dict[str, Any], b: dict[str, Any], others: list[str], rows: list[dict[str, Any]]
-) -> str:
-    varied = [k for k in others if len({str(r.get(k)) for r in rows}) > 1]
-    parts = [f"{k} {a.get(k)}" for k in varied if k != DEVICE]
-    if a.get(DEVICE) != b.get(DEVICE):
-        parts.append(f"{a.get(DEVICE)} against {b.get(DEVICE)}")
+def _where(a: ResultRow, b: ResultRow, others: list[MatrixKey], rows: Sequence[ResultRow]) -> str:
+    varied = [k for k in others if len({str(r[k]) for r in rows}) > 1]
+    parts = [f"{k} {a[k]}" for k in varied if k != DEVICE]
+    if a[DEVICE] != b[DEVICE]:
+        parts.append(f"{a[DEVICE]} against {b[DEVICE]}")
     elif DEVICE in varied:
-        parts.append(f"on {a.get(DEVICE)}")
+        parts.append(f"on {a[DEVICE]}")
     return ", ".join(parts)
 
 
@@ -100,7 +110,7 @@ def _times(value: float) -> str:
     return f"{number(value, 3)}×"
 
 
-def reading(expect: Expectation, rows: list[dict[str, Any]], swept: str | None) -> str:
+def reading(expect: Expectation, rows: Sequence[ResultRow], swept: MatrixKey | None) -> str:
     """The provisional reading of a not-testable verdict, or "" where the claim has no
     ratio or trend to read (saturation, a share of a ceiling)."""
     if expect.ratio is not None and expect.between is not None:
@@ -125,18 +135,20 @@ def reading(expect: Expectation, rows: list[dict[str, Any]], swept: str | None) 
     return ""
 
 
-def _trend_pairs(rows: list[dict[str, Any]], swept: str, metric: str) -> list[Pair]:
+def _trend_pairs(rows: Sequence[ResultRow], swept: MatrixKey, metric: str) -> list[Pair]:
     """Each device's first and last setting along the swept key, every pair of their runs."""
     found = []
-    for device in dict.fromkeys(str(r[DEVICE]) for r in rows):
-        mine = [r for r in rows if str(r[DEVICE]) == device and r.get(RESULT) is not None]
-        if len({str(r[swept]) for r in mine}) < 2:
+    for device in dict.fromkeys(r[DEVICE] for r in rows):
+        mine = [
+            (r, result) for r in rows if r[DEVICE] == device and (result := r[RESULT]) is not None
+        ]
+        if len({str(r[swept]) for r, _ in mine}) < 2:
             continue
-        ordered = sorted(mine, key=lambda r: r[swept] if swept == "batch" else str(r[swept]))
-        first, last = ordered[0], ordered[-1]
+        ordered = sorted(mine, key=lambda pair: order(pair[0], swept))
+        (first, first_result), (last, last_result) = ordered[0], ordered[-1]
         where = f"{swept} {last[swept]} over {first[swept]} on {device}"
         for (ra, va), (rb, vb) in product(
-            run_values(last[RESULT], metric), run_values(first[RESULT], metric)
+            run_values(last_result, metric), run_values(first_result, metric)
         ):
             found.append(Pair(va / vb, ra, rb, where))
     return found

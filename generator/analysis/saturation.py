@@ -35,18 +35,19 @@ it holds whenever both points' intervals hold.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 import polars as pl
 
 from generator.analysis.interval import Interval
+from generator.analysis.results import Result
+from generator.analysis.verdict_needs import DEVICE, RESULT, MatrixKey, ResultRow, with_result
 from generator.formatting import number
+from generator.ingest.runs import run_rows
 
-DEVICE = "device_label"
-SERIES_KEYS = ("model", "dataset", "phase", "precision", DEVICE)
+SERIES_KEYS: tuple[MatrixKey, ...] = ("model", "dataset", "phase", "precision", DEVICE)
 MIN_BATCHES = 3
 GAIN_PER_DOUBLING = 0.10  # "saturated": each doubling of the batch gains less than this
 PHASE_NAMES = {"train_step": "training", "inference": "inference"}
@@ -108,13 +109,13 @@ class Series:
         return f"{self.model} {phase} ({self.dataset}, {self.precision})"
 
 
-def point_of(row: dict[str, Any]) -> Point | None:
+def point_of(row: ResultRow) -> Point | None:
     """A run row's point: its result's throughput (`verdicts.group_rows` and
-    `throughput_series` put the result under "result"); None without one."""
-    result = row.get("result")
+    `throughput_series` put the result under RESULT); None without one."""
+    result = row[RESULT]
     if result is None:
         return None
-    return Point(int(row["batch"]), result.throughput, str(row["workload"]))
+    return Point(row["batch"], result.throughput, row["workload"])
 
 
 def judge_step(a: Point, b: Point) -> Step:
@@ -156,7 +157,7 @@ def saturation(points: list[Point], steps: list[Step]) -> tuple[str, int | None,
     return "saturates", point, points[0 if rose is None else rose + 1].batch
 
 
-def series_of(rows: list[dict[str, Any]]) -> Series | None:
+def series_of(rows: Sequence[ResultRow]) -> Series | None:
     """One series from its rows (any order, one or more rows per workload)."""
     by_batch: dict[int, Point] = {}
     for row in rows:
@@ -170,28 +171,28 @@ def series_of(rows: list[dict[str, Any]]) -> Series | None:
     status, point, earliest = saturation(points, steps)
     first = rows[0]
     return Series(
-        str(first["model"]), str(first["dataset"]), str(first["phase"]),
-        str(first["precision"]), str(first[DEVICE]), tuple(points), tuple(steps),
+        first["model"], first["dataset"], first["phase"],
+        first["precision"], first[DEVICE], tuple(points), tuple(steps),
         status, point, earliest,
     )  # fmt: skip
 
 
-def throughput_series(runs: pl.DataFrame, results: Mapping[str, Any]) -> list[Series]:
+def throughput_series(runs: pl.DataFrame, results: Mapping[str, Result]) -> list[Series]:
     """Every series of the ok runs with at least MIN_BATCHES batch sizes, by device, then
     model and the rest of the series key; `results`: workload -> its Result."""
     ok = runs.filter(pl.col("status") == "ok").unique("workload", keep="first", maintain_order=True)
-    parts: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for row in (r | {"result": results.get(r["workload"])} for r in ok.to_dicts()):
+    parts: dict[tuple[str, ...], list[ResultRow]] = {}
+    for row in (with_result(r, results.get(r["workload"])) for r in run_rows(ok)):
         parts.setdefault(tuple(str(row[k]) for k in SERIES_KEYS), []).append(row)
     found = [series_of(parts[key]) for key in sorted(parts, key=lambda k: (k[-1], *k[:-1]))]
     return [s for s in found if s is not None]
 
 
-def series_outcomes(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def series_outcomes(rows: Sequence[ResultRow]) -> list[tuple[str, str, str]]:
     """(device, outcome, sentence) of each series in a group's rows, for the `saturates`
     verdict: supported where it saturates, not supported where it keeps rising,
     inconclusive where the intervals cannot decide."""
-    parts: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    parts: dict[tuple[str, ...], list[ResultRow]] = {}
     for row in rows:
         parts.setdefault(tuple(str(row[k]) for k in SERIES_KEYS), []).append(row)
     found = [s for key in sorted(parts) if (s := series_of(parts[key])) is not None]

@@ -4,17 +4,41 @@ needs a calibrated interval it lacks is NOT_TESTABLE, with the command that re-m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Final, Literal
 
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
+from generator.ingest.runs import RunRow
 
 NOT_TESTABLE = "not testable until re-measured"
-RESULT = "result"  # the key under which group_rows puts each row's Result
+RESULT: Final = "result"  # the key under which group_rows puts each row's Result
 # The concrete device (ingest.runs' device_label), not its kind: two GPUs are both `cuda`.
-DEVICE = "device_label"
-MATRIX_KEYS = ("model", "dataset", "batch", "phase", "precision", "compile", DEVICE)
+DEVICE: Final = "device_label"
+MatrixKey = Literal["model", "dataset", "batch", "phase", "precision", "compile", "device_label"]
+# A key a claim compares along: a matrix key, or the device kind (`ratio = ["cuda", "cpu"]`).
+RatioKey = Literal[MatrixKey, "device"]
+MATRIX_KEYS: tuple[MatrixKey, ...] = (
+    "model", "dataset", "batch", "phase", "precision", "compile", DEVICE
+)  # fmt: skip
+
+
+class ResultRow(RunRow):
+    """A run's row with its workload's one result (None: the workload has no timed steps)."""
+
+    result: Result | None
+
+
+def with_result(row: RunRow, result: Result | None) -> ResultRow:
+    return ResultRow(**row, result=result)
+
+
+def order(row: RunRow, key: RatioKey | Literal["run_id"]) -> tuple[int, str]:
+    """A row's place along `key`: batches by number, the rest by name."""
+    return (row["batch"], "") if key == "batch" else (0, str(row[key]))
+
+
 NO_UPPER_BOUND = 1e9  # `between = [10, 1.0e9]` in experiments.toml: a floor and no ceiling
 
 
@@ -25,11 +49,11 @@ class Verdict:
     reason: str
 
 
-def metric_interval(row: dict[str, Any], metric: str) -> Interval | None:
+def metric_interval(row: ResultRow, metric: str) -> Interval | None:
     """A metric of the row's result (`group_rows` puts it under RESULT) with its interval:
     throughput and FLOP/s are the step time's inverted; the modelled AI is analytic (exact,
     no interval)."""
-    result: Result | None = row.get(RESULT)
+    result = row[RESULT]
     if result is None:
         return None
     if metric == "step_time":
@@ -38,18 +62,18 @@ def metric_interval(row: dict[str, Any], metric: str) -> Interval | None:
         return result.throughput
     if metric == "modelled_flops_per_s":
         return result.attained
-    if metric == "modelled_ai" and row.get("modelled_ai"):
-        return Interval(float(row["modelled_ai"]))
+    if metric == "modelled_ai" and (ai := row["modelled_ai"]):
+        return Interval(ai)
     return None
 
 
-def untestable(rows: list[dict[str, Any]]) -> Verdict | None:
+def untestable(rows: Sequence[ResultRow]) -> Verdict | None:
     """NOT_TESTABLE, in one line with the commands, when a row's result lacks a calibrated
     interval; None when all have one."""
     missing = {
-        id(r[RESULT]): r[RESULT]
+        id(result): result
         for r in rows
-        if r.get(RESULT) is not None and not r[RESULT].step.calibrated
+        if (result := r[RESULT]) is not None and not result.step.calibrated
     }
     if not missing:
         return None

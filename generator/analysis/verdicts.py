@@ -12,8 +12,7 @@ the devices disagree."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
@@ -28,14 +27,18 @@ from generator.analysis.verdict_needs import (
     MATRIX_KEYS,
     NO_UPPER_BOUND,
     NOT_TESTABLE,
-    RESULT,
+    MatrixKey,
+    RatioKey,
+    ResultRow,
     Verdict,
     metric_interval,
+    order,
     untestable,
+    with_result,
 )
 from generator.config import ExperimentsFile, Group
 from generator.formatting import number, percent, si
-from generator.ingest.runs import in_group
+from generator.ingest.runs import in_group, run_rows
 
 _KEY_NAMES = {DEVICE: "device"}
 
@@ -53,11 +56,11 @@ def key_name(key: str) -> str:
     return _KEY_NAMES.get(key, key)
 
 
-def swept(rows: list[dict[str, Any]]) -> list[str]:
-    return [key for key in MATRIX_KEYS if len({row.get(key) for row in rows}) > 1]
+def swept(rows: Sequence[ResultRow]) -> list[MatrixKey]:
+    return [key for key in MATRIX_KEYS if len({row[key] for row in rows}) > 1]
 
 
-def sweep_key(keys: list[str]) -> str | None:
+def sweep_key(keys: list[MatrixKey]) -> MatrixKey | None:
     """The one variable swept, the device aside (each device is a series of its own); the
     device itself when nothing else varies; None when several others vary."""
     others = [k for k in keys if k != DEVICE]
@@ -66,16 +69,16 @@ def sweep_key(keys: list[str]) -> str | None:
     return DEVICE if keys == [DEVICE] else None
 
 
-def by_device(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def by_device(rows: Sequence[ResultRow]) -> dict[str, list[ResultRow]]:
     """Rows per concrete device, in their order."""
-    parts: dict[str, list[dict[str, Any]]] = {}
+    parts: dict[str, list[ResultRow]] = {}
     for row in rows:
-        parts.setdefault(str(row[DEVICE]), []).append(row)
+        parts.setdefault(row[DEVICE], []).append(row)
     return parts
 
 
-def ordered_along(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    return sorted(rows, key=lambda row: row[key] if key == "batch" else str(row[key]))
+def ordered_along(rows: Sequence[ResultRow], key: RatioKey) -> list[ResultRow]:
+    return sorted(rows, key=lambda row: order(row, key))
 
 
 def fmt_metric(metric: str, value: float) -> str:
@@ -87,7 +90,7 @@ def fmt_metric(metric: str, value: float) -> str:
     return si(value, unit)
 
 
-def trend_verdict(rows: list[dict[str, Any]], key: str, metric: str, trend: str) -> Verdict:
+def trend_verdict(rows: Sequence[ResultRow], key: MatrixKey, metric: str, trend: str) -> Verdict:
     ordered = ordered_along(rows, key)
     first, last = ordered[0], ordered[-1]
     a, b = metric_interval(first, metric), metric_interval(last, metric)
@@ -118,8 +121,8 @@ def within(low: float, high: float, bounds: tuple[float, float]) -> str:
 
 
 def ratio_verdict(
-    rows: list[dict[str, Any]],
-    key: str,
+    rows: Sequence[ResultRow],
+    key: RatioKey,
     metric: str,
     numerator: str,
     denominator: str,
@@ -128,9 +131,9 @@ def ratio_verdict(
     """The ratio metric(numerator) / metric(denominator) for each setting of the other
     keys, with its interval; every setting must agree."""
     others = [k for k in MATRIX_KEYS if k != key]
-    pairs: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    pairs: dict[tuple[str | int, ...], dict[str, ResultRow]] = {}
     for row in rows:
-        pairs.setdefault(tuple(row.get(k) for k in others), {})[str(row[key])] = row
+        pairs.setdefault(tuple(row[k] for k in others), {})[str(row[key])] = row
     label = _LABELS[metric][0]
     outcomes, parts = [], []
     for setting, by_value in sorted(pairs.items(), key=lambda item: str(item[0])):
@@ -144,7 +147,7 @@ def ratio_verdict(
         where = ", ".join(
             f"{key_name(k)} {v}"
             for k, v in zip(others, setting, strict=True)
-            if len({r.get(k) for r in rows}) > 1
+            if len({r[k] for r in rows}) > 1
         )
         parts.append(ratio.times_text() + (f" at {where}" if where else ""))
         if ratio.low is None or ratio.high is None or not ratio.calibrated:
@@ -170,7 +173,7 @@ def ratio_verdict(
     )
 
 
-def with_metric(rows: list[dict[str, Any]], metric: str) -> list[tuple[dict[str, Any], Interval]]:
+def with_metric(rows: Sequence[ResultRow], metric: str) -> list[tuple[ResultRow, Interval]]:
     pairs = []
     for row in rows:
         interval = metric_interval(row, metric)
@@ -193,13 +196,11 @@ def combine(parts: list[tuple[str, Verdict]], prefix: bool = True) -> Verdict:
     return Verdict("mixed", f"the devices disagree ({split}): {reasons}")
 
 
-def _per_device(
-    rows: list[dict[str, Any]], judge: Callable[[list[dict[str, Any]]], Verdict]
-) -> Verdict:
+def _per_device(rows: Sequence[ResultRow], judge: Callable[[list[ResultRow]], Verdict]) -> Verdict:
     return combine([(device, judge(part)) for device, part in by_device(rows).items()])
 
 
-def _trend(rows: list[dict[str, Any]], metric: str, trend: str) -> Verdict:
+def _trend(rows: Sequence[ResultRow], metric: str, trend: str) -> Verdict:
     """A trend along one device's series."""
     keys = swept(rows)
     if len(keys) != 1:
@@ -208,13 +209,11 @@ def _trend(rows: list[dict[str, Any]], metric: str, trend: str) -> Verdict:
 
 
 def _device_ratio(
-    rows: list[dict[str, Any]], metric: str, kinds: tuple[str, str], between: tuple[float, float]
+    rows: Sequence[ResultRow], metric: str, kinds: tuple[str, str], between: tuple[float, float]
 ) -> Verdict:
     """A ratio between device kinds (`["cuda", "cpu"]`) for every pair of concrete devices of
     those kinds: an H100 and an A100 are judged each against the CPU, never one for both."""
-    devices = {
-        kind: sorted({str(r[DEVICE]) for r in rows if r["device"] == kind}) for kind in kinds
-    }
+    devices = {kind: sorted({r[DEVICE] for r in rows if r["device"] == kind}) for kind in kinds}
     parts = [
         (f"{top} vs {bottom}", ratio_verdict(
             [r for r in rows if r[DEVICE] in (top, bottom)], DEVICE, metric, top, bottom, between
@@ -225,7 +224,7 @@ def _device_ratio(
     return combine(parts, prefix=False)
 
 
-def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
+def saturation_verdict(rows: Sequence[ResultRow]) -> Verdict:
     """`trend = "saturates"`, on each series of the group (model, dataset, phase and
     precision on one device) with at least MIN_BATCHES batch sizes: supported where a
     saturation point is found, not supported where throughput still rises by 10 % per
@@ -239,7 +238,7 @@ def saturation_verdict(rows: list[dict[str, Any]]) -> Verdict:
 
 
 def ceiling_verdict(
-    rows: list[dict[str, Any]], ceiling: CeilingOf | None, bounds: tuple[float, float]
+    rows: Sequence[ResultRow], ceiling: CeilingOf | None, bounds: tuple[float, float]
 ) -> Verdict:
     """`of_ceiling`: every run's modelled FLOP/s (with its interval) over its device's
     measured GEMM ceiling of the run's own precision (`roofs.gemm_ceiling`) lies within the
@@ -248,7 +247,7 @@ def ceiling_verdict(
     outcomes, parts = [], []
     for row in rows:
         interval = metric_interval(row, "modelled_flops_per_s")
-        found = ceiling(str(row[DEVICE]), str(row["precision"])) if ceiling else None
+        found = ceiling(row[DEVICE], row["precision"]) if ceiling else None
         if interval is None or found is None:
             continue
         key, rate = found
@@ -281,7 +280,7 @@ def ceiling_verdict(
 
 
 def _group_verdict(
-    group: Group, rows: list[dict[str, Any]], ceiling: CeilingOf | None = None
+    group: Group, rows: Sequence[ResultRow], ceiling: CeilingOf | None = None
 ) -> Verdict:
     expect = group.expect
     if expect is None:
@@ -322,23 +321,17 @@ def _group_verdict(
 
 def group_rows(
     group: Group, runs: pl.DataFrame, results: Mapping[str, Result]
-) -> tuple[list[dict[str, Any]], list[str], str | None]:
+) -> tuple[list[ResultRow], list[MatrixKey], MatrixKey | None]:
     """The group's ok runs ordered by device, then along the swept variable, each with its
     workload's result under RESULT; the swept keys; and the one swept key (`sweep_key`)."""
     rows = [
-        row | {RESULT: results.get(row["workload"])}
-        for row in runs.filter(in_group(group.id) & (pl.col("status") == "ok")).to_dicts()
+        with_result(row, results.get(row["workload"]))
+        for row in run_rows(runs.filter(in_group(group.id) & (pl.col("status") == "ok")))
     ]
     keys = swept(rows) if rows else []
     key = sweep_key(keys)
     order_key = key or "run_id"
-    ordered = sorted(
-        rows,
-        key=lambda r: (
-            str(r[DEVICE]),
-            r[order_key] if order_key == "batch" else str(r[order_key]),
-        ),
-    )
+    ordered = sorted(rows, key=lambda r: (r[DEVICE], order(r, order_key)))
     return ordered, keys, key
 
 

@@ -20,12 +20,13 @@ from generator.charts.scales import (
     model_scale,
     si_axis,
 )
+from generator.charts.vega import VegaSpec
 
 PART_ORDER = ["forward", "loss", "backward", "optimizer step"]
 PART_COLOURS = [HUES["blue"], HUES["grey"], HUES["orange"], HUES["bluish green"]]
 
 
-def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def saturation_chart(rows: list[dict[str, Any]], title: str) -> VegaSpec:
     """Throughput against batch on log-log axes (base 2 for the batch), one colour and dash
     per model and one shape per variant (phase, input, precision), 95 % intervals as error bars and
     each series' saturation point ringed.
@@ -92,7 +93,7 @@ def saturation_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     return finish(chart)
 
 
-def parts_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def parts_chart(rows: list[dict[str, Any]], title: str) -> VegaSpec:
     """One horizontal bar per workload, stacked by part of the step (median times; each
     part's interval in the tooltip), seconds with SI tick labels.
 

@@ -28,11 +28,10 @@ from generator.charts.scales import (
     unit_axis,
     unit_title,
 )
+from generator.charts.vega import VegaSpec
 
 
-def sweep_chart(
-    rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str
-) -> dict[str, Any]:
+def sweep_chart(rows: list[dict[str, Any]], x_title: str, numeric: bool, title: str) -> VegaSpec:
     """A metric against the swept variable, with its 95 % interval as error bars; one
     series per device when the rows hold several (their optional "series"), each in its
     hue and marker. A line joins the points only along a numeric (batch) axis: between
@@ -68,9 +67,9 @@ def sweep_chart(
         alt.Tooltip("high:Q", title="95 % CI high", format=".4~s"),
     ]
     series = {str(r["series"]) for r in rows if r.get("series") is not None}
-    by_series: dict[str, Any] = {}
-    marker: dict[str, Any] = {}
-    dash: dict[str, Any] = {}
+    by_series: VegaSpec = {}
+    marker: VegaSpec = {}
+    dash: VegaSpec = {}
     if len(series) > 1:  # else one device: no legend to read
         legend = device_legend(series, "device")
         by_series["color"] = alt.Color(
@@ -105,7 +104,7 @@ def sweep_chart(
     return finish(chart)
 
 
-def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
+def bound_heatmap(cells: list[dict[str, Any]]) -> VegaSpec:
     """Workload × device grid coloured by roofline-bound step time (log scale).
 
     cells: {"workload", "device", "bound_s", "limited_by"}."""
@@ -158,7 +157,7 @@ def bound_heatmap(cells: list[dict[str, Any]]) -> dict[str, Any]:
     return finish(chart)
 
 
-def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) -> dict[str, Any]:
+def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) -> VegaSpec:
     """One horizontal bar per model on a log axis (values span six orders of magnitude)."""
     rows = [r for r in rows if r.get(field)]
     if not rows:
@@ -190,7 +189,7 @@ def model_bars(rows: list[dict[str, Any]], field: str, title: str, unit: str) ->
     return finish(chart)
 
 
-def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def model_intensity(rows: list[dict[str, Any]]) -> VegaSpec:
     """Analytic AI of a training step per model, one point per batch size."""
     rows = [r for r in rows if r.get("arithmetic_intensity")]
     if not rows:
@@ -226,7 +225,7 @@ def model_intensity(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return finish(chart)
 
 
-def breakdown_chart(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def breakdown_chart(rows: list[dict[str, Any]], title: str) -> VegaSpec:
     """Share of each layer family in forward FLOPs, backward FLOPs, saved activations and
     parameters (seed 003's Figures 8 and 9, from the model instead of a profiler).
 

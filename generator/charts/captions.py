@@ -3,19 +3,18 @@ mark the chart does not show."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from generator.charts.vega import VegaSpec
 from generator.formatting import percent
 
 # The step's point on an export's roofline: white with a black edge, no kernel family's hue,
 # seen on either theme. Its caption words come from here (`roofline_caption`).
-STEP_MARK: dict[str, Any] = {
+STEP_MARK: VegaSpec = {
     "shape": "diamond", "size": 260, "filled": True, "fill": "white", "stroke": "black",
     "strokeWidth": 2,
 }  # fmt: skip
 
 
-def step_mark_words(mark: dict[str, Any] = STEP_MARK) -> str:
+def step_mark_words(mark: VegaSpec = STEP_MARK) -> str:
     """The step mark in words, from its encoding: 'a white diamond with a black edge'."""
     fill = mark["fill"] if mark.get("filled") else "hollow"
     edge = f" with a {mark['stroke']} edge" if mark.get("stroke") else ""

@@ -22,6 +22,7 @@ from generator.charts.scales import (
     seconds_axis,
     si_axis,
 )
+from generator.charts.vega import VegaSpec
 
 PANEL_WIDTH = 300  # two panels side by side fit the page's column
 
@@ -64,7 +65,7 @@ def _panel(field: str, title: str) -> alt.LayerChart | alt.FacetChart:
     )
 
 
-def latency_scatter(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def latency_scatter(rows: list[dict[str, Any]], title: str) -> VegaSpec:
     """Median latency against analytic FLOPs (left) and parameters (right), log-log.
 
     rows: {"label", "model", "median_s", "ci_low_s", "ci_high_s", "modelled_flops", "params"}."""
@@ -82,7 +83,7 @@ def latency_scatter(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
     return finish(chart)
 
 
-def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> dict[str, Any]:
+def speedup_chart(rows: list[dict[str, Any]], title: str, axis_title: str) -> VegaSpec:
     """One dot per configuration, its speedup on a log axis with the 95 % interval, sorted;
     a rule at 1× (left of it, the side named faster was slower).
 

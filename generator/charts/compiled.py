@@ -20,6 +20,7 @@ from generator.charts.scales import (
     log_y,
     roof_polyline,
 )
+from generator.charts.vega import VegaSpec
 from generator.formatting import si
 
 HEIGHT_PX = 340
@@ -30,7 +31,7 @@ def compile_roofline_chart(
     roof: tuple[float, float] | None,
     title: str,
     device: str = "",
-) -> dict[str, Any]:
+) -> VegaSpec:
     """points: {"configuration", "mode", "ai", "attained"}; roof: (fp32 GEMM FLOP/s, memory
     byte/s) measured on `device` (analysis/roofs.py), named on the chart."""
     points = [p for p in points if p.get("ai") and p.get("attained")]

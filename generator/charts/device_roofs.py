@@ -35,13 +35,14 @@ from generator.charts.scales import (
     log_y,
     roof_polyline,
 )
+from generator.charts.vega import VegaSpec
 from generator.records.peaks import PEAK_LABELS
 
 OVERVIEW_PX = 420
 CATALOG_PX = 360
 
 
-def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> dict[str, Any]:
+def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> VegaSpec:
     """Each device's roof for one datasheet peak (as seed 003's Figure 1): memory slope up
     to the ridge, then flat; each device in its hue and dash, a marker at its ridge, its
     name beside its roof, the x domain wide enough for every slope and flat part. The
@@ -134,7 +135,7 @@ def overview_roofline(
     points: list[dict[str, Any]],
     roofs: list[dict[str, Any]],
     title: str = "Every step on its device's roofline",
-) -> dict[str, Any]:
+) -> VegaSpec:
     """Every step point of every device on one log-log chart, each device's roofs in its
     hue, each named beside it with its precision: catalog datasheet roofs (solid) for
     ncu-measured and trace points, measured GEMM and memory roofs (dashed) for CPU points

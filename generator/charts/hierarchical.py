@@ -25,6 +25,7 @@ from generator.charts.scales import (
     short_name,
     spec_of,
 )
+from generator.charts.vega import VegaSpec
 from generator.formatting import plain, si
 
 # Okabe–Ito blue, bluish green and vermillion: three hues colour-blind readers tell apart,
@@ -47,7 +48,7 @@ def _domain(ais: list[float], ridges: list[float]) -> list[float]:
     return [min(lows), max(highs)] if lows else [0.1, 1000.0]
 
 
-def _level_encoding(levels: tuple[str, ...]) -> dict[str, Any]:
+def _level_encoding(levels: tuple[str, ...]) -> VegaSpec:
     """Hue and marker by level, one legend under the chart."""
     legend = alt.Legend(orient="bottom", title="memory level", values=list(levels))
     return {
@@ -165,7 +166,7 @@ def _subtitle(table: HierarchyTable, drawn: int) -> list[str]:
     return lines
 
 
-def hierarchical_chart(table: HierarchyTable, title: str) -> dict[str, Any]:
+def hierarchical_chart(table: HierarchyTable, title: str) -> VegaSpec:
     """The Vega-Lite spec of an export's hierarchical roofline; {} with nothing to draw."""
     points, joins, drawn = _points(table)
     step = table.steps.row(0, named=True) if table.steps.height else None
@@ -259,7 +260,7 @@ def _ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: alt.Color) -> l
 
 
 def _kernel_layer(
-    points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: dict[str, Any]
+    points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: VegaSpec
 ) -> alt.Chart:
     layer: alt.Chart = (
         alt.Chart(inline(points))
@@ -291,7 +292,7 @@ def _kernel_layer(
 
 
 def _step_layers(
-    step_points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: dict[str, Any]
+    step_points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: VegaSpec
 ) -> list[alt.Chart]:
     """The whole step: large outlined markers per level, joined, labelled once."""
     data = inline(step_points)

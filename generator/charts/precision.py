@@ -10,6 +10,7 @@ import altair as alt
 
 from generator.catalog import Device
 from generator.charts.scales import inline, spec_of
+from generator.charts.vega import VegaSpec
 from generator.records.peaks import PEAK_LABELS
 
 # The precisions a training step can run in, slowest first; Okabe-Ito hues (distinct for
@@ -43,7 +44,7 @@ def precision_rows(devices: list[Device]) -> list[dict[str, Any]]:
     ]
 
 
-def precision_chart(devices: list[Device], title: str) -> dict[str, Any]:
+def precision_chart(devices: list[Device], title: str) -> VegaSpec:
     """A dot plot: devices down, dense peak across (log, SI), one mark per precision."""
     rows = precision_rows(devices)
     if not rows:

@@ -17,13 +17,14 @@ from generator.charts.scales import (
     fit_title,
     inline,
 )
+from generator.charts.vega import VegaSpec
 
 # The predictions' two sources: the class's own, and what the roofs alone would say of a
 # host-bound step (drawn hollow: not its prediction, the one its roofs would make).
 OWN, ROOFS_ALONE = "its class's prediction", "the roofs alone (host-bound steps)"
 
 
-def prediction_scatter(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def prediction_scatter(rows: list[dict[str, Any]], title: str) -> VegaSpec:
     """rows: {"label", "class", "predicted", "roofs" (the roofline's prediction, or None),
     "measured", "low", "high" (None: no interval)}; both axes log, the same range."""
     rows = [r for r in rows if r.get("predicted") and r.get("measured")]

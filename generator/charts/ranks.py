@@ -15,6 +15,7 @@ from generator.charts.scales import (
     named_data,
 )
 from generator.charts.trace import top_level
+from generator.charts.vega import VegaSpec
 
 # The parts a step splits into, in stacking order; they add up to the step.
 PARTS = (
@@ -39,7 +40,7 @@ def rank_label(rank: int) -> str:
     return f"rank {rank}"
 
 
-def heatmap(rows: list[dict[str, Any]], field: str, title: str) -> dict[str, Any]:
+def heatmap(rows: list[dict[str, Any]], field: str, title: str) -> VegaSpec:
     """Ranks down, steps across, each cell coloured by `field` (seconds) and labelled with
     it. rows: the capture's steps (STEP_SCHEMA rows)."""
     if not rows:
@@ -89,7 +90,7 @@ def heatmap(rows: list[dict[str, Any]], field: str, title: str) -> dict[str, Any
     return top_level(spec, datasets)
 
 
-def split_bars(ranks: list[dict[str, Any]], title: str) -> dict[str, Any]:
+def split_bars(ranks: list[dict[str, Any]], title: str) -> VegaSpec:
     """One bar per rank: its median step split into PARTS. ranks: per-rank medians with
     compute_s, overlap_s, exposed_communication_s and idle_s."""
     rows = []
@@ -130,9 +131,7 @@ def split_bars(ranks: list[dict[str, Any]], title: str) -> dict[str, Any]:
     return top_level(spec, datasets)
 
 
-def utilization_timeline(
-    rows: list[dict[str, Any]], names: dict[int, str], title: str
-) -> dict[str, Any]:
+def utilization_timeline(rows: list[dict[str, Any]], names: dict[int, str], title: str) -> VegaSpec:
     """Each GPU's busy share of each slice of the capture, as a line over time. rows:
     {"device", "start_s", "busy"} (nsys_analysis.timeline)."""
     if not rows:

@@ -13,6 +13,7 @@ import altair as alt
 
 from generator.charts.roofs import short_label
 from generator.charts.scales import COLUMN_PX, GUIDE_COLOUR, inline, log_y
+from generator.charts.vega import VegaSpec
 
 NAME_PX = 10  # the names' font size
 CHAR_PX = 6.0  # a 10 px character, wide glyphs included
@@ -147,8 +148,8 @@ def roof_name_marks(rows: list[dict[str, Any]], x: alt.X, colour: Any = None) ->
     sides: tuple[tuple[Literal["right", "left"], int], ...] = (("right", -3), ("left", 4))
     for (align, dx), shared in itertools.product(sides, (False, True)):
         own = colour is not None and not shared
-        by_colour: dict[str, Any] = {"color": colour} if own else {}
-        fixed: dict[str, Any] = {} if own else {"color": GUIDE_COLOUR}
+        by_colour: VegaSpec = {"color": colour} if own else {}
+        fixed: VegaSpec = {} if own else {"color": GUIDE_COLOUR}
         side = [
             r for r in rows if r.get("align", "right") == align and r.get("shared", False) == shared
         ]

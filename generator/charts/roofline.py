@@ -41,6 +41,7 @@ from generator.charts.scales import (
     roof_polyline,
     short_name,
 )
+from generator.charts.vega import VegaSpec
 from generator.formatting import plain, si
 from generator.records.peaks import PEAK_LABELS
 
@@ -53,7 +54,7 @@ def roofline_chart(
     step: Totals,
     roofs: Sequence[Roof],
     title: str,
-) -> dict[str, Any]:
+) -> VegaSpec:
     """Log-log roofline: the page's roofs (`MeasurementView.roofs`) with their ridges, one
     point per kernel sized by time and marked by family, the step."""
     total_time = kernels["time_s"].sum() if "time_s" in kernels.columns else None
@@ -194,7 +195,7 @@ def modelled_roofline_chart(
     points: list[dict[str, Any]],
     roofs: list[dict[str, Any]],
     title: str,
-) -> dict[str, Any]:
+) -> VegaSpec:
     """Modelled step points (analytic FLOPs and bytes over measured time) under the
     ceilings measured on their device, one roof per precision the points use (GEMM rate in
     that precision, the measured memory roof): each device in its hue, each roof named.
@@ -249,13 +250,13 @@ def modelled_roofline_chart(
     host = [bool(p.get("host_bound")) for p in points]
     apart = any(host)
     points = [{k: v for k, v in p.items() if k != "host_bound"} for p in points]
-    encoding: dict[str, Any] = {
+    encoding: VegaSpec = {
         "x": x,
         "y": log_y("attained"),
         "color": by_device,
         "tooltip": [alt.Tooltip("device:N"), *tooltip] if several else tooltip,
     }
-    mark: dict[str, Any] = {"filled": True, "size": 80, "shape": "diamond"}
+    mark: VegaSpec = {"filled": True, "size": 80, "shape": "diamond"}
     if apart:
         steps = [ON_ROOFS, HOST_BOUND_STEP]
         points = [

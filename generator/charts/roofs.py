@@ -10,6 +10,7 @@ from typing import Any, Literal
 import altair as alt
 
 from generator.charts.scales import DIRECT_LABELS_MAX, GUIDE_COLOUR, PLAIN_AXIS, inline, log_y
+from generator.charts.vega import VegaSpec
 from generator.formatting import plain
 
 RIDGE_MARGIN = 8.0  # the ridge sits most of a decade inside each edge
@@ -77,8 +78,8 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
     if not ridges:
         return []
     data = inline(ridges)
-    by_colour: dict[str, Any] = {"color": colour} if colour is not None else {}
-    fixed: dict[str, Any] = {} if colour is not None else {"color": GUIDE_COLOUR}
+    by_colour: VegaSpec = {"color": colour} if colour is not None else {}
+    fixed: VegaSpec = {} if colour is not None else {"color": GUIDE_COLOUR}
     rule = (
         alt.Chart(data)
         .mark_rule(strokeDash=[2, 3], strokeWidth=1, **fixed)

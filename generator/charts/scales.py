@@ -9,7 +9,7 @@ import json
 import math
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import altair as alt
@@ -18,6 +18,7 @@ import polars as pl
 from generator import formatting
 from generator.analysis.roofs import DATASHEET, Roof
 from generator.charts.palette import device_colour
+from generator.charts.vega import Datum, VegaSpec
 from generator.records.peaks import PEAK_LABELS
 
 # Altair validates each schema object as it is built ("debug mode") and each spec again in
@@ -169,11 +170,11 @@ def device_legend(names: set[str], title: str | None = None) -> alt.Legend:
     return bottom_legend(sorted(names), title)
 
 
-def fit_title_spec(text: str, subtitle: str | None = None) -> dict[str, Any]:
+def fit_title_spec(text: str, subtitle: str | None = None) -> VegaSpec:
     """A title wrapped onto lines that fit the page's column (Vega never wraps one and
     clips what runs past the chart's width), as Vega-Lite's title object."""
     lines = textwrap.wrap(text, TITLE_CHARS) or [text]
-    extra: dict[str, Any] = {}
+    extra: VegaSpec = {}
     if subtitle:
         extra["subtitle"] = textwrap.wrap(subtitle, int(TITLE_CHARS * 1.2)) or [subtitle]
     return {"text": lines if len(lines) > 1 else lines[0], "anchor": "start", "limit": 0, **extra}
@@ -185,14 +186,14 @@ def fit_title(text: str, subtitle: str | None = None) -> alt.TitleParams:
 
 
 # Several legends under one chart stack (Vega puts them side by side, past the right edge)
-LEGEND_LAYOUT: dict[str, Any] = {"bottom": {"anchor": "start", "direction": "vertical"}}
+LEGEND_LAYOUT: VegaSpec = {"bottom": {"anchor": "start", "direction": "vertical"}}
 
 
 # Values of the charts being built, by dataset name (see `inline`); spec_of takes them out.
-_PENDING: dict[str, list[dict[str, Any]]] = {}
+_PENDING: dict[str, Sequence[Mapping[str, object]]] = {}
 
 
-def inline(values: list[dict[str, Any]]) -> alt.NamedData:
+def inline(values: Sequence[Mapping[str, object]]) -> alt.NamedData:
     """A chart's data by name, its values added to the spec's `datasets` by spec_of, as
     Altair itself writes inline data (same name, same place). Altair deep-copies inline
     values at every step of building a chart: half a trace page's time."""
@@ -201,13 +202,13 @@ def inline(values: list[dict[str, Any]]) -> alt.NamedData:
     return alt.NamedData(name=name)
 
 
-def dataset_name(values: list[dict[str, Any]]) -> str:
+def dataset_name(values: Sequence[Mapping[str, object]]) -> str:
     """The name Altair gives inline values in a spec's `datasets`: a hash of their JSON."""
     text = json.dumps(values, sort_keys=True, default=str)
     return "empty" if values == [{}] else "data-" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def named_data(values: list[dict[str, Any]], datasets: dict[str, Any]) -> str:
+def named_data(values: Sequence[Mapping[str, object]], datasets: VegaSpec) -> str:
     """For a spec written without Altair: `values` put in `datasets`, their name returned."""
     name = dataset_name(values)
     datasets[name] = values
@@ -235,7 +236,7 @@ def _data_names(node: Any) -> set[str]:
     return found.union(*(_data_names(v) for k, v in node.items() if k != "datasets"))
 
 
-def spec_of(chart: alt.TopLevelMixin) -> dict[str, Any]:
+def spec_of(chart: alt.TopLevelMixin) -> VegaSpec:
     """The chart's Vega-Lite spec, not validated here (see disable_debug_mode above), with
     the values of its `inline` data."""
     spec = dict(chart.to_dict(validate=False))
@@ -245,7 +246,7 @@ def spec_of(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return spec
 
 
-def finish(chart: alt.TopLevelMixin) -> dict[str, Any]:
+def finish(chart: alt.TopLevelMixin) -> VegaSpec:
     """The chart's spec with the shared legend layout (Vega config that Altair's schema
     does not take as a dict). Fails on an axis or legend whose title says "(s)" while its
     labels carry their own unit ("12ms"): the reader would take 12 for seconds."""
@@ -340,7 +341,7 @@ def log_y(field: str) -> alt.Y:
 
 
 def worth_drawing(
-    data: pl.DataFrame | Sequence[dict[str, Any]], x: str | None = None, minimum: int = 2
+    data: pl.DataFrame | Sequence[Datum], x: str | None = None, minimum: int = 2
 ) -> bool:
     """Whether a series has enough points to be a chart: at least `minimum` rows, or
     distinct non-null values of `x` when given. A single point reads better as a table

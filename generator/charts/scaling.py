@@ -18,6 +18,7 @@ from generator.charts.scales import (
     seconds_axis,
     si_axis,
 )
+from generator.charts.vega import VegaSpec
 from generator.formatting import si
 
 FULL = "full build, from nothing"
@@ -47,7 +48,7 @@ def _guide_rows(entries: list[dict[str, Any]], share: float) -> list[dict[str, A
 
 def scaling_chart(
     entries: list[dict[str, Any]], full_target: tuple[int, float], share: float
-) -> dict[str, Any]:
+) -> VegaSpec:
     """entries: {"runs", "full_s", "one_more_run_s"}, by runs; `full_target`: (runs,
     seconds) the full build must stay under; `share`: of the full build, the rebuild's."""
     if len(entries) < 1:

@@ -40,6 +40,7 @@ from generator.charts.scales import (
     roof_polyline,
     short_name,
 )
+from generator.charts.vega import VegaSpec
 
 TRACE_SHAPE = "triangle-up"
 TRACE_PX = 360  # a trace roofline's height
@@ -48,7 +49,7 @@ _VIEW = {"continuousHeight": 300, "continuousWidth": 300}  # Altair's default th
 _AI_TITLE = "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)"
 
 
-def top_level(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def top_level(spec: VegaSpec, datasets: dict[str, list[dict[str, Any]]]) -> VegaSpec:
     """As Altair's to_dict and `finish` leave a top-level chart."""
     return {
         "$schema": SCHEMA,
@@ -58,7 +59,7 @@ def top_level(spec: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -
     }
 
 
-def _ai_x(domain: tuple[float, float]) -> dict[str, Any]:
+def _ai_x(domain: tuple[float, float]) -> VegaSpec:
     return {
         "axis": {"format": PLAIN_AXIS},
         "field": "ai",
@@ -68,7 +69,7 @@ def _ai_x(domain: tuple[float, float]) -> dict[str, Any]:
     }
 
 
-def _log_y(field: str) -> dict[str, Any]:
+def _log_y(field: str) -> VegaSpec:
     return {
         "axis": {"format": "~s"},
         "field": field,
@@ -78,7 +79,7 @@ def _log_y(field: str) -> dict[str, Any]:
     }
 
 
-def _legend(groups: list[str]) -> dict[str, Any]:
+def _legend(groups: list[str]) -> VegaSpec:
     limit = label_limit(groups)
     return {
         "columns": legend_columns(groups, limit),
@@ -109,7 +110,7 @@ def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[dict[str,
 
 
 def _point_labels(
-    points: list[dict[str, Any]], domain: tuple[float, float], datasets: dict[str, Any]
+    points: list[dict[str, Any]], domain: tuple[float, float], datasets: VegaSpec
 ) -> list[dict[str, Any]]:
     """Each point's name beside it, left of it in the right third (`roofs.point_labels`)."""
     if len(points) > DIRECT_LABELS_MAX:
@@ -140,7 +141,7 @@ def trace_roofline(
     colour: str,
     title: str,
     labels: bool = True,
-) -> dict[str, Any]:
+) -> VegaSpec:
     """points: {"label", colour, "ai", "attained", "time_s"}; roofs: {"label", "device",
     "precision", "source", "peak", "bandwidth"}, each named beside its flat part. Point size is the time spent; each roof's ridge is marked. `labels` False:
     names in the tooltip only (points of one colour that sit together, e.g. a rank's steps)."""
@@ -229,7 +230,7 @@ def trace_roofline(
     return top_level(spec, datasets)
 
 
-def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> dict[str, Any]:
+def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> VegaSpec:
     """Horizontal bars of time per category, largest first. rows: {category, "time_s"}."""
     rows = [r for r in rows if r.get("time_s")]
     if not rows:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 import polars as pl
 
@@ -11,7 +11,7 @@ from generator.catalog import device_label
 from generator.errors import UserError
 from generator.records.run import RUN_FILE, RunRecord, read_run
 
-RUN_COLUMNS: dict[str, Any] = {
+RUN_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "run_id": pl.String,
     "workload": pl.String,  # the configuration without its group (records.run.NOT_WORKLOAD)
     "group": pl.String,  # the group that names the run's folder
@@ -53,7 +53,56 @@ RUN_COLUMNS: dict[str, Any] = {
 RUN_SCHEMA = pl.Schema(RUN_COLUMNS)
 
 
-def _row(record: RunRecord) -> dict[str, Any]:
+class RunRow(TypedDict):
+    """One row of the runs table (RUN_COLUMNS, in that order): what a page reads of a run.
+    The configuration's fields are always filled; the rest are None where not measured."""
+
+    run_id: str
+    workload: str
+    group: str
+    groups: list[str]
+    model: str
+    dataset: str
+    batch: int
+    phase: str
+    precision: str
+    device: str
+    compile: str
+    device_name: str
+    device_label: str
+    status: str
+    median_s: float | None
+    ci_low_s: float | None
+    ci_high_s: float | None
+    cv: float | None
+    iterations: int | None
+    throughput: float | None
+    params: float | None
+    forward_flops: float | None
+    backward_flops: float | None
+    forward_s: float | None
+    loss_s: float | None
+    backward_s: float | None
+    optimizer_step_s: float | None
+    modelled_flops: float | None
+    modelled_bytes: float | None
+    modelled_attained: float | None
+    modelled_ai: float | None
+    memory_bytes: float | None
+    memory_analytic_bytes: float | None
+    compile_s: float | None
+    finished_at: str | None
+    commit: str | None
+    error: str | None
+
+
+def run_rows(runs: pl.DataFrame) -> list[RunRow]:
+    """The rows of a runs table, typed: RUN_SCHEMA (whose columns are RunRow's: a test holds
+    them equal), or a table that adds columns to it (analysis/pooling.py)."""
+    return cast(list[RunRow], runs.to_dicts())
+
+
+def _row(record: RunRecord) -> dict[str, object]:
     """The record's row and its concrete device: two GPUs are both `cuda` in the config, and
     only this label keeps their runs apart in groups, charts and verdicts."""
     name = record.device_name.strip()

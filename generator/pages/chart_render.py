@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import cache
 from importlib.metadata import version
-from typing import Any
 
+from generator.charts.vega import VegaSpec
 from generator.pages.workers import Workers, cores, new_pool
 from generator.store import Pickled, Store
 
@@ -26,7 +26,7 @@ KIND = "charts"  # the store's kind (generator/store)
 _PAIR = Pickled(tuple)  # (SVG, PDF)
 
 
-def chart_key(spec: dict[str, Any]) -> str:
+def chart_key(spec: VegaSpec) -> str:
     """A chart's cache key: its spec at the export width and the renderer's version."""
     return hashlib.sha256(
         json.dumps(_fixed(spec), sort_keys=True).encode() + _renderer_version().encode()
@@ -38,7 +38,7 @@ def _renderer_version() -> str:
     return f"{version('vl-convert-python')} {VEGA_LITE_VERSION} {RENDER_VERSION}"
 
 
-def _fixed(spec: dict[str, Any]) -> dict[str, Any]:
+def _fixed(spec: VegaSpec) -> VegaSpec:
     return {**spec, "width": EXPORT_WIDTH} if spec.get("width") == "container" else spec
 
 
@@ -46,7 +46,7 @@ def _cached(key: str, store: Store | None) -> tuple[bytes, bytes] | None:
     return store.read(KIND, store.key(KIND, [key]), _PAIR) if store else None
 
 
-def _render(spec: dict[str, Any]) -> tuple[bytes, bytes]:
+def _render(spec: VegaSpec) -> tuple[bytes, bytes]:
     """SVG and PDF of one spec at a fixed width, ~0.15 s. The PDF is drawn from the SVG (a
     third of the time of drawing it from the spec again, and the same picture)."""
     import vl_convert as vlc
@@ -75,7 +75,7 @@ def _store(key: str, files: tuple[bytes, bytes], store: Store | None) -> None:
         store.write(KIND, store.key(KIND, [key]), files, _PAIR)
 
 
-def chart_files(spec: dict[str, Any], store: Store | None = None) -> tuple[bytes, bytes]:
+def chart_files(spec: VegaSpec, store: Store | None = None) -> tuple[bytes, bytes]:
     """SVG and PDF of one chart spec, from the store (`chart_key`) or rendered."""
     key = chart_key(spec)
     if (found := _cached(key, store)) is not None:
@@ -94,7 +94,7 @@ class ChartRenderer:
         self.store = store
         self.workers = workers  # the build's pool, when there is one
         self._files: dict[str, tuple[bytes, bytes]] = {}
-        self._waiting: dict[str, dict[str, Any]] = {}  # misses not yet handed to a process
+        self._waiting: dict[str, VegaSpec] = {}  # misses not yet handed to a process
         self._futures: dict[str, Future[tuple[bytes, bytes]]] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._own_pool = False
@@ -108,7 +108,7 @@ class ChartRenderer:
         if self._pool is not None and self._own_pool:
             self._pool.shutdown(cancel_futures=True)
 
-    def submit(self, specs: Iterable[dict[str, Any]]) -> None:
+    def submit(self, specs: Iterable[VegaSpec]) -> None:
         for spec in specs:
             key = chart_key(spec)
             if key in self._files or key in self._waiting or key in self._futures:
@@ -150,7 +150,7 @@ class ChartRenderer:
 
 
 def rendered_charts(
-    specs: Iterable[dict[str, Any]], store: Store | None = None
+    specs: Iterable[VegaSpec], store: Store | None = None
 ) -> dict[str, tuple[bytes, bytes]]:
     """Every distinct chart by `chart_key`: stored ones read, the rest rendered."""
     with ChartRenderer(store) as renderer:

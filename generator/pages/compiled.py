@@ -5,7 +5,7 @@ and the measured memory beside the analytic footprint (analysis.compile_compare)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 from markupsafe import Markup
@@ -13,6 +13,7 @@ from markupsafe import Markup
 from generator.analysis.compile_compare import CompileComparison, compile_comparisons
 from generator.analysis.roofs import MEASURED, roof_for
 from generator.formatting import number, seconds, si, slug
+from generator.ingest.runs import RunRow
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
@@ -20,11 +21,17 @@ from generator.pages.run_text import run_label, step_text
 
 PATH = f"{GENERATED_DIR}/compile.md"
 TITLE = "torch.compile against eager"
-PHASES = ("forward", "loss", "backward", "optimizer_step")
+PhaseColumn = Literal["forward_s", "loss_s", "backward_s", "optimizer_step_s"]
+PHASES: tuple[tuple[str, PhaseColumn], ...] = (
+    ("forward", "forward_s"),
+    ("loss", "loss_s"),
+    ("backward", "backward_s"),
+    ("optimizer_step", "optimizer_step_s"),
+)
 
 
-def _link(row: dict[str, Any], text: str) -> Markup:
-    when = str(row.get("finished_at") or "")[:10]
+def _link(row: RunRow, text: str) -> Markup:
+    when = str(row["finished_at"] or "")[:10]
     return Markup('<a href="../runs/{}/">{}</a><br><small>{}</small>').format(
         row["run_id"], text, when
     )
@@ -54,8 +61,8 @@ def _bytes(value: float | None) -> str:
     return si(value, "B", 3) if value is not None else "n/a"
 
 
-def _memory(row: dict[str, Any]) -> str:
-    measured, analytic = row.get("memory_bytes"), row.get("memory_analytic_bytes")
+def _memory(row: RunRow) -> str:
+    measured, analytic = row["memory_bytes"], row["memory_analytic_bytes"]
     if measured is None:
         return f"not measured (analytic {_bytes(analytic)})" if analytic else "not measured"
     ratio = f", {number(measured / analytic, 3)}×" if analytic else ""
@@ -64,8 +71,8 @@ def _memory(row: dict[str, Any]) -> str:
 
 def _phases(item: CompileComparison) -> list[str]:
     cells = []
-    for phase in PHASES:
-        eager, compiled = item.eager_row.get(f"{phase}_s"), item.compiled_row.get(f"{phase}_s")
+    for phase, column in PHASES:
+        eager, compiled = item.eager_row[column], item.compiled_row[column]
         if eager is None and compiled is None:
             continue
         cells.append(f"{phase}: {seconds(eager)} → {seconds(compiled)}")

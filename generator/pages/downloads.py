@@ -4,8 +4,8 @@ and PDF (rendered by vl_convert, no browser), linked from the page itself."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
+from generator.charts.vega import VegaSpec
 from generator.pages.chart_render import chart_key, rendered_charts
 from generator.pages.frame_files import cached_frame_bytes
 from generator.pages.glossary import link_terms
@@ -15,7 +15,7 @@ from generator.pages.render import chart_script, download_link, download_path, s
 from generator.store import Store
 
 
-def rendered_specs(pages: list[Page]) -> list[dict[str, Any]]:
+def rendered_specs(pages: list[Page]) -> list[VegaSpec]:
     """The specs whose SVG and PDF the pages link."""
     return [spec for p in pages if p.files is None and p.chart_files for spec in p.charts.values()]
 

@@ -13,7 +13,15 @@ from generator.analysis.odd_ratios import Odd
 from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
-from generator.analysis.verdict_needs import DEVICE, NOT_TESTABLE, RESULT, Verdict, metric_interval
+from generator.analysis.verdict_needs import (
+    DEVICE,
+    NOT_TESTABLE,
+    RESULT,
+    MatrixKey,
+    ResultRow,
+    Verdict,
+    metric_interval,
+)
 from generator.analysis.verdicts import by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
@@ -63,10 +71,10 @@ def _code(text: str) -> Markup:
 
 
 def _measured(
-    rows: list[dict[str, Any]], ceilings: list[MeasuredCeilings]
+    rows: Sequence[ResultRow], ceilings: list[MeasuredCeilings]
 ) -> dict[str, MeasuredCeilings]:
     """The ceilings measured on each of the group's devices, by the devices' labels."""
-    devices = {str(row[DEVICE]) for row in rows}
+    devices = {row[DEVICE] for row in rows}
     return {
         label: measured
         for measured in ceilings
@@ -75,7 +83,7 @@ def _measured(
 
 
 def _roofs(
-    measured: dict[str, MeasuredCeilings], rows: list[dict[str, Any]]
+    measured: dict[str, MeasuredCeilings], rows: Sequence[ResultRow]
 ) -> list[dict[str, Any]]:
     """A measured roof per device and precision the group's runs use, by the one roof rule
     (analysis/roofs.py): the same numbers as the run pages'."""
@@ -97,11 +105,11 @@ def run_precision_label(precision: str) -> str:
 
 
 def _sentences(
-    rows: list[dict[str, Any]],
-    keys: list[str],
-    key: str | None,
+    rows: Sequence[ResultRow],
+    keys: list[MatrixKey],
+    key: MatrixKey | None,
     gemm: Callable[[str], tuple[str, float] | None] | None,
-    label: Any,
+    label: Callable[[ResultRow], str],
 ) -> list[str]:
     """Sentences from the data; when several variables vary together, along their combined
     label (e.g. "resnet18 / cifar10")."""
@@ -109,16 +117,15 @@ def _sentences(
         return []
     if key is not None:
         return observations(rows, key, gemm)
-    combined = " / ".join(key_name(k) for k in keys)
-    return observations([{**row, combined: label(row)} for row in rows], combined, gemm)
+    return observations(rows, None, gemm, label)
 
 
 def _observations(
-    rows: list[dict[str, Any]],
-    keys: list[str],
-    key: str | None,
+    rows: Sequence[ResultRow],
+    keys: list[MatrixKey],
+    key: MatrixKey | None,
     measured: dict[str, MeasuredCeilings],
-    label: Any,
+    label: Callable[[ResultRow], str],
 ) -> list[str]:
     """Along each device's own series: one device's batch 32 and another's batch 1024 are
     no trend."""
@@ -149,7 +156,7 @@ def _has_a_line(rows: list[dict[str, Any]]) -> bool:
     return any(worth_drawing([r for r in rows if str(r["series"]) == s], "x") for s in series)
 
 
-def _runs_per_workload(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+def _runs_per_workload(rows: Sequence[ResultRow]) -> dict[str, list[str]]:
     """Each configuration's run ids, in the rows' order."""
     found: dict[str, list[str]] = {}
     for row in rows:
@@ -157,7 +164,7 @@ def _runs_per_workload(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return found
 
 
-def _run_link(row: dict[str, Any], group_id: str, runs: int) -> Markup:
+def _run_link(row: ResultRow, group_id: str, runs: int) -> Markup:
     """The run's page; for a configuration that stands for `runs` runs, their list too."""
     html = Markup('<a href="../../runs/{}/">{}</a>').format(row["run_id"], run_label(row))
     if runs > 1:
@@ -167,9 +174,9 @@ def _run_link(row: dict[str, Any], group_id: str, runs: int) -> Markup:
     return html
 
 
-def _host_bound(row: dict[str, Any]) -> bool:
+def _host_bound(row: ResultRow) -> bool:
     """The row's result is host-bound (launch): the roofline does not set its time."""
-    result: Result | None = row.get(RESULT)
+    result = row[RESULT]
     return result is not None and result.launch is not None and result.launch.host_bound
 
 
@@ -207,7 +214,7 @@ def experiment_page(
     if summary:  # one row, point and sentence per configuration
         ordered = [r for r in ordered if counts[r["workload"]][0] == r["run_id"]]
 
-    def label(row: dict[str, Any]) -> str:
+    def label(row: ResultRow) -> str:
         return " / ".join(str(row[k]) for k in keys) if keys else row["model"]
 
     table = []
@@ -223,7 +230,7 @@ def experiment_page(
                      "unit": unit, "series": row[DEVICE]}
                 )  # fmt: skip
         throughput = metric_interval(row, "throughput")
-        result: Result | None = row.get(RESULT)
+        result = row[RESULT]
         table.append(
             [
                 label(row),

@@ -4,10 +4,10 @@ what the experiment file asks of the next `measure` call, which may differ."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from generator.analysis.results import Result, RunTime
-from generator.analysis.verdict_needs import DEVICE, RESULT
+from generator.analysis.results import RunTime
+from generator.analysis.verdict_needs import DEVICE, RESULT, ResultRow
 from generator.config import ExperimentsFile, Group, Settings
 
 IN_BLOCKS = "in blocks"
@@ -29,9 +29,9 @@ def asked(group: Group, d: Settings) -> str:
     return f"{warmup} warm-up and {steps} timed steps, {repeats} round(s) at least, one process"
 
 
-def own_timing(row: dict[str, Any]) -> RunTime | None:
+def own_timing(row: ResultRow) -> RunTime | None:
     """The row's run as its result holds it: its own step time, how it was timed."""
-    result: Result | None = row.get(RESULT)
+    result = row[RESULT]
     if result is None:
         return None
     return next((run for run in result.runs if run.run_id == row["run_id"]), None)
@@ -43,7 +43,7 @@ def _processes(counts: list[int]) -> str:
     return f"{span} independent worker process{'es' if high > 1 else ''} each"
 
 
-def timed_as(rows: list[dict[str, Any]]) -> str:
+def timed_as(rows: Sequence[ResultRow]) -> str:
     """How the group's runs were timed, per device, from each run's own result: "on NVIDIA
     H100 SXM, 4 runs in rounds in one process; on NVIDIA H200 SXM, 4 runs in blocks (6
     independent worker processes each)"."""
@@ -53,7 +53,7 @@ def timed_as(rows: list[dict[str, Any]]) -> str:
         if own is None:
             continue
         method = IN_BLOCKS if own.in_blocks else IN_ROUNDS
-        parts.setdefault(str(row[DEVICE]), {}).setdefault(method, []).append(own.step.processes)
+        parts.setdefault(row[DEVICE], {}).setdefault(method, []).append(own.step.processes)
     said = []
     for device, methods in parts.items():
         for method, counts in methods.items():
@@ -63,7 +63,7 @@ def timed_as(rows: list[dict[str, Any]]) -> str:
     return "; ".join(said)
 
 
-def setup(group: Group, experiments: ExperimentsFile, rows: list[dict[str, Any]]) -> str:
+def setup(group: Group, experiments: ExperimentsFile, rows: Sequence[ResultRow]) -> str:
     d = experiments.defaults
     measured = {row["device"] for row in rows}
     missing = [dv for dv in group.devices if dv not in measured]

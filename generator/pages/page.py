@@ -30,6 +30,7 @@ from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import Verdict
 from generator.analysis.views import MeasurementView, TraceView
 from generator.catalog import Device
+from generator.charts.vega import VegaSpec
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.records.benchmarks import BenchmarkResults
@@ -132,7 +133,7 @@ class Page:
     path: str  # relative to docs/
     title: str  # navigation title (HTML-escaped when the nav is written)
     markdown: str
-    charts: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # chart id -> spec
+    charts: Mapping[str, VegaSpec] = field(default_factory=dict)  # chart id -> spec
     tables: Mapping[str, pl.DataFrame] = field(default_factory=dict)  # download name -> frame
     in_nav: bool = True  # False: reached by links only (one page per run would flood the nav)
     # Downloads already made and linked (a page from the trace cache): docs-relative -> bytes

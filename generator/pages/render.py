@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
+from generator.charts.vega import VegaSpec
 from generator.pages.paths import DATA_DIR, GENERATED_DIR
 from generator.pages.template_cache import compiled_in_active_store
 from generator.records.import_source import Source
@@ -49,7 +50,7 @@ def spec_name(chart_id: str) -> str:
     return f"{chart_id}{SPEC_SUFFIX}"
 
 
-def chart_script(spec: dict[str, Any]) -> bytes:
+def chart_script(spec: VegaSpec) -> bytes:
     """A chart's spec as a script that files it under its own URL: charts.js loads it when
     it draws the chart. A script, not JSON to fetch: it loads from file:// as well."""
     payload = (
@@ -61,7 +62,7 @@ def chart_script(spec: dict[str, Any]) -> bytes:
     return f"{SPEC_HEAD}{payload};\n".encode()
 
 
-def embed_chart(spec: dict[str, Any], chart_id: str, page: str) -> Markup:
+def embed_chart(spec: VegaSpec, chart_id: str, page: str) -> Markup:
     """A chart div that names its spec's script (`chart_script`, written with the page's
     downloads); charts.js renders it with vega-embed. The spec stays out of the page: a
     page per run is a fraction of the text for MkDocs to read and the reader to load."""
@@ -122,9 +123,9 @@ class ChartBook:
     def __init__(self, page: str, files: bool = True) -> None:
         self.page = page  # relative to docs/
         self.files = files
-        self.specs: dict[str, dict[str, Any]] = {}
+        self.specs: dict[str, VegaSpec] = {}
 
-    def embed(self, spec: dict[str, Any], chart_id: str) -> Markup:
+    def embed(self, spec: VegaSpec, chart_id: str) -> Markup:
         html = embed_chart(spec, chart_id, self.page)
         if not spec:
             return html

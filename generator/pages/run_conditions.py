@@ -5,11 +5,11 @@ and batch."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from markupsafe import Markup
 
 from generator.formatting import number
+from generator.ingest.runs import RunRow
 from generator.records.run import RunRecord
 
 
@@ -34,7 +34,7 @@ def clocks_text(record: RunRecord | None) -> str:
     return "clocks not recorded (not locked: as the machine ran them)"
 
 
-def conditions_text(row: dict[str, Any], record: RunRecord | None) -> Markup:
+def conditions_text(row: RunRow, record: RunRecord | None) -> Markup:
     """Escaped here: the machine's own device name sits in a span a reader can hover."""
     recorded = record.device_name if record is not None else ""
     device = escape(str(row["device_label"]))

@@ -10,14 +10,15 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from generator.analysis.verdict_needs import RESULT, ResultRow
 from generator.findings import Finding
 from generator.formatting import number as plain_number
 from generator.pages.page import Page
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
-from generator.pages.run_text import half_width, result_of, run_label, step_text
+from generator.pages.run_text import half_width, run_label, step_text
 
 SUMMARY_FROM = 300  # runs in the report; a 300-row table is about the most one page holds
 PAGE_SIZE = 100  # rows on one list page
@@ -76,18 +77,18 @@ def link(source: str, target: str) -> str:
 
 
 def configuration_rows(
-    rows: list[dict[str, Any]], findings: dict[str, tuple[Finding, ...]], page: str
+    rows: Sequence[ResultRow], findings: dict[str, tuple[Finding, ...]], page: str
 ) -> list[list[str]]:
     """One row per configuration (workload) of a group's runs, in the runs' order: its
     first run's label linked to that run's page, the number of runs, and the pooled result
     every other page shows for it; failed runs count apart."""
-    by_workload: dict[str, list[dict[str, Any]]] = {}
+    by_workload: dict[str, list[ResultRow]] = {}
     for row in rows:
         by_workload.setdefault(f"{row['workload']}:{row['status']}", []).append(row)
     cells = []
     for runs in by_workload.values():
         first, ok = runs[0], runs[0]["status"] == "ok"
-        result = result_of(first) if ok else None
+        result = first[RESULT] if ok else None
         found = {f.id for run in runs for f in findings.get(run["run_id"], ())}
         target = link(page, f"{GENERATED_DIR}/runs/{first['run_id']}.md")
         cells.append(
@@ -106,8 +107,8 @@ def configuration_rows(
 def list_pages(
     group_id: str,
     title: str,
-    rows: list[dict[str, Any]],
-    cells: Callable[[dict[str, Any], str], list[str]],
+    rows: Sequence[T],
+    cells: Callable[[T, str], list[str]],
 ) -> list[Page]:
     """A group's runs, `PAGE_SIZE` to a page, each row made by `cells(row, page path)`."""
     pages = []

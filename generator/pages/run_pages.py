@@ -5,10 +5,10 @@ provenance), and its data: the run's own files, its trace page and its kernel pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -17,6 +17,7 @@ from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
 from generator.formatting import number, percent, seconds, si
+from generator.ingest.runs import RunRow
 from generator.pages.cite import result_bibtex
 from generator.pages.finding_html import admonitions
 from generator.pages.page import Page
@@ -27,7 +28,7 @@ from generator.pages.run_resources import compile_facts, memory_facts
 from generator.pages.run_text import citable, half_width, run_label, run_path, step_text
 from generator.records.run import RunRecord
 
-PARTS = (
+PARTS: tuple[tuple[Literal["forward_s", "loss_s", "backward_s", "optimizer_step_s"], str], ...] = (
     ("forward_s", "forward"),
     ("loss_s", "loss"),
     ("backward_s", "backward"),
@@ -75,7 +76,7 @@ def _timed_in(
     ]  # fmt: skip
 
 
-def _result_facts(row: dict[str, Any], result: Result | None) -> list[tuple[str, str]]:
+def _result_facts(row: RunRow, result: Result | None) -> list[tuple[str, str]]:
     """The configuration's one result, and where it is not calibrated, why and the command."""
     if result is None:
         return [("median step", "n/a")]
@@ -119,7 +120,7 @@ def _group(group: str, experiments: frozenset[str]) -> str:
 
 
 def _facts(
-    row: dict[str, Any],
+    row: RunRow,
     result: Result | None,
     record: RunRecord | None = None,
     experiments: frozenset[str] = frozenset(),
@@ -138,12 +139,12 @@ def _facts(
         *([("also serves", ", ".join(_group(g, experiments) for g in groups))] if groups else []),
         *_result_facts(row, result),
         *_timed_in(record, str(row["run_id"]), result),
-        ("CV of single steps", percent(100 * row["cv"]) if row.get("cv") is not None else "n/a"),
+        ("CV of single steps", percent(100 * cv) if (cv := row.get("cv")) is not None else "n/a"),
         ("samples/s", throughput.text(number) if throughput else "n/a"),
         *(
-            (f"{label} (median)", seconds(row[key]))
+            (f"{label} (median)", seconds(part))
             for key, label in PARTS
-            if row.get(key) is not None
+            if (part := row[key]) is not None
         ),
         ("parameters", si(row.get("params"), "")),
         ("forward FLOPs (analytic)", si(row.get("forward_flops"), "FLOP")),
@@ -179,7 +180,9 @@ def _citation_url(citation: Mapping[str, Any], run_id: str) -> str:
     return "none: an unversioned local build (publish a version to get a citable URL)"
 
 
-def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, Any]) -> Page:
+def run_page(row: RunRow, context: RunContext, citation: Mapping[str, Any]) -> Page:
+    """`row`: the run's row of the report's runs table, whose every column (the pooled
+    ones too, analysis/pooling.py) is the page's run-summary download."""
     verdict = context.verdict
     ok = row["status"] == "ok"
     copies = (
@@ -207,7 +210,7 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
         url=_citation_url(citation, row["run_id"]),
         facts=_facts(row, context.result, context.record, context.experiments),
         history=_history(context.record),
-        error=one_line(row["error"]) if row.get("error") else None,
+        error=one_line(error) if (error := row["error"]) else None,
         findings=admonitions(context.findings) if context.findings else None,
         kernel_page=context.kernel_page,
         trace_page=context.trace_page,
@@ -222,7 +225,7 @@ def run_page(row: dict[str, Any], context: RunContext, citation: Mapping[str, An
 
 
 def run_pages(
-    rows: list[dict[str, Any]],
+    rows: Sequence[RunRow],
     contexts: Mapping[str, RunContext],
     citation: Mapping[str, Any],
 ) -> list[Page]:

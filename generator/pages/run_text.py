@@ -4,7 +4,7 @@ result's step time with its interval and kind."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from generator.analysis.interval import Interval
 from generator.analysis.results import Result
@@ -23,7 +23,7 @@ def short_device(label: str) -> str:
     return name
 
 
-def run_label(row: dict[str, Any]) -> str:
+def run_label(row: Mapping[str, object]) -> str:
     """'resnet18 b128 train_step fp32 H100 SXM': what tells a group's runs apart, short
     enough for one line of a table cell (the run id carries a hash and wraps over five
     lines). The device is the concrete one: two GPUs are both `cuda` in the config."""
@@ -52,7 +52,7 @@ def half_width(step: Interval | None) -> str:
     return "too uncertain" if step is not None and step.too_wide else "±" + percent(100 * share, 2)
 
 
-def result_of(row: dict[str, Any]) -> Result | None:
+def result_of(row: Mapping[str, object]) -> Result | None:
     """The row's result, where a page put it under "result" (an ok run's)."""
     found = row.get("result")
     return found if isinstance(found, Result) else None

@@ -5,39 +5,41 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import polars as pl
 
 from generator.analysis.interval import MIN_BLOCKS
 from generator.analysis.results import Result
+from generator.analysis.verdict_needs import RESULT, ResultRow, with_result
 from generator.catalog import device_label
 from generator.config import ExperimentsFile
 from generator.findings import Finding
 from generator.formatting import number, seconds, si
-from generator.ingest.runs import in_group
+from generator.ingest.runs import in_group, run_rows
 from generator.pages import run_lists
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import render
 from generator.pages.run_pages import RunContext, run_pages
-from generator.pages.run_text import half_width, result_of, run_label, step_text
+from generator.pages.run_text import half_width, run_label, step_text
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.pending import Pending
 
 ORDER = ["model", "dataset", "phase", "precision", "device", "device_label", "batch"]
 
 
-def _also_in(row: dict[str, Any]) -> str:
+def _also_in(row: ResultRow) -> str:
     """The other groups whose runs of this configuration every other page pools with it."""
-    return ", ".join(g for g in str(row["pooled_groups"]).split(", ") if g != row["group"])
+    result = row[RESULT]
+    groups = result.groups if result is not None else sorted(row["groups"] or [row["group"]])
+    return ", ".join(g for g in groups if g != row["group"])
 
 
 def _cells(
-    row: dict[str, Any], findings: tuple[Finding, ...], page: str = f"{GENERATED_DIR}/runs.md"
+    row: ResultRow, findings: tuple[Finding, ...], page: str = f"{GENERATED_DIR}/runs.md"
 ) -> list[str]:
     """A run's row: its configuration's one result (the same numbers on every page)."""
-    result = result_of(row)
+    result = row[RESULT]
     target = run_lists.link(page, f"{GENERATED_DIR}/runs/{row['run_id']}.md")
     attained = result.attained if result else None
     return [
@@ -65,10 +67,10 @@ def _ceiling_cells(measured: MeasuredCeilings) -> list[str]:
 def _group(
     group_id: str,
     experiments: ExperimentsFile | None,
-    rows: list[dict[str, Any]],
+    rows: list[ResultRow],
     findings: dict[str, tuple[Finding, ...]],
     summary: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A group's section; `summary`: one row per configuration and links to the run lists
     (run_lists.py) instead of one row per run."""
     spec = next((g for g in experiments.groups if g.id == group_id), None) if experiments else None
@@ -78,7 +80,7 @@ def _group(
         "id": group_id,
         "title": spec.title if spec else "(group no longer in experiments.toml)",
         "devices": ", ".join(spec.devices) if spec else "",
-        "device_names": ", ".join(sorted({str(r["device_label"]) for r in rows})),
+        "device_names": ", ".join(sorted({r["device_label"] for r in rows})),
         "run_count": len(rows),
         "summary": run_lists.configuration_rows(rows, findings, page) if summary else [],
         "lists": [run_lists.link(page, run_lists.list_path(group_id, n)) for n in lists],
@@ -96,7 +98,7 @@ def runs_page(
     experiments: ExperimentsFile | None,
     ceilings: list[MeasuredCeilings],
     findings: dict[str, tuple[Finding, ...]] | None = None,
-    by_group: dict[str, list[dict[str, Any]]] | None = None,
+    by_group: dict[str, list[ResultRow]] | None = None,
     pending: Sequence[Pending] = (),
 ) -> Page:
     """`by_group`: `_groups(runs, experiments)`, when the caller has it already; `pending`:
@@ -136,7 +138,7 @@ def _groups(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None,
     results: Mapping[str, Result] | None = None,
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[ResultRow]]:
     """Each group's runs in the table's order: the experiments file's groups first; each ok
     run's row holds its result under "result"."""
     known = [g.id for g in experiments.groups] if experiments else []
@@ -144,8 +146,8 @@ def _groups(
     found = results or {}
     return {
         group_id: [
-            row | {"result": found.get(row["workload"]) if row["status"] == "ok" else None}
-            for row in runs.filter(in_group(group_id)).sort(ORDER).to_dicts()
+            with_result(row, found.get(row["workload"]) if row["status"] == "ok" else None)
+            for row in run_rows(runs.filter(in_group(group_id)).sort(ORDER))
         ]
         for group_id in [*known, *extra]
     }
@@ -155,7 +157,7 @@ def list_pages(
     runs: pl.DataFrame,
     experiments: ExperimentsFile | None,
     findings: dict[str, tuple[Finding, ...]],
-    by_group: dict[str, list[dict[str, Any]]] | None = None,
+    by_group: dict[str, list[ResultRow]] | None = None,
 ) -> list[Page]:
     """Every group's run lists, when the runs page summarizes (run_lists.py). `by_group`:
     as runs_page's."""
@@ -226,7 +228,7 @@ def _run_pages(report: Report) -> list[Page]:
     missing = [run_id for run_id in ids if run_id not in report.run_pages]
     pages = dict(report.run_pages)
     if missing:
-        rows = report.runs.filter(pl.col("run_id").is_in(missing)).sort("run_id").to_dicts()
+        rows = run_rows(report.runs.filter(pl.col("run_id").is_in(missing)).sort("run_id"))
         made = run_pages(rows, run_contexts(report), report.citation)
         pages.update(zip(missing, made, strict=True))
     return [pages[run_id] for run_id in ids]

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from generator.ingest.digests import file_digest
+from generator.ingest.runs import RunRow, run_rows
 from generator.memo import content_bytes
 from generator.pages.downloads import attach_downloads
 from generator.pages.page import Page, Report
@@ -24,7 +25,7 @@ from generator.store import Store
 ENTRY: PageEntry[str] = PageEntry(str)
 
 
-def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, store: Store) -> str:
+def run_page_key(row: RunRow, context: RunContext, citation: Any, store: Store) -> str:
     """The page's inputs by content. The context's folder, steps and record are keyed by the
     run's files' digests (the steps are parsed from steps.csv, the record from run.json, by
     code the key holds): comparing them as values would cost more than making the page."""
@@ -38,7 +39,7 @@ def run_page_key(row: dict[str, Any], context: RunContext, citation: Any, store:
     return store.key("runs", parts)
 
 
-def _made(row: dict[str, Any], context: RunContext, citation: Any) -> Page:
+def _made(row: RunRow, context: RunContext, citation: Any) -> Page:
     linked, files = attach_downloads([run_page(row, context, citation)])
     # its tables and copied files live on as the files made from them
     return replace(linked[0], files=files, tables={}, copies={})
@@ -47,7 +48,7 @@ def _made(row: dict[str, Any], context: RunContext, citation: Any) -> Page:
 def cached_run_pages(report: Report, store: Store) -> dict[str, Page]:
     """Each run's page by run id, downloads made, from the store or made and stored."""
     contexts = run_contexts(report)
-    rows = report.runs.to_dicts()
+    rows = run_rows(report.runs)
     made_from = [(row, contexts.get(row["run_id"], RunContext())) for row in rows]
 
     def make(missing: list[int]) -> list[tuple[str, Page]]:
