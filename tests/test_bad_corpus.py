@@ -56,7 +56,7 @@ TOML_ERRORS = {
 }
 RUN_ERRORS = {
     "run-future-schema": ("run.json", ", key 'schema_version': schema_version 99 is newer "
-                          "than this tool reads (3)"),
+                          "than this tool reads (4)"),
     "run-missing-steps": ("", ": run folder without steps.csv (its run.json says ok)"),
     "run-without-run-json": ("", ": run folder without run.json"),
 }  # fmt: skip

@@ -122,9 +122,10 @@ def test_the_code_use_scan_catches_an_unknown_id(tmp_path: Path) -> None:
 
 
 def _named_in_prose(text: str) -> set[str]:
-    """Backticked ids in a sentence that speaks of a finding."""
+    """Backticked ids in a sentence that speaks of a finding (a table row is a sentence of
+    its own)."""
     named = set()
-    for sentence in re.split(r"(?<=\.)\s+|\n\n", text):
+    for sentence in re.split(r"(?<=\.)\s+|\n\n|\n(?=\|)", text):
         if "finding" in sentence:
             named |= {m for m in re.findall(r"`([a-z0-9][a-z0-9-]*)`", sentence) if "-" in m or m in (
                 "recompiled", "throttled")}  # fmt: skip
