@@ -87,6 +87,15 @@ def wait_for_blocks(process: subprocess.Popen[bytes], log: Path, count: int) -> 
         time.sleep(0.02)
 
 
+def wait_for_kept(process: subprocess.Popen[bytes], measurements: Path, count: int) -> None:
+    """Until `count` blocks are in the pending store (a logged block is kept a moment later)."""
+    deadline = time.monotonic() + 180
+    while sum(len(p.blocks) for p in read_all_pending(measurements)) < count:
+        assert process.poll() is None, process.communicate()[1].decode()[-2000:]
+        assert time.monotonic() < deadline, "no block was kept in 180 s"
+        time.sleep(0.02)
+
+
 def design(measurements: Path) -> dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int]]:
     """Per run: blocks in its timing, its steps.csv blocks and invocations, its history."""
     found = {}
@@ -153,8 +162,8 @@ def test_sigterm_stops_like_ctrl_c_says_what_is_kept_and_the_next_call_resumes(
     tmp_path: Path, uninterrupted: dict[str, tuple[int, tuple[int, ...], tuple[int, ...], int]]
 ) -> None:
     process, measurements, log = start(tmp_path, "m")
-    wait_for_blocks(process, log, 2)
-    process.send_signal(signal.SIGTERM)
+    wait_for_kept(process, measurements, 2)
+    process.send_signal(signal.SIGTERM)  # a block returned by now is kept before the stop
     _, err = process.communicate(timeout=60)
     assert process.returncode != 0
     pending = read_all_pending(measurements)
@@ -247,3 +256,25 @@ def test_a_result_timed_in_too_few_blocks_says_how_many_and_how_to_complete_it()
     assert three.kind_words() == "no interval: not calibrated (3 of 5 blocks)"
     one_process = step_estimate([[0.010, 0.011], [0.012, 0.010]], False, 0.0)
     assert one_process.short_kind() == "not calibrated"  # two one-process runs: no blocks
+
+
+def test_a_sigterm_while_a_returned_block_is_kept_waits_for_it() -> None:
+    """The stop takes effect after the keeping section, not inside it (measure/stopping.py):
+    a block the runner returned is never lost to a SIGTERM."""
+    import os
+
+    from generator.measure import stopping
+
+    previous = stopping.install()
+    done = []
+    try:
+        with pytest.raises(stopping.Stopped), stopping.keeping():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler has run by now, and deferred the stop
+            done.append("kept")
+        assert done == ["kept"]
+        with pytest.raises(stopping.Stopped):  # outside a keeping section: at once
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

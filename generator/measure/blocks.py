@@ -40,6 +40,7 @@ from generator.hierarchical import (
 )
 from generator.measure.block import BlockRequest, BlockResult, BlockRunner
 from generator.measure.budget import Budget
+from generator.measure.stopping import keeping
 from generator.records.run import workload_key
 from generator.records.run_modes import EAGER
 
@@ -221,12 +222,13 @@ def _waves(
                 cache_dir=state.cache_dir,
             )  # fmt: skip
             result = runner(request)
-            if result.error is not None:
-                state.error = result.error
-            else:
-                state.add(result)
-                if kept:
-                    kept(state, result)
+            with keeping():  # a SIGTERM now waits until the block is kept
+                if result.error is not None:
+                    state.error = result.error
+                else:
+                    state.add(result)
+                    if kept:
+                        kept(state, result)
             if progress:
                 progress(state)
         if budget is not None:  # finishing the open ones comes first

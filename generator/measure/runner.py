@@ -21,6 +21,7 @@ from generator.findings.profiler_checks import PROFILER_FAILED
 from generator.formatting import utc_now
 from generator.measure import ncu as ncu_mode
 from generator.measure import nsys as nsys_mode
+from generator.measure import stopping
 from generator.measure.block import BlockRunner
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.conditions import Conditions
@@ -165,19 +166,11 @@ def execute(
     return outcomes
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM (a Slurm time limit, a lease ending, `kill`): stop like Ctrl-C."""
-
-
 @contextlib.contextmanager
 def stopped_by_sigterm(measurements: Path, console: Console) -> Iterator[None]:
     """Turn SIGTERM into `Stopped` while blocks run, so a staged run folder is removed and
     the worker ended as on Ctrl-C; either way, say what was kept and how to go on."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise Stopped(f"stopped by signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = stopping.install()  # a returned block is kept before the stop (stopping.py)
     try:
         yield
     except KeyboardInterrupt:
