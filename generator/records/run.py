@@ -28,7 +28,7 @@ from generator.records.run_parts import (
     PrecisionSettings,
     RunConditions,
 )
-from generator.records.versioned import load_json, upgrade, validated
+from generator.records.versioned import RawRecord, load_json, upgrade, validated
 
 # 2: timing by blocks (level variances), groups, history; 3: memory; 4: timing holds the
 # design alone (the statistics come from steps.csv, analysis.results.estimate)
@@ -253,7 +253,7 @@ def _number(values: Mapping[str, object] | None, key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+def _v1_to_v2(data: RawRecord) -> RawRecord:
     """Version 1 timed a run in one process (rounds): its history is that one invocation,
     and it serves the one group it was filed in."""
     timing = data.get("timing") or None
@@ -277,7 +277,7 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 NOT_MEASURED = "not measured: the run predates measured memory (run.json version 3)"
 
 
-def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+def _v2_to_v3(data: RawRecord) -> RawRecord:
     """Version 3 records a measured peak beside the analytic footprint; a run measured
     before says it was not measured (never 0). Runs before compile modes ran eager."""
     if data.get("status") == "ok":
@@ -296,7 +296,7 @@ STORED_STATISTICS = (
 )  # fmt: skip
 
 
-def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+def _v3_to_v4(data: RawRecord) -> RawRecord:
     """Version 4 stores how a run was timed, not its statistics (steps.csv holds every
     step they are computed from): the stored copies are dropped on reading."""
     timing = data.get("timing")
