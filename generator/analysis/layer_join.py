@@ -12,11 +12,15 @@ of its children too.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from generator.ingest.trace.labels import ROOT_LAYER
+
+if TYPE_CHECKING:  # it imports the models: only the type is needed
+    from generator.complexity.report import LayerRow
 
 ROOT = ROOT_LAYER
 LAYERS_COLUMNS = ("layer", "family", "phase", "flops", "bytes", "time_s")
@@ -56,7 +60,7 @@ def _unit_of_trace_layer(layer: str, units: set[str]) -> str | None:
         path = base.rpartition(".")[0] if base == path else base
 
 
-def layer_rows(by_layer_phase: pl.DataFrame, complexity: list[dict[str, Any]]) -> pl.DataFrame:
+def layer_rows(by_layer_phase: pl.DataFrame, complexity: Sequence[LayerRow]) -> pl.DataFrame:
     """One row per complexity unit and phase (forward, and backward when it ran).
 
     `by_layer_phase` has columns layer, phase, time_s (summed op time on the CPU or kernel

@@ -9,6 +9,7 @@ from generator.complexity.conventions import BYTES_PER_ELEMENT, ELEMENTWISE, OPT
 from generator.complexity.costs import LayerCost
 from generator.errors import UserError
 from generator.models import build_model
+from generator.records.run_parts import ComplexityTotals
 
 
 @dataclass
@@ -84,7 +85,7 @@ class Complexity:
     def arithmetic_intensity(self) -> float:
         return self.step_flops / self.min_traffic_bytes if self.min_traffic_bytes else 0.0
 
-    def totals(self) -> dict[str, Any]:
+    def totals(self) -> ComplexityTotals:
         return {
             "params": self.params,
             "forward_macs": self.forward_macs,

@@ -10,7 +10,7 @@ input gradient and once in the weight gradient.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 FAMILIES = {
     "convolution": "conv",
@@ -65,6 +65,22 @@ def _by_family(counts: dict[Any, int]) -> dict[str, int]:
     return families
 
 
+class FlopCount(TypedDict):
+    """One step's FLOPs as FlopCounterMode counts them, total and per op family."""
+
+    forward_flops: int
+    backward_flops: int
+    forward_by_family: dict[str, int]
+    backward_by_family: dict[str, int]
+
+
+class FlopCounterSummary(FlopCount):
+    """Both counts: as FlopCounterMode has them, and with the groups-aware formula."""
+
+    backward_flops_corrected: int
+    backward_by_family_corrected: dict[str, int]
+
+
 def count_with_flop_counter(
     model: str,
     input_shape: tuple[int, ...],
@@ -73,7 +89,7 @@ def count_with_flop_counter(
     corrected: bool,
     device: str = "meta",
     vocab: int | None = None,
-) -> dict[str, Any]:
+) -> FlopCount:
     """Forward and backward FLOPs of one training step as FlopCounterMode sees them
     (train mode, the input needing no gradient), total and per op family."""
     import torch
@@ -109,7 +125,7 @@ def flop_counter_summary(
     batch: int,
     classes: int,
     vocab: int | None = None,
-) -> dict[str, Any]:
+) -> FlopCounterSummary:
     """Both counts; `backward_flops_corrected` uses the groups-aware formula."""
     raw = count_with_flop_counter(model, input_shape, batch, classes, False, vocab=vocab)
     fixed = count_with_flop_counter(model, input_shape, batch, classes, True, vocab=vocab)

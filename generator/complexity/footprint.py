@@ -10,15 +10,15 @@ is what they add."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from generator.complexity.analyze import Complexity
+from generator.records.run_parts import Footprint
 
 PARAMETER_BYTES = 4  # fp32 master weights
 OPTIMIZER_STATE_TENSORS = {"sgd": 0, "sgd-momentum": 1, "adam": 2}
 
 
-def footprint(complexity: Complexity, token_inputs: bool) -> dict[str, Any]:
+def footprint(complexity: Complexity, token_inputs: bool) -> Footprint:
     """Bytes of each part and their total (`total_bytes`)."""
     weights = complexity.params * PARAMETER_BYTES
     training = complexity.training
@@ -32,13 +32,13 @@ def footprint(complexity: Complexity, token_inputs: bool) -> dict[str, Any]:
             default=0,
         )
         activations = largest * complexity.element_bytes
-    parts = {
+    gradients = weights if training else 0
+    optimizer_state = weights * OPTIMIZER_STATE_TENSORS[complexity.optimizer] if training else 0
+    return {
         "parameters_bytes": weights,
-        "gradients_bytes": weights if training else 0,
-        "optimizer_state_bytes": (
-            weights * OPTIMIZER_STATE_TENSORS[complexity.optimizer] if training else 0
-        ),
+        "gradients_bytes": gradients,
+        "optimizer_state_bytes": optimizer_state,
         "activations_bytes": activations,
         "input_bytes": inputs,
+        "total_bytes": weights + gradients + optimizer_state + activations + inputs,
     }
-    return {**parts, "total_bytes": sum(parts.values())}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from generator.complexity.analyze import Complexity
 from generator.complexity.costs import LayerCost
+from generator.complexity.flop_counter import FlopCounterSummary
 from generator.formatting import number, si
+from generator.records.run_parts import ComplexityTotals
 
 LAYER_COLUMNS = (
     "name",
@@ -28,7 +30,44 @@ LAYER_COLUMNS = (
 )
 
 
-def layer_dict(layer: LayerCost, element_bytes: int, training: bool = True) -> dict[str, Any]:
+class LayerRow(TypedDict):
+    """One row of the per-layer table (complexity.csv, `LAYER_COLUMNS`)."""
+
+    name: str
+    kind: str
+    family: str
+    input_shape: str
+    output_shape: str
+    params: int
+    forward_macs: int
+    forward_flops: float
+    backward_input_flops: float
+    backward_weight_flops: float
+    needs_input_grad: bool
+    activation_bytes: int
+    forward_bytes: int
+    backward_bytes: int
+    arithmetic_intensity: float | None
+    formula: str
+
+
+class ComplexityReport(ComplexityTotals):
+    """`python -m generator complexity --json`: the configuration, its totals and its
+    per-layer table."""
+
+    model: str
+    input: str
+    batch: int
+    classes: int
+    optimizer: str
+    precision: str
+    phase: str
+    uncounted_functions: dict[str, int]
+    layers: list[LayerRow]
+    flop_counter: FlopCounterSummary | None
+
+
+def layer_dict(layer: LayerCost, element_bytes: int, training: bool = True) -> LayerRow:
     """One row of the per-layer table; AI is the layer's FLOPs over its minimal traffic
     (forward and backward in training, forward only in inference)."""
     flops = layer.forward_flops + (layer.backward_flops if training else 0.0)
@@ -55,7 +94,9 @@ def layer_dict(layer: LayerCost, element_bytes: int, training: bool = True) -> d
     }
 
 
-def complexity_dict(result: Complexity, flop_counter: dict[str, Any] | None) -> dict[str, Any]:
+def complexity_dict(
+    result: Complexity, flop_counter: FlopCounterSummary | None
+) -> ComplexityReport:
     layers = list(result.layers)
     if result.loss is not None:
         layers.append(result.loss)
@@ -74,7 +115,7 @@ def complexity_dict(result: Complexity, flop_counter: dict[str, Any] | None) -> 
     }
 
 
-def format_complexity(data: dict[str, Any]) -> str:
+def format_complexity(data: ComplexityReport) -> str:
     header = (
         f"{'layer':<34} {'type':<22} {'output':<16} {'params':>10} "
         f"{'fwd MACs':>11} {'fwd FLOPs':>11} {'bwd FLOPs':>11}"

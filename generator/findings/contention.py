@@ -7,7 +7,6 @@ thread: on this VM such blocks ran 10 to 190 times slower than quiet ones."""
 from __future__ import annotations
 
 import statistics
-from typing import Any
 
 import polars as pl
 
@@ -16,9 +15,10 @@ from generator.analysis.thresholds import CONTENDED_CORE_SHARE, CONTENDED_SLOWDO
 from generator.findings.specs import CONTENDED_BLOCKS
 from generator.formatting import number, percent
 from generator.records.finding import Finding
+from generator.records.run_parts import ConditionsSample, RunConditions
 
 
-def _share(block: dict[str, Any]) -> float:
+def _share(block: ConditionsSample) -> float:
     """Other processes' CPU over the block, in cores (100 % = one core)."""
     return sum(float(p["cpu_percent"]) for p in block.get("busy_processes") or ()) / 100
 
@@ -27,12 +27,12 @@ def _block_medians(steps: pl.DataFrame) -> dict[int, float]:
     return {b: statistics.median(t) for b, t in blocks_by_number(steps).items()}
 
 
-def _key(block: dict[str, Any]) -> int:
+def _key(block: ConditionsSample) -> int:
     return int(block["block"])
 
 
 def contention_findings(
-    conditions: dict[str, Any] | None, steps: pl.DataFrame | None
+    conditions: RunConditions | None, steps: pl.DataFrame | None
 ) -> list[Finding]:
     """`contended-blocks`: blocks during which other processes used at least
     CONTENDED_CORE_SHARE of a core, with how much slower their median step was than the
@@ -43,7 +43,7 @@ def contention_findings(
     contended = [b for b in blocks if _share(b) >= CONTENDED_CORE_SHARE]
     if not contended:
         return []
-    names = sorted({p["name"] for b in contended for p in b["busy_processes"]})
+    names = sorted({p["name"] for b in contended for p in b.get("busy_processes") or ()})
     low, high = (percent(100 * f(map(_share, contended))) for f in (min, max))
     evidence = (
         f"{len(contended)} of {len(blocks)} blocks ran while other processes "

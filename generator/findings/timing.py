@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
 
 from generator.analysis.interval import Interval
 from generator.analysis.results import estimate, precise_enough
@@ -20,6 +19,7 @@ from generator.findings.specs import NOISY_TIMING, THROTTLED, TIMING_DRIFT
 from generator.formatting import number, percent, si
 from generator.hierarchical import Levels
 from generator.records.finding import Finding
+from generator.records.run_parts import RunConditions
 from generator.stats import linear_trend
 
 # NVML throttle reasons (`measure/conditions.THROTTLE_BITS` names, as run.json records
@@ -120,7 +120,7 @@ def blocks_timing_findings(
     ]
 
 
-def throttle_findings(conditions: dict[str, Any] | None) -> list[Finding]:
+def throttle_findings(conditions: RunConditions | None) -> list[Finding]:
     """A GPU run whose clocks dropped while it was timed: NVML named a slowdown reason
     (power cap, thermal, hardware slowdown) in a round, or a round's SM clock fell more than
     THROTTLE_CLOCK_DROP below the run's highest. Runs without GPU samples say nothing."""

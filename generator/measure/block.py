@@ -21,6 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from generator.config import RunConfig
+from generator.records.run_parts import (
+    BlockCompile,
+    BlockEnergy,
+    BlockError,
+    BlockMemory,
+    ConditionsSample,
+    OpRow,
+    PrecisionSettings,
+)
 
 # A fresh process's first steps are slow (allocator, caches, thread pool, lazy
 # initialisation), and a millisecond step is not warm after 3 of them: a block warms up for
@@ -43,14 +52,14 @@ class BlockRequest:
 @dataclass
 class BlockResult:
     rows: list[dict[str, float]] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-    conditions: dict[str, Any] = field(default_factory=dict)
+    settings: PrecisionSettings = field(default_factory=PrecisionSettings)
+    conditions: ConditionsSample = field(default_factory=ConditionsSample)
     setup_s: float = 0.0  # build + warm-up, less compiling: a block's cost beyond its steps
-    compile: dict[str, Any] | None = None  # compiled runs: measure.compiled.compile_record
-    memory: dict[str, Any] | None = None  # measure.memory, over the timed steps
-    energy: dict[str, Any] | None = None  # measure.energy, over the timed steps
-    ops: list[dict[str, Any]] = field(default_factory=list)
-    error: dict[str, Any] | None = None  # type, message, traceback
+    compile: BlockCompile | None = None  # compiled runs: measure.compiled.compile_record
+    memory: BlockMemory | None = None  # measure.memory, over the timed steps
+    energy: BlockEnergy | None = None  # measure.energy, over the timed steps
+    ops: list[OpRow] = field(default_factory=list)
+    error: BlockError | None = None  # type, message, traceback
 
     @classmethod
     def failed(cls, error: BaseException) -> BlockResult:

@@ -27,7 +27,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator.analysis.interval import MIN_BLOCKS, Interval
 from generator.analysis.results import estimate, precise_enough
@@ -43,6 +42,7 @@ from generator.measure.budget import Budget
 from generator.measure.stopping import keeping
 from generator.records.run import workload_key
 from generator.records.run_modes import EAGER
+from generator.records.run_parts import BlockError
 
 MIN_STEPS_PER_BLOCK = 2  # a block median of one step is one step
 
@@ -79,7 +79,7 @@ class BlockState:
     iterations: int = 0  # timed steps per block for the next wave
     spent_s: float = 0.0  # machine time of its blocks: set-up, warm-up and timed steps
     stopped_by: str | None = None  # ci, blocks, budget, max_blocks, iterations, time
-    error: dict[str, Any] | None = None
+    error: BlockError | None = None
     finished: bool = False  # handed to `finish`
     cache_dir: str | None = None  # compiled: inductor's cache, shared by its blocks
     session_cv: float = 0.0  # its device's between-session variation (records.calibration)

@@ -36,7 +36,8 @@ from generator.measure.budget import (
 from generator.measure.conditions import Conditions
 from generator.measure.outcome import Outcome
 from generator.measure.provenance import device_name
-from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
+from generator.measure.resources import BlockResources
+from generator.measure.run_files import Design, NcuSettings, NsysSettings, measure_one
 from generator.measure.step import StepResult
 from generator.measure.store import sweep_stale_staging
 from generator.records.calibration import read_calibrations, session_cvs, session_key
@@ -60,6 +61,7 @@ from generator.records.run import (
     workload_key,
     write_run,
 )
+from generator.records.run_parts import ConditionsSample, OpRow, RunConditions
 
 
 class Session(Protocol):
@@ -98,9 +100,9 @@ class Prior:
     `conditions.blocks`, which the contended-blocks check reads: without them it judged
     the newest call's blocks alone)."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, float | None]] = field(default_factory=list)  # steps.csv's
     history: list[Invocation] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[ConditionsSample] = field(default_factory=list)
 
 
 def _prior(existing: RunRecord | None, folder: Path) -> Prior:
@@ -114,14 +116,16 @@ def _prior(existing: RunRecord | None, folder: Path) -> Prior:
     return Prior(rows, list(existing.history or []), list(blocks))
 
 
-def _by_block(rows: list[dict[str, Any]]) -> list[list[float]]:
+def _by_block(rows: list[dict[str, float | None]]) -> list[list[float]]:
     blocks: dict[int, list[float]] = {}
     for row in rows:
-        blocks.setdefault(int(row["block"]), []).append(float(row["step_s"]))
+        block, step_s = row["block"], row["step_s"]
+        if block is not None and step_s is not None:  # a blocks result's rows have both
+            blocks.setdefault(int(block), []).append(float(step_s))
     return [blocks[key] for key in sorted(blocks)]
 
 
-def design_of(state: BlockState) -> dict[str, Any]:
+def design_of(state: BlockState) -> Design:
     """run.json's timing for a result timed in blocks: how, not what (the estimate and its
     intervals come from steps.csv, `results.estimate`)."""
     return {"method": "blocks", "blocks": len(state.times()), "stopped_by": state.stopped_by,
@@ -208,7 +212,7 @@ def measure_by_blocks(
         states, budget = _plan(session, states, budget_s)
     if not states:
         return
-    headers: dict[str, dict[str, Any]] = {}
+    headers: dict[str, RunConditions] = {}
     for device in sorted({state.config.device for state in states}):
         session.prepare(device)
         headers[device] = Conditions.for_device(device).header()
@@ -330,7 +334,7 @@ def _record(
     state: BlockState,
     prior: Prior,
     started_at: str,
-    header: dict[str, Any],
+    header: RunConditions,
 ) -> Outcome:
     config = state.config
     history = prior.history
@@ -338,7 +342,7 @@ def _record(
     first = len(state.prior)
     rows = list(prior.rows)
     blocks_conditions = list(prior.blocks)  # every block's, the earlier calls' first
-    resources: list[dict[str, Any]] = []
+    resources: list[BlockResources] = []
     for offset, block in enumerate(state.blocks):
         number = first + offset
         for iteration, row in enumerate(block.rows):
@@ -350,7 +354,7 @@ def _record(
                           "energy": block.energy})  # fmt: skip
 
     def measured(folder: Path) -> Measured:
-        ops: list[dict[str, Any]] = []
+        ops: list[OpRow] = []
         if config.profile:
             request = BlockRequest(config.as_dict(), 0, 0.0, trace_path=str(folder / TRACE_FILE),
                                    cache_dir=state.cache_dir)  # fmt: skip

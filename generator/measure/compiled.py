@@ -26,6 +26,7 @@ from typing import Any
 from torch import nn
 
 from generator.records.run_modes import EAGER
+from generator.records.run_parts import BlockCompile
 
 CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
 PHASES_NOTE = (
@@ -87,7 +88,7 @@ class CompileWatch:
         """Call after the warm-up, before the timed steps."""
         self.warm = _counters()
 
-    def record(self, first_step_s: float, warm_steps_s: list[float]) -> dict[str, Any]:
+    def record(self, first_step_s: float, warm_steps_s: list[float]) -> BlockCompile:
         """The block's compile record, after its timed steps."""
         end = _counters()
         warm_s = statistics.median(warm_steps_s) if warm_steps_s else 0.0
@@ -101,7 +102,7 @@ def compile_record(
     start: dict[str, dict[str, int]],
     warm: dict[str, dict[str, int]],
     end: dict[str, dict[str, int]],
-) -> dict[str, Any]:
+) -> BlockCompile:
     """What one block says of compiling: its time, its graphs, its cache hits and misses."""
     cache = {
         name: end.get(group, {}).get(name, 0) - start.get(group, {}).get(name, 0)

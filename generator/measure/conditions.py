@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.records.run_parts import BusyProcess, ConditionsSample, GpuSample, RunConditions
+
 CPUFREQ = Path("/sys/devices/system/cpu")
 BUSY_PERCENT = 10.0  # another process using more than this share of one core is "busy"
 
@@ -93,7 +95,7 @@ class BusyProcesses:
             self._before = {pid: used for pid, (_, used) in self._cpu_seconds().items()}
             self._started = self._clock()
 
-    def stop(self) -> list[dict[str, Any]] | None:
+    def stop(self) -> list[BusyProcess] | None:
         if self._psutil is None:
             return None
         elapsed = max(self._clock() - self._started, 1e-9)
@@ -128,7 +130,7 @@ class GpuProbe:
                 return int(read(self.handle))
         return 0
 
-    def sample(self) -> dict[str, Any]:
+    def sample(self) -> GpuSample:
         nvml, handle = self.nvml, self.handle
         return {
             "sm_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM),
@@ -172,8 +174,8 @@ class Conditions:
     def before_round(self) -> None:
         self.busy.start()
 
-    def after_round(self) -> dict[str, Any]:
-        sample: dict[str, Any] = {
+    def after_round(self) -> ConditionsSample:
+        sample: ConditionsSample = {
             "load_1m": round(self.load()[0], 2),
             "cpu_mhz": cpu_mhz(),
             "busy_processes": self.busy.stop(),
@@ -182,9 +184,9 @@ class Conditions:
             sample["gpu"] = self.gpu.sample()
         return sample
 
-    def header(self) -> dict[str, Any]:
+    def header(self) -> RunConditions:
         """What does not change within a run: the governor, and why no GPU sample."""
-        header: dict[str, Any] = {"cpu_governor": cpu_governor(), "cpu_count": os.cpu_count()}
+        header: RunConditions = {"cpu_governor": cpu_governor(), "cpu_count": os.cpu_count()}
         if self.device == "cuda":
             header["gpu_samples"] = self.gpu_unreadable or "nvml"
         return header

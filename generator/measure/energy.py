@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generator.records.run_parts import BlockEnergy, EnergySummary
+
 POWERCAP = Path("/sys/class/powercap")
 
 
@@ -40,7 +42,7 @@ class RaplMeter:
         except (OSError, ValueError) as error:
             self.why = f"not readable: {error}"
 
-    def after(self, steps: int) -> dict[str, Any]:
+    def after(self, steps: int) -> BlockEnergy:
         if self.why is not None:
             return {"source": "rapl", "joules": None, "why": self.why}
         try:
@@ -74,7 +76,7 @@ class NvmlMeter:
         except Exception as error:  # no counter on this GPU (pre-Volta), NVML missing
             self.why = f"not readable: NVML: {error}"
 
-    def after(self, steps: int) -> dict[str, Any]:
+    def after(self, steps: int) -> BlockEnergy:
         if self.why is not None or self.start_mj is None:
             return {"source": "nvml", "joules": None, "why": self.why or "not readable"}
         end = int(self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
@@ -93,21 +95,25 @@ def energy_meter(device: str) -> RaplMeter | NvmlMeter:
     return NvmlMeter(pynvml)
 
 
-def energy_summary(blocks: list[dict[str, Any] | None], batch: int) -> dict[str, Any] | None:
+def energy_summary(blocks: list[BlockEnergy | None], batch: int) -> EnergySummary | None:
     """The run's energy from its blocks': joules per step and samples per joule, or why
     there are none (None: blocks measured before energy was recorded)."""
     known = [b for b in blocks if b is not None]
     if not known:
         return None
-    readable = [b for b in known if b.get("joules") is not None and b.get("steps")]
+    readable = [
+        (b.get("source"), float(joules), int(steps))
+        for b in known
+        if (joules := b.get("joules")) is not None and (steps := b.get("steps"))
+    ]
     if not readable:
         return {"source": known[0].get("source"), "joules_per_step": None,
                 "why": known[0].get("why") or "not readable"}  # fmt: skip
-    joules = sum(float(b["joules"]) for b in readable)
-    steps = sum(int(b["steps"]) for b in readable)
+    joules = sum(j for _, j, _ in readable)
+    steps = sum(s for _, _, s in readable)
     per_step = joules / steps
     return {
-        "source": readable[0]["source"],
+        "source": readable[0][0],
         "joules_per_step": per_step,
         "samples_per_joule": batch / per_step if per_step > 0 else None,
         "blocks": len(readable),

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.records.run_parts import BlockMemory
+
 PROC = Path("/proc/self")
 
 
@@ -54,7 +56,7 @@ class CpuMemory:
         except OSError:
             self.window = "the whole worker process (the peak mark could not be reset)"
 
-    def after_timing(self) -> dict[str, Any]:
+    def after_timing(self) -> BlockMemory:
         kib = _status_kib(self.proc, "VmHWM")
         peak = None if kib is None else kib * 1024
         step = peak - self.baseline if peak is not None and self.baseline is not None else None
@@ -80,7 +82,7 @@ class CudaMemory:
         self.cuda.synchronize()
         self.cuda.reset_peak_memory_stats()
 
-    def after_timing(self) -> dict[str, Any]:
+    def after_timing(self) -> BlockMemory:
         self.cuda.synchronize()
         allocated = int(self.cuda.max_memory_allocated())
         return {

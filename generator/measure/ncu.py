@@ -46,10 +46,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.errors import UserError
 from generator.ingest.metric_map import METRIC_COLUMNS
+from generator.records.run_parts import NcuRecord
 
 # Recorded with the run: base clocks and flushed caches make kernels slower than in a
 # normal run, and a reader must know which was used.
@@ -148,7 +148,7 @@ class ReplayPlan:
                 fix="give a whole number of kernel launches, 0 for no kernel pass",
             )
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> NcuRecord:
         return {"replay_mode": self.mode, "kernel_sample": {
             "launch_skip": self.kernel_skip, "launch_count": self.kernel_count}}  # fmt: skip
 

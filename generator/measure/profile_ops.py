@@ -21,9 +21,10 @@ from torch.profiler import ProfilerActivity, profile, schedule
 from generator.ingest.trace.labels import LAYER_PREFIX, STEP_PREFIX
 from generator.measure.layer_ranges import layer_ranges
 from generator.measure.step import PHASE_LABEL, Workload, inference_guard
+from generator.records.run_parts import OpRow
 
 
-def profile_step(workload: Workload, trace_path: Path | None = None) -> list[dict[str, Any]]:
+def profile_step(workload: Workload, trace_path: Path | None = None) -> list[OpRow]:
     """Profile one step; write its gzipped Chrome trace to `trace_path` when given."""
     activities = [ProfilerActivity.CPU]
     if workload.config.device == "cuda":
@@ -60,13 +61,13 @@ def _export(profiler: Any, trace_path: Path) -> None:
             shutil.copyfileobj(source, target)
 
 
-def aggregate(events: Any) -> list[dict[str, Any]]:
+def aggregate(events: Any) -> list[OpRow]:
     windows = [
         (event.name.removeprefix(PHASE_LABEL), event.time_range.start, event.time_range.end)
         for event in events
         if event.name.startswith(PHASE_LABEL)
     ]
-    table: dict[tuple[str, str, str], dict[str, Any]] = {}
+    table: dict[tuple[str, str, str], OpRow] = {}
     for event in events:
         if event.name.startswith(PHASE_LABEL) or event.name.startswith((LAYER_PREFIX, STEP_PREFIX)):
             continue

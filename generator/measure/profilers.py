@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Generic, TypeVar
 
 from generator.config import RunConfig
 from generator.measure import ncu as ncu_mode
 from generator.measure import nsys as nsys_mode
 from generator.records.run import NCU_LOG
+from generator.records.run_parts import NcuPass, NcuRecord, NsysRecord
 
 NCU_RANGE_FILE = "ncu-range.csv"  # range replay: counters per phase range of the whole step
 NCU_FILE = "ncu.csv"  # the kernel sample (kernel replay): what the kernel pages read
@@ -45,15 +46,18 @@ class NsysSettings:
     timeout_s: float
 
 
+Record = TypeVar("Record", NcuRecord, NsysRecord)
+
+
 @dataclass(frozen=True)
-class Profiled:
+class Profiled(Generic[Record]):
     """One profiler's block of run.json and the files it left in the run's folder."""
 
-    record: dict[str, Any]
+    record: Record
     files: list[str]
 
 
-def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[str, Any]]:
+def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[NcuPass]:
     """The ncu passes of one run, in order: each one's profile and export commands and the
     file its export goes to (range replay first, then the kernel sample; kernel mode: one
     pass over every kernel)."""
@@ -65,7 +69,7 @@ def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[s
         count = plan.kernel_count if plan.mode != "kernel" else 0
         sample = ncu_mode.replay_arguments("kernel", plan.kernel_skip, count)
         passes.append(("kernel", sample, NCU_FILE))
-    out = []
+    out: list[NcuPass] = []
     for name, replay, csv in passes:
         report = folder / f"profile-{name}.ncu-rep"
         profile = ncu_mode.profile_command(ncu.executable, report, config_path,
@@ -77,16 +81,21 @@ def ncu_passes(ncu: NcuSettings, folder: Path, config_path: Path) -> list[dict[s
     return out
 
 
-def _ncu_record(ncu: NcuSettings, passes: list[dict[str, Any]]) -> dict[str, Any]:
+def _ncu_record(ncu: NcuSettings, passes: list[NcuPass]) -> NcuRecord:
+    unreported: list[NcuPass] = [
+        {"pass": one["pass"], "profile_command": one["profile_command"],
+         "export_command": one["export_command"], "csv": one["csv"]}
+        for one in passes
+    ]  # fmt: skip
     return {
         **ncu.replay.record(),
-        "passes": [{k: v for k, v in one.items() if k != "report"} for one in passes],
+        "passes": unreported,
         "clock_control": ncu.clock_control,
         "cache_control": ncu_mode.CACHE_CONTROL,
     }
 
 
-def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> dict[str, Any]:
+def _run_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> NcuRecord:
     """Every pass, its export written to its CSV; raises NcuFailed or OSError."""
     config_path = folder / "ncu-config.json"
     config_path.write_text(json.dumps(config.as_dict()))
@@ -106,7 +115,7 @@ def _ncu_files(ncu: NcuSettings) -> list[str]:
     return [one["csv"] for one in ncu_passes(ncu, Path("."), Path("."))]
 
 
-def profile_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> Profiled:
+def profile_ncu(config: RunConfig, folder: Path, ncu: NcuSettings) -> Profiled[NcuRecord]:
     """The run's ncu passes in `folder`; a failure is recorded, not raised."""
     try:
         return Profiled(_run_ncu(config, folder, ncu), [*_ncu_files(ncu), NCU_LOG])
@@ -125,7 +134,7 @@ def _nsys_commands(nsys: NsysSettings, folder: Path) -> tuple[list[str], list[st
     )
 
 
-def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> dict[str, Any]:
+def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> NsysRecord:
     """One step under Nsight Systems; its SQLite export kept as nsys.sqlite. Raises
     NsysFailed or OSError."""
     config_path = folder / "nsys-config.json"
@@ -138,7 +147,7 @@ def _run_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> dict[str, 
     return {"profile_command": profile, "export_command": export}
 
 
-def profile_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> Profiled:
+def profile_nsys(config: RunConfig, folder: Path, nsys: NsysSettings) -> Profiled[NsysRecord]:
     """The run's nsys capture in `folder`; a failure is recorded, not raised."""
     try:
         return Profiled(_run_nsys(config, folder, nsys), list(NSYS_FILES))

@@ -9,9 +9,9 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from generator.formatting import slug
+from generator.records.run_parts import Environment, GitState
 
 
 def cpu_model() -> str:
@@ -55,7 +55,7 @@ def device_id(device: str) -> str:
 COMMIT_VARIABLE = "ROOFLINE_ATLAS_COMMIT"
 
 
-def git_state(repo: Path) -> dict[str, Any]:
+def git_state(repo: Path) -> GitState:
     """Commit and dirty flag of the code (changes under measurements/ do not count:
     measuring writes there)."""
 
@@ -100,7 +100,7 @@ def _version_of(package: str) -> str | None:
         return None
 
 
-def environment(device: str, repo: Path) -> dict[str, Any]:
+def environment(device: str, repo: Path) -> Environment:
     import torch
     import torchvision
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from generator.config import RunConfig
 from generator.findings.profiler_checks import PROFILER_FAILED, profiler_findings
@@ -27,9 +26,10 @@ from generator.measure.profilers import (
 from generator.measure.store import staged_run_folder
 from generator.records.finding import findings_json
 from generator.records.run import RunRecord, write_run
+from generator.records.run_parts import NcuRecord, NsysRecord
 
 
-def _lacks(record: RunRecord, block: dict[str, Any] | None, finding: str) -> bool:
+def _lacks(record: RunRecord, block: NcuRecord | NsysRecord | None, finding: str) -> bool:
     failed = any(f.get("id") == finding for f in record.findings or [])
     return block is None or "failed" in block or failed
 
@@ -55,19 +55,19 @@ def reprofile(
     and return its new record; `command`: this call's command line, recorded in the block."""
     source = runs_dir / record.run_id
     files = list(record.files or [])
-    update: dict[str, Any] = {}
+    update: dict[str, NcuRecord | NsysRecord] = {}
     with staged_run_folder(runs_dir, record.run_id) as staging:
         shutil.copytree(source, staging, dirs_exist_ok=True)
         if ncu is not None:
             files = _without(staging, files, NCU_FILES)
-            profiled = profile_ncu(config, staging, ncu)
-            update["ncu"] = {**profiled.record, "profiled_at": utc_now(), "command": command}
-            files += profiled.files
+            by_ncu = profile_ncu(config, staging, ncu)
+            update["ncu"] = {**by_ncu.record, "profiled_at": utc_now(), "command": command}
+            files += by_ncu.files
         if nsys is not None:
             files = _without(staging, files, NSYS_FILES)
-            profiled = profile_nsys(config, staging, nsys)
-            update["nsys"] = {**profiled.record, "profiled_at": utc_now(), "command": command}
-            files += profiled.files
+            by_nsys = profile_nsys(config, staging, nsys)
+            update["nsys"] = {**by_nsys.record, "profiled_at": utc_now(), "command": command}
+            files += by_nsys.files
         again = record.model_copy(update={**update, "files": files})
         kept = [f for f in record.findings or [] if f.get("id") not in PROFILER_FAILED]
         found = profiler_findings(again.ncu, again.nsys, again.config.group)

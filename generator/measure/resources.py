@@ -5,13 +5,30 @@ findings/resource_checks.py)."""
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from typing import TypedDict
 
 from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
 from generator.measure.compiled import PHASES_NOTE
+from generator.records.run_parts import (
+    BlockCompile,
+    BlockEnergy,
+    BlockMemory,
+    CompileSummary,
+    Footprint,
+    MeasuredMemory,
+    MemorySummary,
+)
 
 
-def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str, Any] | None:
+class BlockResources(TypedDict):
+    """What one block measured besides its steps (`measure.block.BlockResult`)."""
+
+    compile: BlockCompile | None
+    memory: BlockMemory | None
+    energy: BlockEnergy | None
+
+
+def compile_summary(blocks: list[BlockCompile | None], mode: str) -> CompileSummary | None:
     """The compile time of the first block (cold: nothing cached yet) and of the others
     (warm: inductor's cache from the first), the graphs, and the recompiles."""
     records = [b for b in blocks if b is not None]
@@ -35,23 +52,30 @@ def compile_summary(blocks: list[dict[str, Any] | None], mode: str) -> dict[str,
     }
 
 
-def memory_summary(blocks: list[dict[str, Any] | None], analytic: dict[str, Any]) -> dict[str, Any]:
+def memory_summary(blocks: list[BlockMemory | None], analytic: Footprint) -> MemorySummary:
     """The median over blocks of the step's measured bytes, beside the analytic total."""
-    known = [b for b in blocks if b is not None and b.get("step_bytes") is not None]
+    known = [
+        (b, int(step))
+        for b in blocks
+        if b is not None and (step := b.get("step_bytes")) is not None
+    ]
     if not known:
         return with_footprint({"measured": None, "why": "not measured"}, analytic)
-    measured = {
-        **{k: v for k, v in known[-1].items() if k.endswith(("method", "window"))},
-        "step_bytes": statistics.median(int(b["step_bytes"]) for b in known),
-        "max_step_bytes": max(int(b["step_bytes"]) for b in known),
-        "blocks": len(known),
-    }
+    last = known[-1][0]
+    measured: MeasuredMemory = {}
+    if "method" in last:
+        measured["method"] = last["method"]
+    if "peak_window" in last:
+        measured["peak_window"] = last["peak_window"]
+    measured["step_bytes"] = statistics.median(step for _, step in known)
+    measured["max_step_bytes"] = max(step for _, step in known)
+    measured["blocks"] = len(known)
     return with_footprint({"measured": measured}, analytic) | {
         "mismatch_factor": MEMORY_MISMATCH_FACTOR
     }
 
 
-def with_footprint(memory: dict[str, Any], analytic: dict[str, Any]) -> dict[str, Any]:
+def with_footprint(memory: MemorySummary, analytic: Footprint) -> MemorySummary:
     """run.json's `memory` with another analytic footprint (counted again) and its ratio."""
     measured, total = memory.get("measured"), analytic["total_bytes"]
     ratio = measured["step_bytes"] / total if measured and total else None

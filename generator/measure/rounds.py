@@ -16,7 +16,6 @@ import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -32,6 +31,7 @@ from generator.measure.step import (
     build_workload,
     run_iterations,
 )
+from generator.records.run_parts import ConditionsSample, PrecisionSettings
 
 REWARM_STEPS = 1  # untimed steps at the start of every round after the first
 # A round ends early once its timed steps take max_seconds / ROUNDS_IN_TIME, so that a slow
@@ -45,9 +45,9 @@ class Measuring:
 
     config: RunConfig
     workload: Workload | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    conditions: list[dict[str, Any]] = field(default_factory=list)
+    settings: PrecisionSettings = field(default_factory=PrecisionSettings)
+    rows: list[dict[str, float]] = field(default_factory=list)
+    conditions: list[ConditionsSample] = field(default_factory=list)
     rounds: int = 0
     timed_s: float = 0.0
     stopped_by: str | None = None  # ci, iterations, time, rounds (ci_target = 0)

@@ -6,8 +6,9 @@ blocks of worker processes) end here."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import polars as pl
 
@@ -20,7 +21,7 @@ from generator.measure.energy import energy_summary
 from generator.measure.profilers import NcuSettings as NcuSettings
 from generator.measure.profilers import NsysSettings as NsysSettings
 from generator.measure.profilers import profile_ncu, profile_nsys
-from generator.measure.resources import compile_summary, memory_summary
+from generator.measure.resources import BlockResources, compile_summary, memory_summary
 from generator.measure.step import StepResult
 from generator.measure.store import write_csv
 from generator.records.finding import findings_json
@@ -32,6 +33,7 @@ from generator.records.run import (
     ModelledPoint,
     Timing,
 )
+from generator.records.run_parts import ComplexityTotals, RunConditions
 
 if TYPE_CHECKING:  # it imports torch: only where the counts are made
     from generator.complexity.analyze import Complexity
@@ -101,7 +103,7 @@ def analytic_counts(config: RunConfig) -> Complexity:
 
 def write_layer_files(
     folder: Path, complexity: Complexity, times: pl.DataFrame | None
-) -> list[dict[str, Any]] | None:
+) -> list[dict[str, object]] | None:
     """complexity.csv (each layer's counts) and, given the layers' measured times (layer,
     phase, time_s: `layer_times`), layers.csv: those counts beside them. Returns layers.csv's
     rows."""
@@ -117,7 +119,17 @@ def write_layer_files(
     return rows
 
 
-def modelled_point(totals: dict[str, Any], median_s: float) -> ModelledPoint:
+class Design(TypedDict, total=False):
+    """How a method timed a run (run.json `timing` less its step count, `Timing`)."""
+
+    method: str
+    blocks: int
+    rounds: int
+    stopped_by: str | None
+    ci_target: float
+
+
+def modelled_point(totals: ComplexityTotals, median_s: float) -> ModelledPoint:
     """CPU (and any run without counters): analytic FLOPs and bytes over measured time."""
     return ModelledPoint(
         flops=totals["step_flops"],
@@ -133,10 +145,10 @@ def measure_one(
     folder: Path,
     ncu: NcuSettings | None,
     result: StepResult,
-    design: dict[str, Any],
-    conditions: dict[str, Any],
+    design: Design,
+    conditions: RunConditions,
     nsys: NsysSettings | None = None,
-    blocks: list[dict[str, Any]] | None = None,
+    blocks: Sequence[BlockResources] | None = None,
     session_cv: float = 0.0,
 ) -> Measured:
     """Write the run's files into `folder` (a staging folder) from its timed steps and its
@@ -150,9 +162,9 @@ def measure_one(
     if len(result.rows) < 2:
         raise ValueError("need at least two timed iterations for a spread")
     timing = {"n": len(result.rows), **design}
-    phases = {}
+    phases: dict[str, float | None] = {}
     for phase in PHASES:
-        values = [row[f"{phase}_s"] for row in result.rows if row.get(f"{phase}_s") is not None]
+        values = [v for row in result.rows if (v := row.get(f"{phase}_s")) is not None]
         if len(values) >= 2:
             phases[phase] = statistics.median(values)
     write_csv(folder / "steps.csv", result.rows, STEP_COLUMNS)
@@ -182,7 +194,7 @@ def measure_one(
         group=config.group,
     ))  # fmt: skip
     files += [*(by_nsys.files if by_nsys else []), *(by_ncu.files if by_ncu else [])]
-    return Measured(
+    measured = Measured(
         settings=result.settings,
         timing=Timing.model_validate(timing),
         phase_median_s=phases,
@@ -192,8 +204,14 @@ def measure_one(
         conditions=conditions,
         findings=findings_json(found),
         memory=memory,
-        **({"compile": compiled} if compiled is not None else {}),
-        **({"energy": energy} if energy is not None else {}),
-        **({"ncu": by_ncu.record} if by_ncu is not None else {}),
-        **({"nsys": by_nsys.record} if by_nsys is not None else {}),
     )
+    # set only where there is one: run.json leaves out what a run did not record
+    if compiled is not None:
+        measured.compile = compiled
+    if energy is not None:
+        measured.energy = energy
+    if by_ncu is not None:
+        measured.ncu = by_ncu.record
+    if by_nsys is not None:
+        measured.nsys = by_nsys.record
+    return measured

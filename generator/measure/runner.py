@@ -36,7 +36,7 @@ from generator.measure.provenance import (
 )
 from generator.measure.reprofile import lacks_ncu, lacks_nsys, reprofile
 from generator.measure.rounds import Measuring, measure_rounds, profile_and_release
-from generator.measure.run_files import NcuSettings, NsysSettings, measure_one
+from generator.measure.run_files import Design, NcuSettings, NsysSettings, measure_one
 from generator.measure.store import staged_run_folder
 from generator.records.ceilings import CeilingsFile, ceilings_path, write_ceilings
 from generator.records.pending import PENDING_DIR, read_all_pending
@@ -51,6 +51,7 @@ from generator.records.run import (
     read_run,
     write_run,
 )
+from generator.records.run_parts import Environment, RunConditions
 
 
 def device_available(device: str) -> bool:
@@ -204,7 +205,7 @@ class Session:
     ncu: NcuSettings | None
     command: str
     console: Console
-    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    environments: dict[str, Environment] = field(default_factory=dict)
     ceilings: dict[str, str] = field(default_factory=dict)
     outcomes: list[Outcome] = field(default_factory=list)
     block_runner: BlockRunner | None = None  # the blocks method: runs one block
@@ -291,7 +292,7 @@ class Session:
         measure_rounds(todo, conditions, finish, progress)
 
     def record(
-        self, state: Measuring, started_at: str, header: dict[str, Any], name: str | None = None
+        self, state: Measuring, started_at: str, header: RunConditions, name: str | None = None
     ) -> Outcome:
         """Write a rounds `state` as a run folder: measured, or failed with its error.
         `name`: the device's, when it cannot be asked (a Slurm task on a node without it)."""
@@ -299,7 +300,7 @@ class Session:
 
         def measured(folder: Path) -> Measured:
             result = profile_and_release(state, folder / TRACE_FILE if config.profile else None)
-            design = {"rounds": state.rounds, "stopped_by": state.stopped_by,
+            design: Design = {"rounds": state.rounds, "stopped_by": state.stopped_by,
                       "ci_target": config.ci_target, "method": "rounds in one process"}  # fmt: skip
             return measure_one(config, folder, self.ncu, result, design,
                                {**header, "rounds": state.conditions}, self.nsys)  # fmt: skip

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from generator.measure.compiled import compile_model
 from generator.measure.decode import decode_action, prefill_action
 from generator.models import build_model
 from generator.models.feed import example_input, make_targets, step_loss
+from generator.records.run_parts import OpRow, PrecisionSettings
 
 PHASES = ("forward", "loss", "backward", "optimizer_step")
 PHASE_LABEL = PHASE_PREFIX  # the profiler/NVTX ranges that mark phases (read back by ingest)
@@ -30,12 +31,13 @@ PHASE_LABEL = PHASE_PREFIX  # the profiler/NVTX ranges that mark phases (read ba
 
 @dataclass
 class StepResult:
-    rows: list[dict[str, Any]]  # one per measured iteration: repeat, iteration, <phase>_s, step_s
-    settings: dict[str, Any]  # precision switches as they were set
-    ops: list[dict[str, Any]] = field(default_factory=list)
+    # one per measured iteration: repeat, iteration, <phase>_s, step_s (empty: not timed)
+    rows: Sequence[Mapping[str, float | None]]
+    settings: PrecisionSettings  # precision switches as they were set
+    ops: list[OpRow] = field(default_factory=list)
 
 
-def apply_precision(precision: str, device: str) -> dict[str, Any]:
+def apply_precision(precision: str, device: str) -> PrecisionSettings:
     """Set TF32 and cuDNN switches explicitly, and return them for the record."""
     tf32 = precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32

@@ -7,14 +7,13 @@ import os
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 
-def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str]) -> None:
+def write_csv(path: Path, rows: Sequence[Mapping[str, object]], columns: list[str]) -> None:
     """Always all `columns`, in order (a phase an inference step lacks is empty)."""
     frame = pl.DataFrame(rows, schema=None if rows else dict.fromkeys(columns, pl.String))
     missing = [pl.lit(None).alias(c) for c in columns if c not in frame.columns]

@@ -22,8 +22,8 @@ def clocks_text(record: RunRecord | None) -> str:
     """What the timed rounds recorded of the clocks; clocks are never locked by `measure`."""
     conditions = (record.conditions if record is not None else None) or {}
     rounds = conditions.get("rounds") or []
-    gpu = [r["gpu"]["sm_clock_mhz"] for r in rounds if (r.get("gpu") or {}).get("sm_clock_mhz")]
-    cpu = [r["cpu_mhz"] for r in rounds if r.get("cpu_mhz")]
+    gpu = [clock for r in rounds if (clock := r.get("gpu", {}).get("sm_clock_mhz"))]
+    cpu = [mhz for r in rounds if (mhz := r.get("cpu_mhz"))]
     if gpu:
         return f"SM clock {_range(gpu, 'MHz')} over the timed rounds (not locked)"
     if cpu:

@@ -11,8 +11,9 @@ from markupsafe import Markup
 from generator.formatting import number, seconds, si
 from generator.records.run import RunRecord
 from generator.records.run_modes import mode_of
+from generator.records.run_parts import FootprintPart
 
-PARTS = (
+PARTS: tuple[tuple[FootprintPart, str], ...] = (
     ("parameters_bytes", "parameters"),
     ("gradients_bytes", "gradients"),
     ("optimizer_state_bytes", "optimizer state"),

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
 from generator.formatting import si
+from generator.records.run_parts import Environment
 from generator.records.versioned import load_json, upgrade, validated
 
 CEILINGS_SCHEMA_VERSION = 1
@@ -55,7 +55,7 @@ class CeilingsFile(_Part):
     gemm: dict[str, GemmRate]  # precision -> runs and best rate
     stream: dict[str, StreamRate]  # copy, triad -> runs and best rate
     measured_at: str = ""
-    environment: dict[str, Any] = {}
+    environment: Environment = {}
 
 
 @dataclass(frozen=True)

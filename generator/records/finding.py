@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ def stored_findings(stored: Sequence[dict[str, str]] | None, *ids: str) -> tuple
     return tuple(Finding(**f) for f in stored or () if not ids or f["id"] in ids)
 
 
-def findings_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+def findings_json(findings: Sequence[Finding]) -> list[dict[str, str]]:
     return [finding.as_dict() for finding in findings]
 
 

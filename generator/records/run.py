@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +17,18 @@ from pydantic import BaseModel, ConfigDict
 
 from generator.atomic import write_json
 from generator.records.run_modes import mode_of
-from generator.records.versioned import load_json, upgrade, validated
+from generator.records.run_parts import (
+    CompileSummary,
+    ComplexityTotals,
+    EnergySummary,
+    Environment,
+    MemorySummary,
+    NcuRecord,
+    NsysRecord,
+    PrecisionSettings,
+    RunConditions,
+)
+from generator.records.versioned import RawRecord, load_json, upgrade, validated
 
 # 2: timing by blocks (level variances), groups, history; 3: memory; 4: timing holds the
 # design alone (the statistics come from steps.csv, analysis.results.estimate)
@@ -107,23 +118,23 @@ class RunFailure(_Part):
 class Measured(_Part):
     """What measuring adds to a run that succeeded."""
 
-    settings: dict[str, Any]
+    settings: PrecisionSettings
     timing: Timing
     phase_median_s: dict[str, float | None]
-    complexity: dict[str, Any]  # complexity.analyze(...).totals()
+    complexity: ComplexityTotals  # complexity.analyze(...).totals()
     modelled_point: ModelledPoint
     files: list[str]
-    ncu: dict[str, Any] | None = None  # ncu mode: the commands and the clock/cache control
-    nsys: dict[str, Any] | None = None  # nsys mode: its commands (nsys.sqlite is the capture)
-    conditions: dict[str, Any] | None = None  # measure.conditions, a sample per round
+    ncu: NcuRecord | None = None  # ncu mode: the commands and the clock/cache control
+    nsys: NsysRecord | None = None  # nsys mode: its commands (nsys.sqlite is the capture)
+    conditions: RunConditions | None = None  # measure.conditions, a sample per round
     # Findings derived from the run's own files when it was written (profiler-overhead);
     # `python -m generator rederive` recomputes them without measuring again.
     findings: list[dict[str, str]] | None = None
     # measure.resources: the measured peak beside the analytic footprint, the compile time
     # (compiled runs), joules per step (where the device reports energy)
-    memory: dict[str, Any] | None = None
-    compile: dict[str, Any] | None = None
-    energy: dict[str, Any] | None = None
+    memory: MemorySummary | None = None
+    compile: CompileSummary | None = None
+    energy: EnergySummary | None = None
 
 
 class RunStart(_Part):
@@ -136,7 +147,7 @@ class RunStart(_Part):
     device_name: str
     ceilings: str | None = None
     started_at: str
-    environment: dict[str, Any]
+    environment: Environment
     command: str
     # Every group of experiments.toml that this one result serves (one result per
     # configuration: the first group names the folder, the others read it).
@@ -161,19 +172,19 @@ class RunRecord(RunStart):
     status: Literal["ok", "failed"]
     finished_at: str | None = None
     # ok runs
-    settings: dict[str, Any] | None = None
+    settings: PrecisionSettings | None = None
     timing: Timing | None = None
     phase_median_s: dict[str, float | None] | None = None
-    complexity: dict[str, Any] | None = None
+    complexity: ComplexityTotals | None = None
     modelled_point: ModelledPoint | None = None
     files: list[str] | None = None
-    ncu: dict[str, Any] | None = None
-    nsys: dict[str, Any] | None = None
-    conditions: dict[str, Any] | None = None
+    ncu: NcuRecord | None = None
+    nsys: NsysRecord | None = None
+    conditions: RunConditions | None = None
     findings: list[dict[str, str]] | None = None
-    memory: dict[str, Any] | None = None
-    compile: dict[str, Any] | None = None
-    energy: dict[str, Any] | None = None
+    memory: MemorySummary | None = None
+    compile: CompileSummary | None = None
+    energy: EnergySummary | None = None
     # failed runs
     error: RunFailure | None = None
 
@@ -237,12 +248,12 @@ class RunRecord(RunStart):
         }
 
 
-def _number(values: dict[str, Any] | None, key: str) -> float | None:
+def _number(values: Mapping[str, object] | None, key: str) -> float | None:
     value = (values or {}).get(key)
     return float(value) if isinstance(value, int | float) else None
 
 
-def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+def _v1_to_v2(data: RawRecord) -> RawRecord:
     """Version 1 timed a run in one process (rounds): its history is that one invocation,
     and it serves the one group it was filed in."""
     timing = data.get("timing") or None
@@ -266,7 +277,7 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 NOT_MEASURED = "not measured: the run predates measured memory (run.json version 3)"
 
 
-def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+def _v2_to_v3(data: RawRecord) -> RawRecord:
     """Version 3 records a measured peak beside the analytic footprint; a run measured
     before says it was not measured (never 0). Runs before compile modes ran eager."""
     if data.get("status") == "ok":
@@ -285,7 +296,7 @@ STORED_STATISTICS = (
 )  # fmt: skip
 
 
-def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+def _v3_to_v4(data: RawRecord) -> RawRecord:
     """Version 4 stores how a run was timed, not its statistics (steps.csv holds every
     step they are computed from): the stored copies are dropped on reading."""
     timing = data.get("timing")
@@ -320,9 +331,9 @@ def read_runs(measurements: Path) -> Iterator[tuple[Path, RunRecord]]:
 
 def write_counts(
     folder: Path,
-    complexity: dict[str, Any],
+    complexity: ComplexityTotals,
     point: ModelledPoint,
-    memory: Callable[[dict[str, Any]], dict[str, Any]],
+    memory: Callable[[MemorySummary], MemorySummary],
 ) -> None:
     """run.json as it is on disk (its version and keys kept: not migrated), with other
     analytic counts: `complexity`, `modelled_point` and, where a memory is recorded, the one

@@ -17,7 +17,10 @@ from generator.errors import UserError
 KEY = "schema_version"
 UPDATE = "update Roofline Atlas (git pull) to read files written by a newer version"
 
-Migration = Callable[[dict[str, Any]], dict[str, Any]]
+# A versioned file's keys as parsed, before its migrations and its model have checked them:
+# free-form by nature (any version's keys, damaged or hand-edited values).
+RawRecord = dict[str, Any]
+Migration = Callable[[RawRecord], RawRecord]
 Record = TypeVar("Record", bound=BaseModel)
 
 
@@ -31,7 +34,7 @@ def load_json(path: Path, fix: str) -> Any:
         ) from None
 
 
-def load_toml(path: Path) -> dict[str, Any]:
+def load_toml(path: Path) -> RawRecord:
     """A TOML file, or a UserError naming it and what is wrong."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -39,7 +42,7 @@ def load_toml(path: Path) -> dict[str, Any]:
         raise UserError(f"invalid TOML: {err}", file=path) from None
 
 
-def validated(record: type[Record], data: dict[str, Any], path: Path, fix: str) -> Record:
+def validated(record: type[Record], data: RawRecord, path: Path, fix: str) -> Record:
     """`data` as a `record`, or a UserError naming the file, the first bad key and the fix."""
     try:
         return record.model_validate(data)
@@ -61,7 +64,7 @@ def upgrade(
     current: int,
     migrations: Mapping[int, Migration] | None = None,
     unversioned: int | None = None,
-) -> dict[str, Any]:
+) -> RawRecord:
     """`data` (a parsed file) at version `current`.
 
     migrations[n] turns version n into version n + 1. `unversioned` is the version of files
