@@ -205,7 +205,7 @@ class RunRecord(RunStart):
             "compile": mode_of(self.config.model_dump()),
             "device_name": self.device_name,
             "status": self.status,
-            # the statistics, from steps.csv: analysis.pooling fills them for ok runs
+            # not in the runs table (ingest.runs.RUN_SCHEMA): an ok run's are its result's
             "median_s": None,
             "ci_low_s": None,
             "ci_high_s": None,
