@@ -211,7 +211,9 @@ def test_no_committed_cpu_step_beats_the_swept_ceiling_nor_the_one_gemm_it_repla
     labels = {r["run_id"]: r for r in runs.to_dicts()}
     assert not [run for run in on_epyc if labels[run]["device_name"] == EPYC]
     one_gemm = [c if c.device_name != EPYC else _ceilings(108.5e9)[0] for c in ceilings]
-    beaten = [run for run in above_ceiling(runs, found, one_gemm) if labels[run]["device_name"] == EPYC]
+    beaten = [
+        run for run in above_ceiling(runs, found, one_gemm) if labels[run]["device_name"] == EPYC
+    ]
     assert len(beaten) >= 5
     device = lookup_device(EPYC)
     peak = device.peak("fp32") if device else None
