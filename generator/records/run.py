@@ -45,7 +45,7 @@ class RunSettings(_Part):
 
 
 # Keys of a run's config that say how or where it was filed and timed, not what was measured:
-# runs differing only in these are one workload (analysis.pooling pools their samples).
+# runs differing only in these are one workload (analysis.results pools their samples).
 NOT_WORKLOAD = frozenset(
     {"group", "warmup", "iterations", "repeats", "profile", "ci_target", "max_iterations",
      "max_seconds", "interleave", "method", "min_blocks", "max_blocks"}
