@@ -433,9 +433,7 @@ def _measured_steps(
     found: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] = {}
     eager = pl.col("compile").is_null() | (pl.col("compile") == "eager")
     for row in runs.filter((pl.col("status") == "ok") & eager).to_dicts():
-        result = results.get(row["workload"])
-        if result is None or row["run_id"] not in result.run_ids:
-            continue  # no timed steps: no step time
         key = (row["model"], row["dataset"], row["batch"], row["phase"], row["device"])
-        found.setdefault(key, []).append((row["run_id"], result.step.value))
+        if (result := results.get(row["workload"])) and result.run(row["run_id"]):  # timed
+            found.setdefault(key, []).append((row["run_id"], result.step.value))
     return found
