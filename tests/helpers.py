@@ -165,10 +165,9 @@ def datasheet_roofs(device: Any, precisions: Sequence[str] = ("fp32",)) -> tuple
     return tuple(r for r in found if r is not None)
 
 
-def pooled_runs(measurements: Path) -> Any:
-    """The runs table as the report reads it: each ok run's timing columns from its
-    configuration's result, computed from steps.csv (run.json stores no statistics)."""
-    from generator.analysis.pooling import pool_runs
+def measured_results(measurements: Path) -> tuple[Any, dict[str, Any]]:
+    """The runs table and each workload's result, computed from steps.csv as the report
+    computes them (run.json stores no statistics)."""
     from generator.analysis.results import results
     from generator.ingest.runs import load_runs
     from generator.ingest.steps import read_steps
@@ -176,4 +175,30 @@ def pooled_runs(measurements: Path) -> Any:
     runs = load_runs(measurements)
     ok = runs.filter(runs["status"] == "ok")["run_id"].to_list()
     steps = {run: read_steps(measurements / "runs" / run) for run in ok}
-    return pool_runs(runs, results(runs, steps))
+    return runs, results(runs, steps)
+
+
+def downloaded_runs(measurements: Path) -> Any:
+    """The runs table as its download states it: each ok run's timing columns from its
+    configuration's result."""
+    from generator.analysis.result_columns import runs_download
+
+    return runs_download(*measured_results(measurements))
+
+
+def attaining(runs: Any) -> dict[str, Any]:
+    """Workload -> a result for each ok row with a `modelled_attained`: timed at 1 s, with
+    that many modelled FLOPs, so it attains that rate (`Result.attained`)."""
+    found = {}
+    for row in runs.to_dicts():
+        rate = row.get("modelled_attained")
+        if row.get("status") == "ok" and rate is not None:
+            base = {"model": "m", "dataset": "d", "batch": 1, "phase": "inference",
+                    "precision": "fp32", "device": "cpu", "device_label": "a device"}  # fmt: skip
+            given = {k: v for k, v in row.items() if k in base and v is not None}
+            made = result_row(base | given | {
+                "run_id": row["run_id"], "workload": row.get("workload") or row["run_id"],
+                "median_s": 1.0, "modelled_flops": rate,
+            })  # fmt: skip
+            found[made["workload"]] = made["result"]
+    return found

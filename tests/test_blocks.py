@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 from generator.analysis.per_workload import run_blocks
-from generator.analysis.pooling import pool_runs
+from generator.analysis.result_columns import runs_download
 from generator.analysis.results import results
 from generator.config import load_experiments, resolve_runs
 from generator.errors import UserError
@@ -267,7 +267,7 @@ def test_pooling_reads_blocks_and_falls_back_to_one_process() -> None:
         "modelled_attained": [None] * 3,
     })  # fmt: skip
     found = results(runs, {"a": five, "b": frame.drop("block"), "c": frame})
-    pooled = pool_runs(runs, found)
+    pooled = runs_download(runs, found)
     by_run = {row["run_id"]: row for row in pooled.to_dicts()}
     # five blocks: calibrated, across processes; one process: within it; issue 49: three
     # blocks (fewer than MIN_BLOCKS) are no calibrated interval, and get none

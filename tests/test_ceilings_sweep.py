@@ -12,7 +12,6 @@ import pytest
 import torch
 
 from generator.findings.ceiling_checks import above_ceiling, ops_above_ceiling
-from generator.ingest.runs import load_runs
 from generator.measure.ceilings import measure_ceilings
 from generator.measure.cpu_sweep import (
     Series,
@@ -30,7 +29,7 @@ from generator.records.ceilings import (
     write_ceilings,
 )
 from generator.site.context import build_context
-from tests.helpers import REPO
+from tests.helpers import REPO, attaining, measured_results
 
 MEASUREMENTS = REPO / "measurements"
 EPYC = "AMD EPYC (2 threads)"
@@ -152,10 +151,12 @@ def test_the_committed_ceilings_files_read_with_the_same_numbers() -> None:
 
 
 def _row(**values: Any) -> dict[str, Any]:
-    return {
+    """A run's row with the modelled FLOP/s its result attains (`helpers.attaining`)."""
+    row = {
         "run_id": "r1", "model": "simple_mlp", "batch": 1024, "phase": "inference",
         "precision": "fp32", "device_name": EPYC, "status": "ok", "modelled_attained": 161e9,
     } | values  # fmt: skip
+    return row | {"workload": row["run_id"]}
 
 
 def _ceilings(gemm: float) -> list[MeasuredCeilings]:
@@ -172,7 +173,7 @@ def test_a_step_above_its_measured_ceiling_raises_above_ceiling() -> None:
             _row(run_id="r5", precision="bf16-amp"),  # no bf16 ceiling measured
         ]
     )
-    found = above_ceiling(runs, _ceilings(108.5e9))
+    found = above_ceiling(runs, attaining(runs), _ceilings(108.5e9))
     assert list(found) == ["r1"]
     (finding,) = found["r1"]
     assert finding.id == "above-ceiling" and finding.severity == "warning"
@@ -182,7 +183,7 @@ def test_a_step_above_its_measured_ceiling_raises_above_ceiling() -> None:
     )
     assert "measurements/ceilings/cpu-amd-epyc-2-threads.json" in finding.fix
     assert "nox -s measure" in finding.fix
-    assert above_ceiling(runs, _ceilings(490e9)) == {}
+    assert above_ceiling(runs, attaining(runs), _ceilings(490e9)) == {}
 
 
 def test_an_op_above_the_ceiling_is_named() -> None:
@@ -191,8 +192,8 @@ def test_an_op_above_the_ceiling_is_named() -> None:
     assert finding.title == "aten::addmm runs above its device's measured ceiling"
     assert "200 GFLOP/s, above the measured fp32 GEMM ceiling of 108.5 GFLOP/s" in finding.evidence
     assert ops_above_ceiling(_row(), by_op, _ceilings(490e9)) == []
-    found = above_ceiling(pl.DataFrame([_row(modelled_attained=1e9)]), _ceilings(108.5e9),
-                          {"r1": by_op})  # fmt: skip
+    runs = pl.DataFrame([_row(modelled_attained=1e9)])
+    found = above_ceiling(runs, attaining(runs), _ceilings(108.5e9), {"r1": by_op})
     assert [f.title for f in found["r1"]] == [finding.title]
 
 
@@ -202,15 +203,17 @@ def test_no_committed_cpu_step_beats_the_swept_ceiling_nor_the_one_gemm_it_repla
     measured ceiling is above the EPYC's derived datasheet peak."""
     from generator.catalog import lookup_device
 
-    runs = load_runs(MEASUREMENTS)
+    runs, found = measured_results(MEASUREMENTS)
     ceilings = load_ceilings(MEASUREMENTS)
     epyc = next(c for c in ceilings if c.device_name == EPYC)
     assert epyc.gemm_best_of  # re-measured with the sweep
-    on_epyc = [run for run in above_ceiling(runs, ceilings) if run in set(runs["run_id"])]
+    on_epyc = [run for run in above_ceiling(runs, found, ceilings) if run in set(runs["run_id"])]
     labels = {r["run_id"]: r for r in runs.to_dicts()}
     assert not [run for run in on_epyc if labels[run]["device_name"] == EPYC]
     one_gemm = [c if c.device_name != EPYC else _ceilings(108.5e9)[0] for c in ceilings]
-    beaten = [run for run in above_ceiling(runs, one_gemm) if labels[run]["device_name"] == EPYC]
+    beaten = [
+        run for run in above_ceiling(runs, found, one_gemm) if labels[run]["device_name"] == EPYC
+    ]
     assert len(beaten) >= 5
     device = lookup_device(EPYC)
     peak = device.peak("fp32") if device else None

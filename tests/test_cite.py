@@ -16,7 +16,7 @@ from generator.errors import UserError
 from generator.ingest.runs import load_runs
 from generator.pages.cite import bibtex, result_bibtex, result_key, result_label
 from generator.records.citation import load_citation, report_commit
-from tests.helpers import REPO, pooled_runs, result_row
+from tests.helpers import REPO, downloaded_runs, result_row
 
 
 def test_bibtex_from_the_citation_file() -> None:
@@ -45,7 +45,7 @@ def test_a_published_version_is_cited_at_its_own_url_with_its_commit() -> None:
     assert "  url = {https://roofline-atlas.github.io/roofline-atlas/2026.11/},\n" in entry
     assert "  version = {2026.11},\n" in entry and "  date = {2026-12-01},\n" in entry
     assert "commit 0123abcd" in entry
-    row = pooled_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row = downloaded_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
     run = result_bibtex(data, result_row(row)["result"], None)
     page = f"https://roofline-atlas.github.io/roofline-atlas/2026.11/measurements/runs/{row['run_id']}/"
@@ -67,7 +67,7 @@ def test_bibtex_names_url_and_the_commit_the_report_was_built_from() -> None:
 def test_a_configuration_has_one_entry_naming_every_run_it_pools() -> None:
     """Issue 66: a pooled result is cited as the pages show it (the pooled median, not one
     run's), under one key, with each run's run.json at its own commit."""
-    rows = pooled_runs(REPO / "measurements").filter(pl.col("status") == "ok").sort("run_id")
+    rows = downloaded_runs(REPO / "measurements").filter(pl.col("status") == "ok").sort("run_id")
     first, second = rows.row(0, named=True), rows.row(1, named=True)
     first |= {"device_label": "NVIDIA H100 SXM", "pooled_runs": 2}
     result = result_row(first)["result"]
@@ -92,7 +92,7 @@ def test_a_configuration_has_one_entry_naming_every_run_it_pools() -> None:
 
 
 def test_the_entry_states_the_headline_bound_with_its_share_of_the_roof() -> None:
-    row = pooled_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row = downloaded_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
     result = result_row(row)["result"]
     roof = Roof("a device", "fp32", 1e12, 1e11, "measured")
@@ -131,7 +131,7 @@ def test_cite_page_lists_every_run(repo_site: Path) -> None:
 
 def test_a_bibtex_entry_never_cites_an_uncalibrated_interval_as_calibrated() -> None:
     """Issue 49: an interval within one process says so; a result without one says why."""
-    row = pooled_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
+    row = downloaded_runs(REPO / "measurements").filter(pl.col("status") == "ok").row(0, named=True)
     row |= {"device_label": "a device", "pooled_runs": 1}
     data = {"title": "Roofline Atlas: x", "version": "0.1.0"}
     within = result_bibtex(data, result_row(row, "within one process", 1)["result"], None)

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-from generator.analysis.pooling import pool_runs
+from generator.analysis.result_columns import runs_download
 from generator.analysis.results import results
 from generator.findings.calibration_checks import coverage
 from generator.records.calibration import read_calibrations, session_cvs
@@ -38,7 +38,7 @@ def test_several_runs_of_one_configuration_are_shown_apart_not_pooled(tmp_path: 
     6.666 ms [197.3 µs, 225.2 ms]); it shows each run's value and how far apart they are."""
     loaded = load_measurements(build_context(MEASUREMENTS, tmp_path))
     found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
-    pooled = pool_runs(loaded.runs, found)
+    pooled = runs_download(loaded.runs, found)  # as runs.md's download states them
     several = pooled.filter(pl.col("pooled_runs") > 1)
     assert several.height > 0  # the H100's B/E and J/J-gpu duplicates
     for row in several.to_dicts():

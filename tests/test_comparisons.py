@@ -12,14 +12,14 @@ import pytest
 from generator.analysis.bootstrap import MIN_INTERVAL_POINTS, spearman
 from generator.analysis.latency_correlation import latency_sets, rho_frame, sentence
 from generator.analysis.per_workload import one_per_workload
-from generator.analysis.pooling import POOLED_COLUMNS
-from generator.analysis.results import results
+from generator.analysis.results import Result, results
 from generator.analysis.speedups import device_speedups, precision_speedups, summary
 from generator.ingest.runs import RUN_SCHEMA
 from generator.pages.latency_correlation import latency_page
 from generator.pages.speedups import speedups_page
 
-SCHEMA = RUN_SCHEMA | pl.Schema(POOLED_COLUMNS)
+# a run's row and the median it is timed at (`timed`): the runs table carries no statistic
+SCHEMA = RUN_SCHEMA | pl.Schema(dict.fromkeys(("median_s", "ci_low_s", "ci_high_s"), pl.Float64))
 CPU, GPU = "AMD EPYC (2 threads)", "NVIDIA H100 SXM"
 
 
@@ -43,6 +43,12 @@ def frame(*rows: dict[str, Any]) -> pl.DataFrame:
 
 def steps(**times: list[float]) -> dict[str, pl.DataFrame]:
     return {run_id: pl.DataFrame({"step_s": t}) for run_id, t in times.items()}
+
+
+def timed(runs: pl.DataFrame) -> dict[str, Result]:
+    """The results of the ok runs, each timed at its row's `median_s` (five equal steps)."""
+    ok = runs.filter((pl.col("status") == "ok") & pl.col("median_s").is_not_null())
+    return results(runs, steps(**{r: [t] * 5 for r, t in ok.select("run_id", "median_s").rows()}))
 
 
 # bootstrap
@@ -81,7 +87,7 @@ def test_one_per_workload_keeps_the_first_run_of_each() -> None:
         run("b", workload="w1"), run("a", workload="w1"), run("c", workload="w2"),
         run("d", workload="w3", status="failed", median_s=None),
     )  # fmt: skip
-    assert one_per_workload(runs)["run_id"].to_list() == ["a", "c"]
+    assert one_per_workload(runs, timed(runs))["run_id"].to_list() == ["a", "c"]
 
 
 # latency against FLOPs and parameters
@@ -100,7 +106,7 @@ def test_latency_sets_need_three_models_and_count_each_workload_once() -> None:
     pooled_twice = run("dup", model="m0", median_s=0.01, modelled_flops=1e9, params=6e6,
                        workload=models(6)[0]["workload"])  # fmt: skip
     runs = frame(*models(6), pooled_twice, *models(2, GPU, device="cuda"))
-    (found,) = latency_sets(runs)
+    (found,) = latency_sets(runs, timed(runs))
     assert (found.device_label, found.phase, found.batch, found.points.height) == (
         CPU,
         "inference",
@@ -122,7 +128,7 @@ def test_latency_sentence_claims_no_ranking_when_the_interval_holds_zero() -> No
         run(f"r{i}", model=f"m{i}", median_s=t, modelled_flops=float(i + 1), params=1.0 + i)
         for i, t in enumerate([0.5, 0.1, 0.4, 0.2, 0.6, 0.3])
     ]
-    (found,) = latency_sets(frame(*rows))
+    (found,) = latency_sets(frame(*rows), timed(frame(*rows)))
     rho = found.rho["modelled_flops"]
     assert rho is not None and rho.low < 0 < rho.high
     assert "no ranking by analytic FLOPs is established" in sentence(found, "modelled_flops")
@@ -134,7 +140,7 @@ def test_latency_sets_label_a_model_measured_on_two_inputs() -> None:
     rows = [*models(3, GPU, device="cuda"),
             run("x", model="m0", dataset="other", median_s=0.5, modelled_flops=5e9, params=1e6,
                 device="cuda", device_label=GPU)]  # fmt: skip
-    (found,) = latency_sets(frame(*rows))
+    (found,) = latency_sets(frame(*rows), timed(frame(*rows)))
     assert sorted(found.points["label"]) == ["m0 (d)", "m0 (other)", "m1", "m2"]
     text = sentence(found, "modelled_flops")
     assert "over 4 workloads of 3 models, too few for a bootstrap interval" in text
@@ -209,7 +215,7 @@ def test_pages_with_content_have_a_chart_per_set_and_table() -> None:
     runs = frame(*models(5), *models(5, GPU, device="cuda"))
     times = steps(**{r: [0.1] for r in runs["run_id"]})
     found = results(runs, times)
-    latency = latency_page(latency_sets(runs), found)
+    latency = latency_page(latency_sets(runs, found), found)
     assert len(latency.charts) == 2 and latency.tables["latency-points"].height == 10
     tables = device_speedups(found)
     speed = speedups_page(tables, [])

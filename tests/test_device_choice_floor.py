@@ -24,6 +24,7 @@ from generator.analysis.device_choice import (
     with_launch_counts,
     workloads,
 )
+from generator.analysis.results import results
 from generator.analysis.trace_analysis import analyze_trace
 from generator.analysis.views import TraceView
 from generator.catalog import load_catalog
@@ -156,9 +157,9 @@ def test_one_row_per_workload_with_its_run_count() -> None:
         {
             "run_id": ["b", "a", "c"],
             "workload": ["w", "w", "v"],
+            "group": ["A", "B", "A"],
+            "model": ["mnist_cnn"] * 3,
             "status": ["ok"] * 3,
-            "median_s": [0.5, 0.5, 0.2],
-            "pooled_runs": [2, 2, 1],
             "modelled_flops": [1e9] * 3,
             "modelled_bytes": [1e6] * 3,
             "device_name": ["AMD EPYC (2 threads)"] * 3,
@@ -170,8 +171,14 @@ def test_one_row_per_workload_with_its_run_count() -> None:
             "device": ["cpu"] * 3,
         }
     )
-    found = workloads([], runs, [], {})
-    assert [(w.label, w.runs) for w in found] == [("a", 2), ("c", 1)]
+    # runs a and b time w (0.5 s), c times v (0.2 s): each workload's result pools its runs
+    timed = results(runs, {"a": _steps(0.5), "b": _steps(0.5), "c": _steps(0.2)})
+    found = workloads([], runs, timed, [], {})
+    assert [(w.label, w.runs, w.measured_s) for w in found] == [("a", 2, 0.5), ("c", 1, 0.2)]
+
+
+def _steps(step_s: float) -> pl.DataFrame:
+    return pl.DataFrame({"step_s": [step_s] * 5})
 
 
 @pytest.mark.parametrize(

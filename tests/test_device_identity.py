@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from generator.analysis.overview import overview_points
-from generator.analysis.pooling import pool_runs
+from generator.analysis.result_columns import runs_download
 from generator.analysis.results import Result, results
 from generator.analysis.verdict_needs import DEVICE
 from generator.analysis.verdicts import group_rows, group_verdict
@@ -103,8 +103,9 @@ def measured(
         copy_run(run_id, measurements, slower, A100)
     runs = load_runs(measurements)
     steps = {run: read_steps(measurements / "runs" / run) for run in runs["run_id"]}
-    # the runs table with each run's own step time and interval, as the report pools it
-    return load_experiments(measurements / "experiments.toml"), pool_runs(
+    # the runs table with each run's result's step time and interval, as its download
+    # states them (what `stated` reads)
+    return load_experiments(measurements / "experiments.toml"), runs_download(
         runs, results(runs, steps)
     )
 
@@ -128,7 +129,7 @@ def test_the_runs_table_names_each_concrete_device(tmp_path: Path) -> None:
     b = runs.filter(pl.col("groups").list.contains("B"))
     assert sorted(b["device_label"]) == [CPU_LABEL, A100_LABEL, H100_LABEL]
     assert sorted(b["device"]) == ["cpu", "cuda", "cuda"]  # the kind stays
-    points = overview_points(runs, [], []).points
+    points = overview_points(runs, stated(runs), [], []).points
     assert {p["device"] for p in points} == {CPU_LABEL, A100_LABEL, H100_LABEL}
 
 
@@ -215,7 +216,7 @@ def test_the_group_page_shows_a_row_and_a_series_per_gpu(tmp_path: Path) -> None
 def test_the_runs_page_names_each_gpu(tmp_path: Path) -> None:
     experiments, runs = measured(tmp_path, 2.0, (2.0, 2.0, 2.0))
     # as the site does, each run standing alone
-    markdown = runs_page(pool_runs(runs, stated(runs)), experiments, []).markdown
+    markdown = runs_page(runs, experiments, [], results=stated(runs)).markdown
     b = markdown[markdown.index("## B: ") : markdown.index("## F: ")]
     assert f"Device: {CPU_LABEL}, {A100_LABEL}, {H100_LABEL}." in b
     for label in (CPU_LABEL, A100_LABEL, H100_LABEL):  # each run's label names its device

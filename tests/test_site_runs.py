@@ -19,7 +19,7 @@ from generator.measure import runner
 from generator.measure.ceilings import measure_ceilings
 from generator.pages.run_text import run_label
 from tests.conftest import build_report
-from tests.helpers import REPO, chart_specs, pooled_runs
+from tests.helpers import REPO, chart_specs, downloaded_runs
 
 pytestmark = pytest.mark.site
 
@@ -48,7 +48,7 @@ def test_every_committed_run_is_on_the_runs_page(repo_site: Path) -> None:
         if p.is_dir() and not p.name.startswith(".")
     )
     assert runs, "measurements/runs/ holds the committed CPU results"
-    frame = pooled_runs(REPO / "measurements")  # as the report reads it
+    frame = downloaded_runs(REPO / "measurements")  # as its download states it
     assert frame.height == len(runs)
     for row in frame.to_dicts():
         # a short label, linked to the run's own page, which names the run id

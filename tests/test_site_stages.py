@@ -12,15 +12,20 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from generator.analysis.result_columns import OWN_AND_POOLED
 from generator.analysis.results import Result, RunTime, estimate
 from generator.analysis.verdict_needs import NOT_TESTABLE
 from generator.errors import UserError
-from generator.pages import chart_render
+from generator.ingest.runs import RUN_SCHEMA, run_rows
+from generator.pages import chart_render, experiment
+from generator.pages import runs as runs_pages
 from generator.pages.chart_render import ChartRenderer
 from generator.pages.nav import site_nav
 from generator.pages.page import Generated, HandWritten, Page, Report
 from generator.pages.paths import downloads_root
 from generator.pages.registry import REGISTRY
+from generator.pages.run_pages import run_page
+from generator.pages.runs import run_contexts
 from generator.site.analyse import Analysed, analyse
 from generator.site.check import Checked, check
 from generator.site.context import build_context
@@ -364,3 +369,45 @@ def test_every_module_is_tracked_by_git() -> None:
         pytest.skip("not a git checkout")
     ignored = [p for p in listed.stdout.splitlines() if p.endswith((".py", ".j2", ".toml"))]
     assert ignored == []
+
+
+# what a download adds to a run's row: its workload's result's timing (result_columns.py)
+TIMING = {"median_s", "ci_low_s", "ci_high_s", "cv", "throughput", "modelled_attained",
+          *OWN_AND_POOLED}  # fmt: skip
+
+
+def test_the_runs_table_carries_no_copy_of_a_result(analysed: Analysed, report: Report) -> None:
+    """Issue 64: the runs table carried copies of each ok run's result's timing, so a page
+    could read either; every page reads the result, and only the downloads add its columns."""
+    assert not TIMING & set(RUN_SCHEMA.names())
+    assert not TIMING & set(analysed.runs.columns)
+    assert not TIMING & set(report.runs.columns)
+    assert analysed.runs.filter(pl.col("status") == "ok").height > 0 and analysed.results
+
+
+def test_each_runs_download_states_its_results_median(report: Report) -> None:
+    """runs.md's runs table, each experiment page's and each run page's run-summary: every
+    ok run's median and interval are its workload's result's."""
+    pages = runs_pages.PAGE.render(report) + experiment.PAGE.render(report)
+    tables = [page.tables["runs"] for page in pages if "runs" in page.tables]
+    contexts = run_contexts(report)
+    tables += [
+        run_page(row, contexts[row["run_id"]], report.citation).tables["run-summary"]
+        for row in run_rows(report.runs)
+    ]
+    assert len(tables) == 1 + len(report.experiments.groups if report.experiments else []) + (
+        report.runs.height
+    )
+    checked = 0
+    for table in tables:
+        assert set(table.columns) >= TIMING
+        for row in table.filter(pl.col("status") == "ok").to_dicts():
+            result = report.results[row["workload"]]
+            assert row["median_s"] == result.step.value, row["run_id"]
+            step = result.step  # its ends left out where too far apart to state
+            ends = (None, None) if step.too_wide else (step.low, step.high)
+            assert (row["ci_low_s"], row["ci_high_s"]) == ends, row["run_id"]
+            assert row["throughput"] == result.throughput.value
+            assert row["pooled_runs"] == len(result.runs) and row["interval"]
+            checked += 1
+    assert checked >= 2 * report.runs.filter(pl.col("status") == "ok").height

@@ -172,11 +172,11 @@ def test_a_not_testable_verdict_says_what_the_uncalibrated_runs_say_provisionall
 
 
 def test_observations_count_the_intervals_too_wide_to_state() -> None:
-    """Issue 64: the pooled runs table blanks `ci_low_s`/`ci_high_s` where an interval is too
-    wide to state (analysis/pooling.py); the widest intervals must still be counted."""
+    """Issue 64: the runs download blanks `ci_low_s`/`ci_high_s` where an interval is too
+    wide to state (analysis/result_columns.py); the widest must still be counted."""
     narrow = run(32, 0.20, 0.199, 0.201)
     wide = run(256, 1.0, 0.1, 10.0)  # ends 100x apart: too uncertain for an interval
-    wide |= {"ci_low_s": None, "ci_high_s": None}  # as pool_runs leaves the row
+    wide |= {"ci_low_s": None, "ci_high_s": None}  # as the runs download states it
     assert wide["result"].step.too_wide
     sentences = observations([narrow, wide], "batch", None)
     assert sentences[-1] == (

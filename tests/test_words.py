@@ -19,7 +19,7 @@ from generator.catalog import Device, load_catalog
 from generator.catalog.matching import DeviceMatch
 from generator.findings import Finding
 from generator.records.ceilings import MeasuredCeilings
-from tests.helpers import datasheet_bound
+from tests.helpers import attaining, datasheet_bound
 
 A100 = next(d for d in load_catalog() if d.id == "a100-40gb-sxm")
 
@@ -89,7 +89,7 @@ def test_a_profile_with_an_error_finding_is_not_headlined_without_its_caveat() -
     runs = pl.DataFrame(
         schema={"status": pl.String, "modelled_attained": pl.Float64, "device_name": pl.String}
     )
-    sentences = headline_sentences([broken, fine], runs, [], {}, [])
+    sentences = headline_sentences([broken, fine], runs, {}, [], {}, [])
     assert any(s.startswith("BERT attention on an A100:") for s in sentences)
     assert not any(s.startswith("ResNet-18 step on an L4") for s in sentences)
     named = [s for s in sentences if "ResNet-18 step on an L4" in s]
@@ -104,6 +104,7 @@ def test_each_run_against_the_gemm_ceiling_of_its_own_precision() -> None:
     runs = pl.DataFrame(
         {
             "run_id": ["bf16-run", "fp32-run", "broken-run"],
+            "workload": ["bf16-run", "fp32-run", "broken-run"],
             "status": ["ok"] * 3,
             "device_name": ["GPU"] * 3,
             "model": ["bert_base", "resnet18", "vgg16"],
@@ -115,7 +116,7 @@ def test_each_run_against_the_gemm_ceiling_of_its_own_precision() -> None:
     )
     ceilings = [MeasuredCeilings("GPU", {"fp32": 51.47e12, "bf16": 600e12}, None, None, "")]
     broken = {"broken-run": (Finding("throttled", "error", "t", "e", "f"),)}
-    (sentence,) = best_run_sentences(runs, ceilings, broken)
+    (sentence,) = best_run_sentences(runs, attaining(runs), ceilings, broken)
     assert "bert_base at batch 128 (train_step, bf16-amp): 141.8 TFLOP/s, 23.6 %" in sentence
     assert "measured bf16 GEMM ceiling (600 TFLOP/s)" in sentence
     assert "vgg16" not in sentence

@@ -9,12 +9,14 @@ LAUNCH_LATENCY_S."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
 
 from generator.analysis.per_workload import one_per_workload
+from generator.analysis.results import Result
 from generator.analysis.roofs import DATASHEET, PREFERRED, peak_key, roof_for
 from generator.analysis.view_verdicts import trace_roof
 from generator.analysis.views import MeasurementView, TraceView
@@ -94,13 +96,14 @@ def measured_floor(w: Workload) -> tuple[float | None, str | None]:
 def workloads(
     views: list[MeasurementView],
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     ceilings: list[MeasuredCeilings],
     datasets: dict[str, str],
 ) -> list[Workload]:
     """Imported exports with counted FLOPs and DRAM bytes, and every workload of ok runs with
     modelled ones: one per workload (its lowest run id), not one per run, since runs of a
-    workload share their pooled median (analysis.pooling) and a thousand repeats of one
-    configuration are one row. datasets: imported folder -> dataset name (source.toml)."""
+    workload share their result (`results`: workload -> result) and a thousand repeats of
+    one configuration are one row. datasets: imported folder -> dataset name (source.toml)."""
     found = []
     for view in views:
         step, device = view.step, view.match.device
@@ -126,7 +129,8 @@ def workloads(
         (pl.col("status") == "ok") & pl.col("modelled_flops").is_not_null()
         & pl.col("modelled_bytes").is_not_null()
     )  # fmt: skip
-    for row in one_per_workload(ok).to_dicts():
+    for row in one_per_workload(ok, results).to_dicts():
+        result = results[row["workload"]]
         key = peak_key(row["precision"])
         # The run's roof by the one rule (roofs.roof_for): measured, else datasheet.
         under = roof_for(row["device_label"], key, PREFERRED, ceilings)
@@ -140,8 +144,8 @@ def workloads(
             Workload(
                 row["run_id"], "modelled", row["modelled_flops"], row["modelled_bytes"],
                 key, row["dataset"], row["batch"],
-                row["phase"] == "train_step", row["device_label"], row["median_s"], bound,
-                measured_on_gpu=row["device"] == "cuda", runs=row.get("pooled_runs") or 1,
+                row["phase"] == "train_step", row["device_label"], result.step.value, bound,
+                measured_on_gpu=row["device"] == "cuda", runs=len(result.runs),
             )
         )  # fmt: skip
     return found

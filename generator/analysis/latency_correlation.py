@@ -6,6 +6,7 @@ ten points is never read as more certain than it is."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
@@ -19,6 +20,8 @@ from generator.analysis.bootstrap import (
     spearman,
 )
 from generator.analysis.per_workload import one_per_workload
+from generator.analysis.result_columns import step_columns
+from generator.analysis.results import Result
 
 SET_KEYS = ("device_label", "phase", "precision", "batch")
 QUANTITIES = {"modelled_flops": "analytic FLOPs", "params": "parameters"}
@@ -63,11 +66,15 @@ def _labelled(points: pl.DataFrame) -> pl.DataFrame:
 
 
 def latency_sets(
-    runs: pl.DataFrame, seed: int = SEED, resamples: int = RESAMPLES
+    runs: pl.DataFrame,
+    results: Mapping[str, Result],
+    seed: int = SEED,
+    resamples: int = RESAMPLES,
 ) -> list[LatencySet]:
     """Every (device, phase, precision, batch) set with at least three distinct models, in
-    device, phase, precision and batch order."""
-    points = one_per_workload(runs)
+    device, phase, precision and batch order; each point's latency its workload's result's
+    (`results`: workload -> result), as the downloads state it."""
+    points = _with_steps(one_per_workload(runs, results), results)
     found = []
     for key, part in points.group_by(list(SET_KEYS)):
         if part["model"].n_unique() < MIN_POINTS:
@@ -92,6 +99,15 @@ def latency_sets(
             )
         )
     return sorted(found, key=lambda s: (s.device_label, s.phase, s.precision, s.batch))
+
+
+def _with_steps(points: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame:
+    """Each point with its result's step time (result_columns.step_columns)."""
+    steps = [step_columns(results[w].step) for w in points["workload"]]
+    return points.with_columns(
+        pl.Series(column, [s[column] for s in steps], dtype=pl.Float64)
+        for column in ("median_s", "ci_low_s", "ci_high_s")
+    )
 
 
 def set_title(found: LatencySet) -> str:

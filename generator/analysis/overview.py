@@ -13,6 +13,7 @@ import polars as pl
 
 from generator.analysis.bound_words import bound_words
 from generator.analysis.replication import IMPOSSIBLE, Replication
+from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, Roof, gemm_ceiling, roof_for
 from generator.analysis.trace_roofline import POINT_KIND as TRACE_POINT_KIND
 from generator.analysis.view_verdicts import trace_roof
@@ -31,14 +32,23 @@ class OverviewPoints:
     roofs: list[dict[str, Any]]  # device, label, peak, bandwidth
 
 
+def attained(row: Mapping[str, Any], results: Mapping[str, Result]) -> float | None:
+    """An ok run's modelled FLOP/s: its workload's result's (`results`: workload -> result);
+    None where it has no result or no modelled FLOPs."""
+    result = results.get(row["workload"]) if row["status"] == "ok" else None
+    rate = result.attained if result is not None else None
+    return rate.value if rate is not None else None
+
+
 def overview_points(
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     views: list[MeasurementView],
     ceilings: list[MeasuredCeilings],
     traces: list[TraceView] | None = None,
 ) -> OverviewPoints:
-    """Step points (ncu-measured, trace-derived and CPU-modelled) and the roof of each
-    device they sit on."""
+    """Step points (ncu-measured, trace-derived and CPU-modelled: their workload's result's
+    modelled FLOP/s, `results`) and the roof of each device they sit on."""
     points: list[dict[str, Any]] = []
     roofs: list[dict[str, Any]] = []
     for trace in traces or []:
@@ -77,7 +87,7 @@ def overview_points(
                 "label": row["run_id"],
                 "kind": "modelled (analytic FLOPs and bytes, measured time)",
                 "ai": row["modelled_ai"],
-                "attained": row["modelled_attained"],
+                "attained": attained(row, results),
             }
         )
     for measured in ceilings:
@@ -161,19 +171,22 @@ def _run_words(item: _Ranked) -> str:
 
 def best_run_sentences(
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     ceilings: Sequence[MeasuredCeilings],
     run_findings: Mapping[str, tuple[Finding, ...]],
 ) -> list[str]:
-    """Per measured machine, its fastest and slowest step by modelled FLOP/s, each against
-    the measured GEMM ceiling of its own precision; runs with an error finding are left out."""
-    ok = runs.filter((pl.col("status") == "ok") & pl.col("modelled_attained").is_not_null())
+    """Per measured machine, its fastest and slowest step by modelled FLOP/s (its workload's
+    result's, `results`), each against the measured GEMM ceiling of its own precision; runs
+    with an error finding are left out."""
+    ok = runs.filter(pl.col("status") == "ok")
     sentences = []
     for measured in ceilings:
         rows: list[_Ranked] = []
         for row in ok.filter(pl.col("device_name") == measured.device_name).to_dicts():
+            rate = attained(row, results)
             found = gemm_ceiling(measured.device_name, row["precision"], [measured])
-            if found and not _errors(run_findings.get(row["run_id"], ())):
-                rows.append((row["modelled_attained"], row["run_id"], row, *found))
+            if rate is not None and found and not _errors(run_findings.get(row["run_id"], ())):
+                rows.append((rate, row["run_id"], row, *found))
         if not rows:
             continue
         rows.sort(key=lambda item: (item[0], item[1]))
@@ -233,6 +246,7 @@ def replication_sentence(results: Sequence[Replication]) -> str | None:
 def headline_sentences(
     views: Sequence[MeasurementView],
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     ceilings: Sequence[MeasuredCeilings],
     run_findings: Mapping[str, tuple[Finding, ...]],
     replications: Sequence[Replication],
@@ -248,7 +262,7 @@ def headline_sentences(
     left_out = left_out_sentence(views)
     if left_out:
         headlines.append(left_out)
-    headlines += best_run_sentences(runs, ceilings, run_findings)
+    headlines += best_run_sentences(runs, results, ceilings, run_findings)
     headlines.append(findings_sentence(views, run_findings))
     replication = replication_sentence(replications)
     if replication:

@@ -8,15 +8,21 @@ the results stage reads, are here too."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+if TYPE_CHECKING:  # results.py reads the blocks from here
+    from generator.analysis.results import Result
 
-def one_per_workload(runs: pl.DataFrame) -> pl.DataFrame:
-    """The ok runs that have a median, one row per workload (its lowest run id: every row of a
-    workload holds the same pooled figures), in run-id order."""
+
+def one_per_workload(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame:
+    """The ok runs that a result pools (`results`: workload -> its result), one row per
+    workload (its lowest run id: every run of a workload has the same result), in run-id
+    order."""
+    timed = [run for result in results.values() for run in result.run_ids]
     return (
-        runs.filter((pl.col("status") == "ok") & pl.col("median_s").is_not_null())
+        runs.filter((pl.col("status") == "ok") & pl.col("run_id").is_in(timed))
         .sort("run_id")
         .unique("workload", keep="first", maintain_order=True)
     )

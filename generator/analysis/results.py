@@ -84,6 +84,10 @@ class Result:
     def run_ids(self) -> tuple[str, ...]:
         return tuple(run.run_id for run in self.runs)
 
+    def run(self, run_id: str) -> RunTime | None:
+        """One of the runs it pools, by id (None: not one of them)."""
+        return next((run for run in self.runs if run.run_id == run_id), None)
+
     @property
     def throughput(self) -> Interval:
         """Samples per second."""

@@ -5,11 +5,12 @@ step's number is right (analytic FLOPs over measured time); the ceiling under it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
+from generator.analysis.results import Result
 from generator.analysis.roofs import gemm_ceiling
 from generator.catalog import device_label
 from generator.findings.specs import ABOVE_CEILING
@@ -52,12 +53,16 @@ def _fix(device_name: str, ceilings: Sequence[MeasuredCeilings]) -> str:
     return (REMEASURE if on_cpu else GPU_FIX).format(device_id=device_id)
 
 
-def step_above_ceiling(row: dict[str, Any], ceilings: Sequence[MeasuredCeilings]) -> list[Finding]:
-    """`row`: a runs row (ingest.runs / analysis.pooling) with `modelled_attained`."""
-    attained = row.get("modelled_attained")
+def step_above_ceiling(
+    row: dict[str, Any], result: Result | None, ceilings: Sequence[MeasuredCeilings]
+) -> list[Finding]:
+    """`row`: a runs row (ingest.runs); `result`: its workload's, whose modelled FLOP/s
+    (analytic FLOPs over its step time) is checked."""
+    rate = result.attained if result is not None else None
     found = _ceiling(str(row.get("device_name") or ""), str(row.get("precision") or ""), ceilings)
-    if row.get("status") != "ok" or attained is None or found is None:
+    if row.get("status") != "ok" or rate is None or found is None:
         return []
+    attained = rate.value
     key, ceiling = found
     if attained <= ceiling:
         return []
@@ -105,14 +110,16 @@ def ops_above_ceiling(
 
 def above_ceiling(
     runs: pl.DataFrame,
+    results: Mapping[str, Result],
     ceilings: Sequence[MeasuredCeilings],
     ops: dict[str, pl.DataFrame] | None = None,
 ) -> dict[str, tuple[Finding, ...]]:
-    """By run id, the above-ceiling findings of every run that has one: its modelled step,
-    and the ops of its profiled step (`ops`: run id -> by-op table) where given."""
+    """By run id, the above-ceiling findings of every run that has one: its modelled step
+    (its workload's result, `results`: workload -> result), and the ops of its profiled step
+    (`ops`: run id -> by-op table) where given."""
     found: dict[str, tuple[Finding, ...]] = {}
     for row in runs.to_dicts():
-        own = step_above_ceiling(row, ceilings)
+        own = step_above_ceiling(row, results.get(row["workload"]), ceilings)
         if ops and row["run_id"] in ops:
             own += ops_above_ceiling(row, ops[row["run_id"]], ceilings)
         if own:

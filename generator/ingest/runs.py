@@ -26,12 +26,9 @@ RUN_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "device_name": pl.String,
     "device_label": pl.String,  # the concrete device, one name per product (catalog.device_label)
     "status": pl.String,
-    "median_s": pl.Float64,
-    "ci_low_s": pl.Float64,
-    "ci_high_s": pl.Float64,
-    "cv": pl.Float64,
-    "iterations": pl.Int64,
-    "throughput": pl.Float64,
+    # no statistic of its steps: each ok run's is its workload's result's
+    # (analysis/results.py), which the downloads add (analysis/result_columns.py)
+    "iterations": pl.Int64,  # the run's own timed steps
     "params": pl.Float64,  # analytic (complexity totals)
     "forward_flops": pl.Float64,
     "backward_flops": pl.Float64,
@@ -41,7 +38,6 @@ RUN_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "optimizer_step_s": pl.Float64,
     "modelled_flops": pl.Float64,
     "modelled_bytes": pl.Float64,
-    "modelled_attained": pl.Float64,
     "modelled_ai": pl.Float64,
     "memory_bytes": pl.Float64,  # the step's measured peak (measure.memory); null: not measured
     "memory_analytic_bytes": pl.Float64,  # complexity.footprint
@@ -71,12 +67,7 @@ class RunRow(TypedDict):
     device_name: str
     device_label: str
     status: str
-    median_s: float | None
-    ci_low_s: float | None
-    ci_high_s: float | None
-    cv: float | None
     iterations: int | None
-    throughput: float | None
     params: float | None
     forward_flops: float | None
     backward_flops: float | None
@@ -86,7 +77,6 @@ class RunRow(TypedDict):
     optimizer_step_s: float | None
     modelled_flops: float | None
     modelled_bytes: float | None
-    modelled_attained: float | None
     modelled_ai: float | None
     memory_bytes: float | None
     memory_analytic_bytes: float | None
@@ -98,7 +88,7 @@ class RunRow(TypedDict):
 
 def run_rows(runs: pl.DataFrame) -> list[RunRow]:
     """The rows of a runs table, typed: RUN_SCHEMA (whose columns are RunRow's: a test holds
-    them equal), or a table that adds columns to it (analysis/pooling.py)."""
+    them equal)."""
     return cast(list[RunRow], runs.to_dicts())
 
 

@@ -10,6 +10,7 @@ from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
 from generator.analysis.odd_ratios import Odd
+from generator.analysis.result_columns import runs_download
 from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, ceiling_of, roof_for
 from generator.analysis.step_verdict import StepVerdict
@@ -25,7 +26,7 @@ from generator.analysis.verdict_needs import (
 from generator.analysis.verdicts import by_device, group_rows, key_name, sweep_key, swept
 from generator.catalog import device_label
 from generator.config import ExperimentsFile, Group
-from generator.formatting import number, percent, seconds
+from generator.formatting import number, seconds
 from generator.ingest.runs import in_group
 from generator.memo import remembered
 from generator.pages import run_lists
@@ -34,7 +35,7 @@ from generator.pages.finding_html import admonition
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
-from generator.pages.run_text import run_label
+from generator.pages.run_text import cv_text, run_label
 from generator.pages.seed_beside import for_group, seed_section
 from generator.pages.seed_utilisation import utilisation_section
 from generator.records.ceilings import MeasuredCeilings
@@ -238,7 +239,7 @@ def experiment_page(
                     row, group.id, len(counts[row["workload"]]) if rows is not ordered else 1
                 ),
                 result.step.text(seconds) if result else "n/a",
-                percent(100 * row["cv"]) if row["cv"] is not None else "n/a",
+                cv_text(result, row["run_id"]),
                 throughput.text(number) if throughput else "n/a",
                 _bound_cell((step_verdicts or {}).get(row["run_id"])),
                 number(row["modelled_ai"]),
@@ -281,7 +282,9 @@ def experiment_page(
             {
                 "label": label(r),
                 "ai": r["modelled_ai"],
-                "attained": r["modelled_attained"],
+                "attained": rate.value
+                if (rate := metric_interval(r, "modelled_flops_per_s"))
+                else None,
                 "device": r[DEVICE],
                 "precision": run_precision_label(str(r["precision"])),
                 "host_bound": _host_bound(r),
@@ -316,7 +319,7 @@ def experiment_page(
         f"{group.id}: {group.title}",
         markdown,
         book.specs,
-        {"runs": runs.filter(in_group(group.id))},
+        {"runs": runs_download(runs.filter(in_group(group.id)), results or {})},
     )
 
 

@@ -119,7 +119,7 @@ def latency_page(sets: list[LatencySet], results: Mapping[str, Result]) -> Page:
 
 
 def _render(report: Report) -> list[Page]:
-    return [latency_page(latency_sets(report.runs), report.results)]
+    return [latency_page(latency_sets(report.runs, report.results), report.results)]
 
 
 PAGE = Generated("Measurements", _render)

@@ -45,7 +45,7 @@ def overview_page(report: Report) -> Page:
     ]
     headlines = bound_sentences(
         runs, report.step_verdicts, "runs", report.run_findings
-    ) + headline_sentences(views, runs, ceilings, run_findings, replications)
+    ) + headline_sentences(views, runs, report.results, ceilings, run_findings, replications)
     points, roofs = report.overview.points, report.overview.roofs
     path = f"{GENERATED_DIR}/overview.md"
     book = ChartBook(path)

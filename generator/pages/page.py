@@ -83,7 +83,7 @@ class Report:
 
     catalog: tuple[Device, ...]
     imported: list[Imported]
-    runs: pl.DataFrame
+    runs: pl.DataFrame  # ingest.runs.RUN_SCHEMA: no statistic; each ok run's is in `results`
     experiments: ExperimentsFile | None
     ceilings: list[MeasuredCeilings]
     complexity: ComplexityTables

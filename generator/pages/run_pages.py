@@ -13,6 +13,7 @@ from typing import Any, Literal
 import polars as pl
 
 from generator.analysis.points import HEADLINE_RULE, Points
+from generator.analysis.result_columns import download_row
 from generator.analysis.results import Result
 from generator.analysis.step_verdict import TIME_BASES, StepVerdict
 from generator.findings import Finding
@@ -25,7 +26,14 @@ from generator.pages.render import one_line, render
 from generator.pages.run_conditions import conditions_text
 from generator.pages.run_profilers import profiler_facts
 from generator.pages.run_resources import compile_facts, memory_facts
-from generator.pages.run_text import citable, half_width, run_label, run_path, step_text
+from generator.pages.run_text import (
+    citable,
+    cv_text,
+    half_width,
+    run_label,
+    run_path,
+    step_text,
+)
 from generator.records.run import RunRecord
 
 PARTS: tuple[tuple[Literal["forward_s", "loss_s", "backward_s", "optimizer_step_s"], str], ...] = (
@@ -139,7 +147,7 @@ def _facts(
         *([("also serves", ", ".join(_group(g, experiments) for g in groups))] if groups else []),
         *_result_facts(row, result),
         *_timed_in(record, str(row["run_id"]), result),
-        ("CV of single steps", percent(100 * cv) if (cv := row.get("cv")) is not None else "n/a"),
+        ("CV of single steps", cv_text(result, row["run_id"])),
         ("samples/s", throughput.text(number) if throughput else "n/a"),
         *(
             (f"{label} (median)", seconds(part))
@@ -181,8 +189,8 @@ def _citation_url(citation: Mapping[str, Any], run_id: str) -> str:
 
 
 def run_page(row: RunRow, context: RunContext, citation: Mapping[str, Any]) -> Page:
-    """`row`: the run's row of the report's runs table, whose every column (the pooled
-    ones too, analysis/pooling.py) is the page's run-summary download."""
+    """`row`: the run's row of the report's runs table, which with its result's timing
+    columns (analysis/result_columns.py) is the page's run-summary download."""
     verdict = context.verdict
     ok = row["status"] == "ok"
     copies = (
@@ -191,7 +199,7 @@ def run_page(row: RunRow, context: RunContext, citation: Mapping[str, Any]) -> P
         else {}
     )
     # Named apart from the copied files: steps.csv is offered as measured.
-    tables = {"run-summary": pl.DataFrame([row])}
+    tables = {"run-summary": pl.DataFrame([download_row(row, context.result if ok else None)])}
     if context.steps is not None:
         tables["timed-steps"] = context.steps
     markdown = render(

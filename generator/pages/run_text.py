@@ -23,6 +23,12 @@ def short_device(label: str) -> str:
     return name
 
 
+def cv_text(result: Result | None, run_id: str) -> str:
+    """The spread of a run's own single steps (sd / mean), from its workload's result."""
+    own = result.run(run_id) if result is not None else None
+    return percent(100 * own.cv) if own is not None and own.cv is not None else "n/a"
+
+
 def run_label(row: Mapping[str, object]) -> str:
     """'resnet18 b128 train_step fp32 H100 SXM': what tells a group's runs apart, short
     enough for one line of a table cell (the run id carries a hash and wraps over five

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from generator.analysis.interval import MIN_BLOCKS
+from generator.analysis.result_columns import runs_download
 from generator.analysis.results import Result
 from generator.analysis.verdict_needs import RESULT, ResultRow, with_result
 from generator.catalog import device_label
@@ -100,15 +101,17 @@ def runs_page(
     findings: dict[str, tuple[Finding, ...]] | None = None,
     by_group: dict[str, list[ResultRow]] | None = None,
     pending: Sequence[Pending] = (),
+    results: Mapping[str, Result] | None = None,
 ) -> Page:
-    """`by_group`: `_groups(runs, experiments)`, when the caller has it already; `pending`:
-    the configurations whose measure was stopped, listed with the command that completes
-    them."""
+    """`by_group`: `_groups(runs, experiments, results)`, when the caller has it already;
+    `pending`: the configurations whose measure was stopped, listed with the command that
+    completes them; `results`: workload -> its result, whose timing the rows and the
+    download state."""
     findings = findings or {}
     summary = run_lists.summarize(runs.height)
     groups = [
         _group(group_id, experiments, rows, findings, summary)
-        for group_id, rows in (by_group or _groups(runs, experiments)).items()
+        for group_id, rows in (by_group or _groups(runs, experiments, results)).items()
     ]
     markdown = render(
         "runs.md.j2",
@@ -116,7 +119,8 @@ def runs_page(
         ceilings=[_ceiling_cells(c) for c in ceilings],
         pending=[_pending_row(p) for p in pending],
     )
-    return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": runs})
+    download = runs_download(runs, results or {})
+    return Page(f"{GENERATED_DIR}/runs.md", "Measured runs", markdown, tables={"runs": download})
 
 
 def _pending_row(pending: Pending) -> list[str]:
@@ -214,7 +218,13 @@ def _render(report: Report) -> list[Page]:
     findings = report.run_findings
     return [
         runs_page(
-            report.runs, report.experiments, report.ceilings, findings, by_group, report.pending
+            report.runs,
+            report.experiments,
+            report.ceilings,
+            findings,
+            by_group,
+            report.pending,
+            report.results,
         ),
         *list_pages(report.runs, report.experiments, findings, by_group),
         *_run_pages(report),

@@ -56,7 +56,7 @@ class RunSettings(_Part):
 
 
 # Keys of a run's config that say how or where it was filed and timed, not what was measured:
-# runs differing only in these are one workload (analysis.pooling pools their samples).
+# runs differing only in these are one workload (analysis.results pools their samples).
 NOT_WORKLOAD = frozenset(
     {"group", "warmup", "iterations", "repeats", "profile", "ci_target", "max_iterations",
      "max_seconds", "interleave", "method", "min_blocks", "max_blocks"}
@@ -216,7 +216,7 @@ class RunRecord(RunStart):
             "compile": mode_of(self.config.model_dump()),
             "device_name": self.device_name,
             "status": self.status,
-            # the statistics, from steps.csv: analysis.pooling fills them for ok runs
+            # not in the runs table (ingest.runs.RUN_SCHEMA): an ok run's are its result's
             "median_s": None,
             "ci_low_s": None,
             "ci_high_s": None,

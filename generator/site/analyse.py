@@ -23,7 +23,6 @@ from generator.analysis.odd_ratios import Odd, odd_pairs, odd_phases
 from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
-from generator.analysis.pooling import pool_runs
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofs import ceiling_of
@@ -57,7 +56,7 @@ from generator.site.trace_cache import cached_traces, is_stored, trace_key
 @dataclass(frozen=True)
 class Analysed:
     loaded: Loaded
-    runs: pl.DataFrame  # loaded.runs, each ok run's timing its workload's result's (pooling)
+    runs: pl.DataFrame  # loaded.runs: no statistic; each ok run's is in `results`
     views: list[MeasurementView]  # one per ncu export, imported ones first; no chart yet
     replications: list[Replication]
     workloads: list[Workload]
@@ -80,7 +79,7 @@ class Analysed:
 
 def analyse(loaded: Loaded) -> Analysed:
     found = results(loaded.runs, loaded.steps, session_cvs(loaded.calibrations))
-    runs = pool_runs(loaded.runs, found)
+    runs = loaded.runs
     analytic = _rows_by(loaded.complexity.frames.get("imported.csv"), ("name",))
     cache = loaded.context.store  # kernel checks are kept (export_cache.py)
     views = [
@@ -93,7 +92,7 @@ def analyse(loaded: Loaded) -> Analysed:
         {d.id: d for d in loaded.catalog},
         _rows_by(loaded.complexity.frames.get("literature.csv"), ("model", "dataset", "batch")),
         {view.slug: view.step for view in views},
-        _measured_steps(runs),
+        _measured_steps(runs, found),
         configuration_flops(runs),
     )
     datasets = {item.name: item.source.dataset or "" for item, _ in loaded.imported} | {
@@ -112,10 +111,10 @@ def analyse(loaded: Loaded) -> Analysed:
         runs=runs,
         views=views,
         replications=replications,
-        workloads=workloads(views, runs, loaded.ceilings, datasets)
+        workloads=workloads(views, runs, found, loaded.ceilings, datasets)
         + trace_workloads(imported_traces),
         verdicts=group_verdicts(loaded.experiments, runs, found, ceiling_of(loaded.ceilings)),
-        overview=overview_points(runs, views, loaded.ceilings, imported_traces),
+        overview=overview_points(runs, found, views, loaded.ceilings, imported_traces),
         traces=traces,
         trace_pages={view.slug: page for view, page in analysed_traces},
         step_verdicts=headline_verdicts(found, points),
@@ -281,13 +280,14 @@ def _rows_by(
 
 
 def _measured_steps(
-    runs: pl.DataFrame,
+    runs: pl.DataFrame, results: Mapping[str, Result]
 ) -> dict[tuple[str, str, int, str, str], list[tuple[str, float]]]:
-    """Median step time of every ok eager run, by the configuration a published number
+    """Each ok eager run's result's step time, by the configuration a published number
     names (device kind included): published numbers are of models as PyTorch runs them."""
     found: dict[tuple[str, str, int, str, str], list[tuple[str, float]]] = {}
     eager = pl.col("compile").is_null() | (pl.col("compile") == "eager")
     for row in runs.filter((pl.col("status") == "ok") & eager).to_dicts():
         key = (row["model"], row["dataset"], row["batch"], row["phase"], row["device"])
-        found.setdefault(key, []).append((row["run_id"], row["median_s"]))
+        if (result := results.get(row["workload"])) and result.run(row["run_id"]):  # timed
+            found.setdefault(key, []).append((row["run_id"], result.step.value))
     return found

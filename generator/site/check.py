@@ -60,7 +60,7 @@ def check(analysed: Analysed) -> Checked:
     }
     for run, missed in not_reproduced(loaded.calibrations, loaded.records).items():
         found[run] = (*found.get(run, ()), *missed)
-    for run, above in above_ceiling(analysed.runs, loaded.ceilings, ops).items():
+    for run, above in above_ceiling(analysed.runs, analysed.results, loaded.ceilings, ops).items():
         found[run] = (*found.get(run, ()), *above)
     for run, odd in unexplained(analysed.odd).items():
         found[run] = (*found.get(run, ()), *odd)
