@@ -46,9 +46,10 @@ RN50_AI = 31.183420803931636
 RN50_BYTES = RN50_STEP / RN50_AI
 RN50 = ("resnet50", "imagenet", 64, "train_step", "fp32")
 MLP = ("simple_mlp", "mnist", 64, "inference", "fp32")
+MLP_FLOPS, MLP_BYTES = 30_101_888.0, 1_948_712.0  # seed_workloads.csv
 COUNTS = {
     RN50: Counts(RN50_STEP, RN50_BYTES, "hand"),
-    MLP: Counts(30_101_888.0, 1_948_712.0, "hand"),
+    MLP: Counts(MLP_FLOPS, MLP_BYTES, "hand"),
 }
 
 
@@ -284,3 +285,29 @@ def test_an_export_missing_work_says_so(tmp_path: Path) -> None:
     assert "35.2 % of the step's FLOPs" in p.sentence
     share = 4.928e9 / 14_012_158_504
     assert f"{100 * share / p.ratio:.3g} % of the floor's speed" in p.sentence  # type: ignore[operator]
+
+
+def test_a_floor_key_gives_the_workload_its_steps_and_never_a_stand_in_device(
+    tmp_path: Path,
+) -> None:
+    """A row's own `floor:` key names its workload (forward FLOPs: an inference's work) and
+    the steps its time spans; its device counts only where the `device` column names it: a
+    CPU the seed does not name (the key's Grace is a bound, the fastest catalog CPU) is
+    missing, not predicted as a Grace."""
+    cite = '"cite"'
+    rows = _rows(
+        tmp_path,
+        f'004-g,004,T4,GPU inference time,"SimpleMLP, MNIST, batch 64",1,ms,'
+        f"floor:simple_mlp:mnist:64:forward_flops:a100-80gb-pcie:fp32:10,below_peak,{cite},"
+        "a100-80gb-pcie,simple_mlp:mnist:64:inference,fp32,table,",
+        f'004-c,004,T4,CPU inference time,"SimpleMLP, MNIST, batch 64",1,ms,'
+        f"floor:simple_mlp:mnist:64:forward_flops:grace-cpu-superchip:fp32,below_peak,{cite},"
+        ",simple_mlp:mnist:64:inference,fp32,table,",
+    )
+    gpu, cpu = predict(rows, CATALOG, COUNTS)
+    assert gpu.workload.key == MLP and gpu.workload.steps == 10
+    a100 = BY_ID["a100-80gb-pcie"]
+    per_step = max(MLP_FLOPS / a100.peak("fp32"), MLP_BYTES / a100.bandwidth_bytes_per_s)
+    assert gpu.predicted_s == pytest.approx(10 * per_step)
+    assert cpu.device is None and cpu.predicted_s is None
+    assert any("the device" in gap for gap in cpu.missing)

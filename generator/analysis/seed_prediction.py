@@ -172,9 +172,11 @@ def seed_device(
     device's names, or of several where the seed's own datasheet rows name one of them."""
     derive = row.derive
     by_id = {d.id: d for d in catalog}
-    if derive.kind in ("catalog", "ridge", "at_peak", "floor"):
+    if derive.kind in ("catalog", "ridge", "at_peak"):
         return by_id[derive.device], ""
-    if row.device:  # the transcriber named it (literature README: the `device` column)
+    # the device the transcriber names (the `device` column); a `floor:` key's device alone
+    # may be a stand-in for one the seed does not name (the fastest catalog CPU, a bound)
+    if row.device:
         return by_id[row.device], ""
     if workload.imported is not None:
         device = imported.get(workload.imported)
