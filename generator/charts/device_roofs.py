@@ -12,6 +12,7 @@ from generator.analysis.roofs import DATASHEET, roof_for
 from generator.catalog import Device
 from generator.charts.roof_names import roof_name, roof_name_marks, roof_name_rows
 from generator.charts.roofs import (
+    RidgeRow,
     ai_x,
     kind_shape,
     point_labels,
@@ -42,6 +43,14 @@ OVERVIEW_PX = 420
 CATALOG_PX = 360
 
 
+class DeviceRidge(RidgeRow):
+    """A catalog device's ridge (its `device` always set), with the roof it is the corner
+    of."""
+
+    bandwidth: float
+    precision: str
+
+
 def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> VegaSpec:
     """Each device's roof for one datasheet peak (as seed 003's Figure 1): memory slope up
     to the ridge, then flat; each device in its hue and dash, a marker at its ridge, its
@@ -49,7 +58,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> V
     Hardware page draws the catalog a few devices at a time: thirty roofs on one chart
     cannot each be named."""
     precision = PEAK_LABELS[peak_key]
-    ridges: list[dict[str, Any]] = []
+    ridges: list[DeviceRidge] = []
     for device in devices:
         roof = roof_for(device.name, peak_key, DATASHEET, catalog=(device,))
         if roof is None:

@@ -8,7 +8,7 @@ its reuse in each cache, and the level whose point sits nearest its own roof bin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import altair as alt
 import polars as pl
@@ -33,6 +33,47 @@ from generator.formatting import plain, si
 # modelled and trace points elsewhere (DESIGN.md).
 LEVEL_COLOURS: dict[str, str] = {"L1": "#0072B2", "L2": "#009E73", "DRAM": "#D55E00"}
 LEVEL_SHAPES: dict[str, str] = {"L1": "circle", "L2": "square", "DRAM": "triangle-down"}
+
+
+class LevelPoint(TypedDict):
+    """A kernel at one memory level: that level's intensity, the kernel's FLOP/s."""
+
+    kernel: str
+    kernel_id: int
+    level: str
+    ai: float
+    attained_flops_per_s: float
+    bytes: float
+    time_us: float
+    time_share_pct: float
+    binding: str
+
+
+class KernelJoin(TypedDict):
+    """The line joining one kernel's points, from its lowest intensity to its highest."""
+
+    kernel: str
+    ai: float
+    ai2: float
+    attained_flops_per_s: float
+
+
+class LevelRidge(TypedDict):
+    level: str
+    ai: float
+    flops_per_s: float
+    ridge: str
+
+
+class StepPoint(TypedDict):
+    """The whole step at one level."""
+
+    level: str
+    ai: float
+    attained_flops_per_s: float
+    label: str
+
+
 GUIDE_COLOUR = "#888"  # joins, ridge labels: readable on light and dark themes
 # Three points per kernel; Altair refuses inline data over 5,000 rows, and a few hundred
 # kernels already cover nearly all of a step's time.
@@ -65,12 +106,12 @@ def _level_encoding(levels: tuple[str, ...]) -> VegaSpec:
     }
 
 
-def _points(table: HierarchyTable) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+def _points(table: HierarchyTable) -> tuple[list[LevelPoint], list[KernelJoin], int]:
     """(one row per kernel and level, one join per kernel, kernels drawn)."""
     total_time = float(table.kernels["time_s"].sum() or 0.0)
     drawn = table.kernels.filter(pl.col("attained_flops_per_s") > 0).head(MAX_KERNELS)
-    points: list[dict[str, Any]] = []
-    joins: list[dict[str, Any]] = []
+    points: list[LevelPoint] = []
+    joins: list[KernelJoin] = []
     for row in drawn.iter_rows(named=True):
         name = short_name(row["kernel_name"])
         at = {lvl: ai for lvl in table.levels if (ai := row[f"{PREFIX[lvl]}_ai"]) and ai > 0}
@@ -102,11 +143,11 @@ def _points(table: HierarchyTable) -> tuple[list[dict[str, Any]], list[dict[str,
 
 def _roofs(
     table: HierarchyTable, domain: list[float]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, Any]], list[LevelRidge]]:
     """(roof polylines, ridges) of the levels with a ceiling, at the step's peak."""
     peak = table.peak_flops_per_s
     rows: list[dict[str, Any]] = []
-    ridges: list[dict[str, Any]] = []
+    ridges: list[LevelRidge] = []
     if peak is None:
         return rows, ridges
     for level in table.levels:
@@ -170,7 +211,7 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> VegaSpec:
     """The Vega-Lite spec of an export's hierarchical roofline; {} with nothing to draw."""
     points, joins, drawn = _points(table)
     step = table.steps.row(0, named=True) if table.steps.height else None
-    step_points = [
+    step_points: list[StepPoint] = [
         {"level": level, "ai": ai, "attained_flops_per_s": attained, "label": "step"}
         for level in table.levels
         if step
@@ -182,7 +223,7 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> VegaSpec:
     peak = table.peak_flops_per_s
     ceilings = [bw for bw in table.ceilings.values() if bw]
     ridge_ais = [peak / bw for bw in ceilings] if peak else []
-    domain = _domain([p["ai"] for p in points + step_points], ridge_ais)
+    domain = _domain([p["ai"] for p in points] + [p["ai"] for p in step_points], ridge_ais)
     x = alt.X(
         "ai:Q",
         title="arithmetic intensity (FLOP/byte of each level)",
@@ -237,7 +278,7 @@ def hierarchical_chart(table: HierarchyTable, title: str) -> VegaSpec:
     return spec_of(chart)
 
 
-def _ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: alt.Color) -> list[alt.Chart]:
+def _ridge_marks(ridges: list[LevelRidge], x: alt.X, colour: alt.Color) -> list[alt.Chart]:
     """A dotted rule from each level's ridge down to the axis, and its intensity."""
     data = inline(ridges)
     rule = (
@@ -259,9 +300,7 @@ def _ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: alt.Color) -> l
     return [rule, text]
 
 
-def _kernel_layer(
-    points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: VegaSpec
-) -> alt.Chart:
+def _kernel_layer(points: list[LevelPoint], x: alt.X, y: alt.Y, by_level: VegaSpec) -> alt.Chart:
     layer: alt.Chart = (
         alt.Chart(inline(points))
         .mark_point(filled=True, opacity=0.75)
@@ -292,7 +331,7 @@ def _kernel_layer(
 
 
 def _step_layers(
-    step_points: list[dict[str, Any]], x: alt.X, y: alt.Y, by_level: VegaSpec
+    step_points: list[StepPoint], x: alt.X, y: alt.Y, by_level: VegaSpec
 ) -> list[alt.Chart]:
     """The whole step: large outlined markers per level, joined, labelled once."""
     data = inline(step_points)

@@ -48,7 +48,7 @@ def heatmap(rows: list[dict[str, Any]], field: str, title: str) -> VegaSpec:
     steps = list(dict.fromkeys(r["step"] for r in sorted(rows, key=lambda r: r["start_s"])))
     ranks = sorted({int(r["rank"]) for r in rows})
     cells = [{**r, "rank_label": rank_label(int(r["rank"]))} for r in rows]
-    datasets: dict[str, list[dict[str, Any]]] = {}
+    datasets: VegaSpec = {}  # the spec's `datasets`: rows by name (named_data)
     name = named_data(cells, datasets)
     labels = [rank_label(r) for r in ranks]
     x = {"field": "step", "sort": steps, "title": None, "type": "ordinal",
@@ -103,7 +103,7 @@ def split_bars(ranks: list[dict[str, Any]], title: str) -> VegaSpec:
         return {}
     labels = [rank_label(int(r["rank"])) for r in ranks]
     parts = [p for p, _ in PARTS]
-    datasets: dict[str, list[dict[str, Any]]] = {}
+    datasets: VegaSpec = {}  # the spec's `datasets`: rows by name (named_data)
     spec = {
         "data": {"name": named_data(rows, datasets)},
         "encoding": {
@@ -140,7 +140,7 @@ def utilization_timeline(rows: list[dict[str, Any]], names: dict[int, str], titl
         {**r, "gpu": f"GPU {r['device']}: {names.get(r['device'], 'not recorded')}"} for r in rows
     ]
     gpus = sorted({p["gpu"] for p in points})
-    datasets: dict[str, list[dict[str, Any]]] = {}
+    datasets: VegaSpec = {}  # the spec's `datasets`: rows by name (named_data)
     spec = {
         "data": {"name": named_data(points, datasets)},
         "encoding": {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, Unpack
 
 import altair as alt
 
@@ -18,6 +18,27 @@ POINT_MARGIN = 3.0
 LABEL_CHARS = 28
 RIDGE_TEXT_APART = 1.4  # "ridge 17.2" is ~55 px: this far apart on a 3-4 decade axis
 RIGHT_THIRD = 2 / 3  # labels of points past this share of the x axis sit to their left
+
+
+class RidgeLabels(TypedDict, total=False):
+    """What a chart colours or names a ridge by, beside its position."""
+
+    device: str
+    roof: str
+
+
+class RidgeRow(TypedDict):
+    """A ridge as a chart row: where a roof's slope meets its peak, and its text."""
+
+    device: NotRequired[str]
+    roof: NotRequired[str]
+    ai: float
+    flops_per_s: float
+    ridge: str  # the rule's tooltip: names the roof
+    ridge_at: str  # beside the rule: short, inside the plot
+
+
+Ridge = TypeVar("Ridge", bound=RidgeRow)
 
 
 def roof_domain(ais: Iterable[float | None], ridges: Iterable[float | None]) -> tuple[float, float]:
@@ -43,15 +64,15 @@ def ai_x(domain: tuple[float, float], title: str) -> alt.X:
     )
 
 
-def ridge_row(peak: float, bandwidth: float, name: str, **labels: Any) -> dict[str, Any]:
+def ridge_row(peak: float, bandwidth: float, name: str, **labels: Unpack[RidgeLabels]) -> RidgeRow:
     """A ridge as a chart row: where the slope meets the peak."""
     ridge = peak / bandwidth
     return {
         **labels,
         "ai": ridge,
         "flops_per_s": peak,
-        "ridge": f"{name} ridge {plain(ridge, 3)}",  # the rule's tooltip names the roof
-        "ridge_at": f"ridge {plain(ridge, 3)}",  # beside the rule: short, inside the plot
+        "ridge": f"{name} ridge {plain(ridge, 3)}",
+        "ridge_at": f"ridge {plain(ridge, 3)}",
     }
 
 
@@ -73,7 +94,7 @@ def roof_lines(rows: list[dict[str, Any]], x: alt.X, name: str, **encoding: Any)
     return chart
 
 
-def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> list[alt.Chart]:
+def ridge_marks(ridges: list[Ridge], x: alt.X, colour: Any = None) -> list[alt.Chart]:
     """A dotted rule from each ridge down to the axis, and its intensity beside it."""
     if not ridges:
         return []
@@ -99,11 +120,11 @@ def ridge_marks(ridges: list[dict[str, Any]], x: alt.X, colour: Any = None) -> l
     return [rule, text]
 
 
-def apart(ridges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def apart(ridges: list[Ridge]) -> list[Ridge]:
     """The ridges whose intensity text has room: one of two ridges less than
     `RIDGE_TEXT_APART` times apart keeps its rule (and tooltip) but not its text, which
     would sit on the other's ("ridge 264" on "ridge 255")."""
-    kept: list[dict[str, Any]] = []
+    kept: list[Ridge] = []
     for ridge in sorted(ridges, key=lambda r: float(r["ai"])):
         if not kept or ridge["ai"] >= kept[-1]["ai"] * RIDGE_TEXT_APART:
             kept.append(ridge)

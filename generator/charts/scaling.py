@@ -3,7 +3,7 @@ and a line of linear growth to read "linear or better" against."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import altair as alt
 
@@ -20,11 +20,20 @@ from generator.charts.scales import (
 )
 from generator.charts.vega import VegaSpec
 from generator.formatting import si
+from generator.pages.bench_results import ScalingEntry
 
 FULL = "full build, from nothing"
 ONE_MORE = "rebuild after one more run"
 LINEAR = "linear growth from the smallest set"
 SERIES = {FULL: (HUES["blue"], "circle"), ONE_MORE: (HUES["vermillion"], "square")}
+
+
+class GuideRow(TypedDict):
+    """A point of a dashed guide line: linear growth, or the rebuild's target share."""
+
+    runs: int
+    seconds: float
+    guide: str
 
 
 def _one_more_target(share: float) -> str:
@@ -35,28 +44,33 @@ def _full_target(runs: int, seconds: float) -> str:
     return f"target: full build of {runs:,} runs under {si(seconds, 's')}"
 
 
-def _guide_rows(entries: list[dict[str, Any]], share: float) -> list[dict[str, Any]]:
+def _guide_rows(entries: list[ScalingEntry], share: float) -> list[GuideRow]:
     first = entries[0]
-    return [
+    linear: list[GuideRow] = [
         {"runs": e["runs"], "seconds": first["full_s"] * e["runs"] / first["runs"], "guide": LINEAR}
         for e in entries
-    ] + [
+    ]
+    target: list[GuideRow] = [
         {"runs": e["runs"], "seconds": share * e["full_s"], "guide": _one_more_target(share)}
         for e in entries
     ]
+    return linear + target
 
 
 def scaling_chart(
-    entries: list[dict[str, Any]], full_target: tuple[int, float], share: float
+    entries: list[ScalingEntry], full_target: tuple[int, float], share: float
 ) -> VegaSpec:
     """entries: {"runs", "full_s", "one_more_run_s"}, by runs; `full_target`: (runs,
     seconds) the full build must stay under; `share`: of the full build, the rebuild's."""
     if len(entries) < 1:
         return {}
     points = [
-        {"runs": e["runs"], "seconds": e[key], "series": name}
+        point
         for e in entries
-        for key, name in (("full_s", FULL), ("one_more_run_s", ONE_MORE))
+        for point in (
+            {"runs": e["runs"], "seconds": e["full_s"], "series": FULL},
+            {"runs": e["runs"], "seconds": e["one_more_run_s"], "series": ONE_MORE},
+        )
     ]
     x = alt.X("runs:Q", title="runs in the report", scale=alt.Scale(type="log"), axis=si_axis())
     y = alt.Y("seconds:Q", title="wall time", scale=alt.Scale(type="log"), axis=seconds_axis())

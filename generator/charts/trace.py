@@ -49,7 +49,7 @@ _VIEW = {"continuousHeight": 300, "continuousWidth": 300}  # Altair's default th
 _AI_TITLE = "arithmetic intensity (FLOP/byte, analytic FLOPs over minimal bytes)"
 
 
-def top_level(spec: VegaSpec, datasets: dict[str, list[dict[str, Any]]]) -> VegaSpec:
+def top_level(spec: VegaSpec, datasets: VegaSpec) -> VegaSpec:
     """As Altair's to_dict and `finish` leave a top-level chart."""
     return {
         "$schema": SCHEMA,
@@ -90,7 +90,7 @@ def _legend(groups: list[str]) -> VegaSpec:
     }
 
 
-def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[dict[str, Any]]:
+def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[VegaSpec]:
     x, y = _ai_x(domain), _log_y("flops_per_s")
     tooltip = [{"field": "ridge", "title": "ridge (FLOP/byte)", "type": "nominal"}]
     return [
@@ -111,7 +111,7 @@ def _ridges(name: str, text: str, domain: tuple[float, float]) -> list[dict[str,
 
 def _point_labels(
     points: list[dict[str, Any]], domain: tuple[float, float], datasets: VegaSpec
-) -> list[dict[str, Any]]:
+) -> list[VegaSpec]:
     """Each point's name beside it, left of it in the right third (`roofs.point_labels`)."""
     if len(points) > DIRECT_LABELS_MAX:
         return []
@@ -152,7 +152,7 @@ def trace_roofline(
         point["name"] = short_name(point["label"])
     ridges = [ridge_row(r["peak"], r["bandwidth"], str(r["label"])) for r in roofs]
     domain = roof_domain([p["ai"] for p in points], [r["ai"] for r in ridges])
-    datasets: dict[str, list[dict[str, Any]]] = {}
+    datasets: VegaSpec = {}  # the spec's `datasets`: rows by name (named_data)
     layers = []
     rows = [
         row
@@ -236,7 +236,7 @@ def time_bars(rows: list[dict[str, Any]], category: str, title: str) -> VegaSpec
     if not rows:
         return {}
     order = [r[category] for r in sorted(rows, key=lambda r: -r["time_s"])]
-    datasets: dict[str, list[dict[str, Any]]] = {}
+    datasets: VegaSpec = {}  # the spec's `datasets`: rows by name (named_data)
     spec = {
         "data": {"name": named_data(rows, datasets)},
         "encoding": {

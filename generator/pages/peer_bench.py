@@ -4,9 +4,42 @@ Names are escaped by the template (Jinja autoescape)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from generator.formatting import percent, si
+from generator.pages.bench_results import CoverageBench, CoverageTrace, PeerBench, PeerTrace
+
+
+class PeerContext(TypedDict):
+    """The template's `peer` context: only `not_measured` when nothing was measured."""
+
+    measured: bool
+    not_measured: NotRequired[str]
+    rows: NotRequired[list[list[str]]]
+    differences: NotRequired[list[list[str]]]
+    measured_at: NotRequired[str]
+    tracelens: NotRequired[str]
+    ours: NotRequired[str]
+
+
+class CoverageContext(TypedDict):
+    """The template's `coverage` context: only `not_measured` when nothing was measured."""
+
+    measured: bool
+    not_measured: NotRequired[str]
+    rows: NotRequired[list[list[str]]]
+    below: NotRequired[list[str]]
+    refused: NotRequired[list[str]]
+    measured_at: NotRequired[str]
+    ours: NotRequired[str]
+    sources: NotRequired[str]
+    with_shapes: NotRequired[int]
+    peer_run: NotRequired[bool]
+    peer_failed: NotRequired[list[str]]
+    peer_at_goal: NotRequired[int]
+    peer_compared: NotRequired[int]
+    at_goal: NotRequired[int]
+
 
 NOT_MEASURED = (
     "Not measured yet: `python -m benchmarks.peer --tracelens PATH` runs TraceLens and "
@@ -26,7 +59,7 @@ def _differs(ours: float | None, theirs: float | None) -> bool:
     return scale > 0 and abs(ours - theirs) > AGREE * scale
 
 
-def _trace_row(entry: dict[str, Any]) -> list[str]:
+def _trace_row(entry: PeerTrace) -> list[str]:
     ops = entry.get("ops", [])
     agree = sum(
         1
@@ -44,7 +77,7 @@ def _trace_row(entry: dict[str, Any]) -> list[str]:
     ]
 
 
-def _differences(entries: list[dict[str, Any]]) -> list[list[str]]:
+def _differences(entries: list[PeerTrace]) -> list[list[str]]:
     rows = []
     for entry in entries:
         for op in entry.get("ops", []):
@@ -64,7 +97,7 @@ def _differences(entries: list[dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
-def peer_section(peer: dict[str, Any] | None) -> dict[str, Any]:
+def peer_section(peer: PeerBench | None) -> PeerContext:
     """The template's `peer` context."""
     if not peer or not peer.get("traces"):
         return {"measured": False, "not_measured": NOT_MEASURED}
@@ -86,7 +119,7 @@ COVERAGE_NOT_MEASURED = (
 GOAL = 0.5  # issue 65: exact-or-bounded share of a production trace's computation
 
 
-def _peer_cell(entry: dict[str, Any], failed: list[str], name: str) -> str:
+def _peer_cell(entry: CoverageTrace, failed: list[str], name: str) -> str:
     """TraceLens's share of the same denominator (benchmarks/coverage.py), or why there is
     none: it failed (the error is listed under the table), it found no op rows, or the trace
     has no GPU time of ours to put its time over."""
@@ -101,7 +134,7 @@ def _peer_cell(entry: dict[str, Any], failed: list[str], name: str) -> str:
     return _share(share)
 
 
-def coverage_section(coverage: dict[str, Any] | None) -> dict[str, Any]:
+def coverage_section(coverage: CoverageBench | None) -> CoverageContext:
     """The template's `coverage` context: per public trace, the parts of its GPU busy time
     that coverage is judged by, and for each trace with shapes below GOAL the ops that
     stop it (its largest uncounted rows, with their causes)."""

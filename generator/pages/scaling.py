@@ -3,12 +3,37 @@ of benchmarks/results.json (benchmarks/site_scaling.py writes them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from markupsafe import Markup
 
 from generator.formatting import si
+from generator.pages.bench_results import ScalingEntry, ScalingTargets
 from generator.pages.render import ChartBook
+
+
+class ScalingContext(TypedDict):
+    """The template's `scaling` context: only `not_measured` when nothing was measured."""
+
+    measured: bool
+    not_measured: NotRequired[str]
+    rows: NotRequired[list[list[str]]]
+    chart: NotRequired[Markup]
+    verdict: NotRequired[str]
+    growth: NotRequired[str]
+    method: NotRequired[str]
+    note: NotRequired[str]
+    measured_at: NotRequired[str]
+    target_full: NotRequired[str]
+    target_share: NotRequired[str]
+    rebuilds: NotRequired[str]
+    profile_runs: NotRequired[str]
+    profile_full: NotRequired[str]
+    profile_one_more: NotRequired[str]
+    core: NotRequired[str]
+    target_why: NotRequired[str]
+    publish: NotRequired[str]
+
 
 NOT_MEASURED = (
     "Not measured yet: `nox -s bench -- --scaling-only` builds synthetic sets of 100, 1,000, "
@@ -16,9 +41,9 @@ NOT_MEASURED = (
 )
 
 
-def _row(entry: dict[str, Any]) -> list[str]:
+def _row(entry: ScalingEntry) -> list[str]:
     load = entry.get("load_average_before") or []
-    peaks = entry.get("full_peak_bytes") or {}
+    peaks = entry.get("full_peak_bytes")
     memory = si(peaks["build_bytes"], "B") if peaks else "n/a"
     if not _finished(entry):
         failed = str(entry.get("failed", "did not finish")).splitlines()[0][:160]
@@ -39,7 +64,7 @@ def _row(entry: dict[str, Any]) -> list[str]:
     ]
 
 
-def _one_more(entry: dict[str, Any]) -> str:
+def _one_more(entry: ScalingEntry) -> str:
     """The rebuild's median, with the lowest and highest of the rebuilds ('6.1 s (5.8 s to
     6.9 s)'); one time alone for a row measured with one rebuild."""
     return _with_range(entry["one_more_run_s"], entry.get("one_more_runs_s") or [])
@@ -53,7 +78,7 @@ def _with_range(median: float, times: list[float]) -> str:
     return f"{_duration(median)} ({_duration(min(times))} to {_duration(max(times))})"
 
 
-def _rebuilds(entries: list[dict[str, Any]]) -> str:
+def _rebuilds(entries: list[ScalingEntry]) -> str:
     """How many rebuilds each size's median is of: '3', or '1 to 3' over rows of several
     bench runs."""
     counts = sorted({len(e.get("one_more_runs_s") or [0]) for e in entries if _finished(e)})
@@ -62,7 +87,7 @@ def _rebuilds(entries: list[dict[str, Any]]) -> str:
     return str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
 
 
-def _when(entry: dict[str, Any]) -> str:
+def _when(entry: ScalingEntry) -> str:
     """The bench run that measured the size ('2026-11-25 19:29 UTC'): a re-measurement of
     some sizes keeps the others' older rows (benchmarks/site_scaling.py)."""
     stamp = str(entry.get("measured_at", ""))
@@ -74,7 +99,7 @@ def _duration(seconds: float) -> str:
     return si(seconds, "s") if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def _finished(entry: dict[str, Any]) -> bool:
+def _finished(entry: ScalingEntry) -> bool:
     """Both builds of the size finished (a failed one is recorded, and shown, as failed)."""
     return "one_more_run_s" in entry and "failed" not in entry
 
@@ -84,11 +109,11 @@ def _finished(entry: dict[str, Any]) -> bool:
 CORE = "core"
 
 
-def _core(entry: dict[str, Any]) -> str:
+def _core(entry: ScalingEntry) -> str:
     return str(entry.get("docs_core") or "the docs core")
 
 
-def _stages(stages: dict[str, Any], core: str) -> str:
+def _stages(stages: dict[str, float], core: str) -> str:
     """'load 3.1 s, analyse 40 s, …, publish 6.3 s (ProperDocs 5.7 s of it)' of one build."""
     named = []
     for name, seconds in stages.items():
@@ -103,7 +128,7 @@ def _stages(stages: dict[str, Any], core: str) -> str:
     return ", ".join(named)
 
 
-def _floor(entry: dict[str, Any], target: float) -> str:
+def _floor(entry: ScalingEntry, target: float) -> str:
     """What the docs core alone took of the rebuilds after one more run, against the target:
     a rebuild cannot be shorter than the core's build of its pages, in full every time."""
     seconds = entry.get("stages_one_more_s", {}).get(CORE)
@@ -123,7 +148,7 @@ def _floor(entry: dict[str, Any], target: float) -> str:
     return said + "."
 
 
-def _verdict(entries: list[dict[str, Any]], targets: dict[str, Any]) -> str:
+def _verdict(entries: list[ScalingEntry], targets: ScalingTargets) -> str:
     at_1000 = next((e for e in entries if e["runs"] == 1000 and _finished(e)), None)
     if at_1000 is None:
         return "No 1,000-run set was measured, so the targets are not judged."
@@ -139,12 +164,12 @@ def _verdict(entries: list[dict[str, Any]], targets: dict[str, Any]) -> str:
     return "; ".join(parts) + "." + _floor(at_1000, targets["one_more_over_full"])
 
 
-def _median_of(entry: dict[str, Any]) -> str:
+def _median_of(entry: ScalingEntry) -> str:
     times = entry.get("one_more_runs_s") or []
     return f"the median of {len(times)} rebuilds; " if len(times) >= 2 else ""
 
 
-def _growth(entries: list[dict[str, Any]]) -> str:
+def _growth(entries: list[ScalingEntry]) -> str:
     """Time per run from the smallest to the largest set: flat or falling is linear or
     better."""
     entries = [e for e in entries if _finished(e)]
@@ -159,13 +184,13 @@ def _growth(entries: list[dict[str, Any]]) -> str:
     )
 
 
-def _one_time(entries: list[dict[str, Any]]) -> str:
+def _one_time(entries: list[ScalingEntry]) -> str:
     """The time all sizes were measured at, or "" when they come from several bench runs."""
     times = {_when(e) for e in entries}
     return times.pop() if len(times) == 1 else ""
 
 
-def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> dict[str, Any]:
+def scaling_section(entries: list[ScalingEntry] | None, book: ChartBook) -> ScalingContext:
     """The template's `scaling` context: rows, chart, verdict, method and stage profile."""
     if not entries:
         return {"measured": False, "not_measured": NOT_MEASURED}
@@ -205,7 +230,7 @@ def scaling_section(entries: list[dict[str, Any]] | None, book: ChartBook) -> di
     }
 
 
-def _publish(entry: dict[str, Any]) -> str:
+def _publish(entry: ScalingEntry) -> str:
     """What publishing a second version (with one more run) added to gh-pages, against the
     whole of the first and the target (benchmarks/site_scaling.py, `publish`); "" where not
     measured."""

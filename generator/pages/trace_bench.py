@@ -3,9 +3,24 @@ benchmarks/results.json (benchmarks/run.py writes it: `nox -s bench -- --traces-
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from generator.formatting import si
+from generator.pages.bench_results import TraceBench, TraceSize, TraceTargets
+
+
+class TraceContext(TypedDict):
+    """The template's `traces` context: only `not_measured` when nothing was measured."""
+
+    measured: bool
+    not_measured: NotRequired[str]
+    rows: NotRequired[list[list[str]]]
+    verdict: NotRequired[str]
+    measured_at: NotRequired[str]
+    source: NotRequired[str]
+    repeats: NotRequired[int]
+    hta: NotRequired[str]
+
 
 NOT_MEASURED = (
     "Not measured yet: `nox -s bench -- --traces-only` times our trace reader and summary "
@@ -13,19 +28,19 @@ NOT_MEASURED = (
 )
 
 
-def _timed(size: dict[str, Any], name: str) -> str:
+def _timed(best: float, runs: list[float] | None) -> str:
     """The best of the repeats, with the range all of them spanned."""
-    runs = size.get(f"{name}_all_s") or [size[f"{name}_s"]]
-    return f"{si(size[f'{name}_s'], 's')} ({si(min(runs), 's')}–{si(max(runs), 's')})"
+    runs = runs or [best]
+    return f"{si(best, 's')} ({si(min(runs), 's')}–{si(max(runs), 's')})"
 
 
-def _row(size: dict[str, Any]) -> list[str]:
+def _row(size: TraceSize) -> list[str]:
     return [
         si(size["bytes"], "B"),
         f"{size.get('events', 0):,}",
-        _timed(size, "parse"),
-        _timed(size, "summarize"),
-        _timed(size, "hta_load"),
+        _timed(size["parse_s"], size.get("parse_all_s")),
+        _timed(size["summarize_s"], size.get("summarize_all_s")),
+        _timed(size["hta_load_s"], size.get("hta_load_all_s")),
         f"{size['hta_load_s'] / size['summarize_s']:.1f}×",
         f"{size['parse_rss_to_file']:.2f}",
         f"{size['summarize_rss_to_file']:.2f}",
@@ -33,7 +48,7 @@ def _row(size: dict[str, Any]) -> list[str]:
     ]
 
 
-def _verdict(sizes: list[dict[str, Any]], targets: dict[str, float]) -> str:
+def _verdict(sizes: list[TraceSize], targets: TraceTargets) -> str:
     largest = max(sizes, key=lambda s: s["bytes"])
     if largest["bytes"] < 100_000_000 or "hta_load_over_summarize_at_100MB" not in targets:
         return "No 100 MB trace was measured against these targets."
@@ -52,7 +67,7 @@ def _verdict(sizes: list[dict[str, Any]], targets: dict[str, float]) -> str:
     )
 
 
-def trace_section(traces: dict[str, Any] | None) -> dict[str, Any]:
+def trace_section(traces: TraceBench | None) -> TraceContext:
     """The template's `traces` context."""
     if not traces or not traces.get("sizes"):
         return {"measured": False, "not_measured": NOT_MEASURED}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from generator.analysis.export_analysis import ExportAnalysis, analyze_export
 from generator.analysis.roofline import Bound, Totals
@@ -18,6 +18,37 @@ from generator.ingest.ncu_csv import IN_MEMORY_FACTOR, NcuExport, default_memory
 from generator.records.finding import Finding, finding_lines, findings_json
 from generator.store import Store
 from generator.summaries.device_text import device_text
+
+
+class ExportTotals(TypedDict):
+    """The export's part of the `summarize --json` object: its totals, device and bound
+    (base units; null where the file lacks the metrics)."""
+
+    kernels: int
+    flops: float | None
+    flops_by_precision: dict[str, float]
+    dram_bytes: float | None
+    l2_bytes: float | None
+    l1_bytes: float | None
+    time_s: float | None
+    attained_flops_per_s: float | None
+    arithmetic_intensity: float | None
+    sm_pct: float | None
+    dram_pct: float | None
+    kernels_by_range: dict[str, int]
+    device: dict[str, str | None]
+    device_name: str | None
+    device_match: str | None
+    device_candidates: list[str]
+    device_note: str | None
+    bound: str | None
+    efficiency: float | None
+    dominant_precision: str | None
+    peak_flops_per_s: float | None
+    bandwidth_bytes_per_s: float | None
+    ridge_arithmetic_intensity: float | None
+    tensor_pipe_inst: float | None
+    incomplete_metrics: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -91,8 +122,9 @@ def read_export(
 
 def summary_dict(
     total: Totals, ranges: dict[str, Totals], match: DeviceMatch, bound: Bound | None
-) -> dict[str, Any]:
-    """The `summarize --json` object (base units; null where the file lacks the metrics)."""
+) -> ExportTotals:
+    """The `summarize --json` object's totals (base units; null where the file lacks the
+    metrics)."""
     return {
         "kernels": total.kernels,
         "flops": total.flops,

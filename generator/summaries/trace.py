@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import polars as pl
 
@@ -32,6 +32,22 @@ from generator.records.finding import Finding, finding_lines, findings_json
 from generator.summaries.device_text import device_text
 
 OP_ROWS = 12  # ops shown in the text summary (all of them are in --json)
+
+
+class LaunchJson(TypedDict):
+    """The `launch` object of `summarize --json`: the host launch pair, or why there is
+    none (then its times are null)."""
+
+    host_s: float | None
+    gpu_s: float | None
+    ratio: float | None
+    host_bound: bool | None
+    source: str | None
+    steps: int
+    scope: str
+    where: str | None
+    waits_s: float
+    why: str | None
 
 
 def _clean(value: Any) -> Any:
@@ -83,7 +99,7 @@ def _by_identity(analysis: TraceAnalysis) -> int:
     return points.filter(pl.col("attributed_by") == "identity").height
 
 
-def _launch(launch: TraceLaunch) -> dict[str, Any]:
+def _launch(launch: TraceLaunch) -> LaunchJson:
     """The host launch diagnosis: the rule's pair (analysis/launch.py), what it rests on, or
     why there is none."""
     time = launch.time
@@ -101,7 +117,7 @@ def _launch(launch: TraceLaunch) -> dict[str, Any]:
     }
 
 
-def _launch_text(launch: dict[str, Any]) -> str:
+def _launch_text(launch: LaunchJson) -> str:
     """e.g. "22.47 ms host / 3.459 ms GPU busy per step (host/GPU 6.5): host-bound (launch)
     (profiled step; torch.profiler slows the host)"."""
     if launch["host_s"] is None:
