@@ -20,7 +20,7 @@ from generator.charts.scales import (
 )
 from generator.charts.vega import VegaSpec
 from generator.formatting import si
-from generator.pages.bench_results import ScalingEntry
+from generator.records.bench_results import ScalingEntry
 
 FULL = "full build, from nothing"
 ONE_MORE = "rebuild after one more run"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from generator.formatting import percent, si
-from generator.pages.bench_results import CoverageBench, CoverageTrace, PeerBench, PeerTrace
+from generator.records.bench_results import CoverageBench, CoverageTrace, PeerBench, PeerTrace
 
 
 class PeerContext(TypedDict):

@@ -8,8 +8,8 @@ from typing import NotRequired, TypedDict
 from markupsafe import Markup
 
 from generator.formatting import si
-from generator.pages.bench_results import ScalingEntry, ScalingTargets
 from generator.pages.render import ChartBook
+from generator.records.bench_results import ScalingEntry, ScalingTargets
 
 
 class ScalingContext(TypedDict):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import NotRequired, TypedDict
 
 from generator.formatting import si
-from generator.pages.bench_results import TraceBench, TraceSize, TraceTargets
+from generator.records.bench_results import TraceBench, TraceSize, TraceTargets
 
 
 class TraceContext(TypedDict):
