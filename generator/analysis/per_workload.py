@@ -8,15 +8,20 @@ the results stage reads, are here too."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import polars as pl
 
-if TYPE_CHECKING:  # results.py reads the blocks from here
-    from generator.analysis.results import Result
+
+class Pooling(Protocol):
+    """What one_per_workload reads of a result (analysis/results.Result, which reads the
+    blocks from here: a Protocol, not an import, keeps the two modules out of a cycle)."""
+
+    @property
+    def run_ids(self) -> tuple[str, ...]: ...
 
 
-def one_per_workload(runs: pl.DataFrame, results: Mapping[str, Result]) -> pl.DataFrame:
+def one_per_workload(runs: pl.DataFrame, results: Mapping[str, Pooling]) -> pl.DataFrame:
     """The ok runs that a result pools (`results`: workload -> its result), one row per
     workload (its lowest run id: every run of a workload has the same result), in run-id
     order."""
