@@ -311,3 +311,20 @@ def test_a_floor_key_gives_the_workload_its_steps_and_never_a_stand_in_device(
     assert gpu.predicted_s == pytest.approx(10 * per_step)
     assert cpu.device is None and cpu.predicted_s is None
     assert any("the device" in gap for gap in cpu.missing)
+
+
+def test_a_rows_confirmed_slips_are_its_cause_not_the_device(tmp_path: Path) -> None:
+    """001's at-peak ResNet-50 time on a T4, 33.33 s against a 193.6 ms floor (172×): the
+    Replication page confirms ×1000 and forward MACs for this row, so the sentence names
+    them instead of guessing at a unit slip or time outside the step."""
+    rows = _rows(
+        tmp_path,
+        '001-f,001,§V,step time at FP32 peak,"ResNet-50, T4, batch 64",33.33,s,'
+        "floor:resnet50:imagenet:64:step_flops:t4:fp32,factor_1000+forward_macs_as_step,"
+        '"cite",t4,resnet50:imagenet:64:train_step,fp32,text,',
+    )
+    (p,) = predict(rows, CATALOG, COUNTS, statuses={"001-f": "consistent"})
+    assert p.ratio == pytest.approx(33.33 / 0.19362, rel=1e-3)
+    assert "factor-1000 slip and forward MACs called step FLOPs" in p.sentence
+    (unconfirmed,) = predict(rows, CATALOG, COUNTS, statuses={"001-f": "unexplained"})
+    assert "factor-1000" not in unconfirmed.sentence

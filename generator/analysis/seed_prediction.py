@@ -33,6 +33,7 @@ from generator.catalog import Device
 from generator.formatting import number, percent, si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.literature import LiteratureRow
+from generator.records.literature_causes import CAUSES, COMBINABLE
 from generator.records.literature_workload import RowWorkload, is_time, row_workload
 
 # (model, dataset, batch, phase, precision)
@@ -247,6 +248,14 @@ def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | 
             f"{head}: a time the seed computed, not measured, from "
             f"{si(row.derive.flops, 'FLOP')} where the step does {si(p.counts.flops, 'FLOP')} "
             f"(×{number(p.counts.flops / row.derive.flops, 3)}){slip}."
+        )
+    # slips the Replication page confirms for this very row (its ratio to ours holds): they,
+    # not the device, set the number (001's at-peak times: ×1000, of forward MACs)
+    slips = [CAUSES[use.name].label for use in row.causes if use.name in COMBINABLE]
+    if slips and statuses.get(row.id) == "consistent":
+        return (
+            f"{head}: the number carries the seed's own {' and '.join(slips)}, which the "
+            "Replication page confirms for this row; it says nothing of the device."
         )
     if ratio < 1 / ROOF_TOLERANCE:
         return (
