@@ -249,14 +249,10 @@ def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | 
             f"{si(row.derive.flops, 'FLOP')} where the step does {si(p.counts.flops, 'FLOP')} "
             f"(×{number(p.counts.flops / row.derive.flops, 3)}){slip}."
         )
-    # slips the Replication page confirms for this very row (its ratio to ours holds): they,
-    # not the device, set the number (001's at-peak times: ×1000, of forward MACs)
-    slips = [CAUSES[use.name].label for use in row.causes if use.name in COMBINABLE]
+    # slips Replication confirms for this row set the number, not the device (001's at peak)
+    slips = " and ".join(CAUSES[u.name].label for u in row.causes if u.name in COMBINABLE)
     if slips and statuses.get(row.id) == "consistent":
-        return (
-            f"{head}: the number carries the seed's own {' and '.join(slips)}, which the "
-            "Replication page confirms for this row; it says nothing of the device."
-        )
+        return f"{head}: the seed's own {slips}, as Replication confirms; not the device."
     if ratio < 1 / ROOF_TOLERANCE:
         return (
             f"{head}: {number(1 / ratio, 3)}× faster than the {p.bound} floor allows, so the "
