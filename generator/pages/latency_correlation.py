@@ -18,6 +18,7 @@ from generator.analysis.latency_correlation import (
     sentence,
     set_title,
 )
+from generator.analysis.latency_matrix import VARIABLES, LatencyMatrix, latency_matrices
 from generator.analysis.results import Result
 from generator.formatting import si, slug
 from generator.memo import remembered
@@ -34,15 +35,15 @@ def _slug(found: LatencySet) -> str:
     return slug(f"{found.device_label}-{found.phase}-{found.precision}-b{found.batch}")
 
 
-def rho_cell(value: Interval | None) -> str:
+def rho_cell(value: Interval | None, over: str = "models") -> str:
     """'0.89 [0.61, 0.98]'; without an interval, why."""
     if value is None:
         return "n/a"
     if value.resamples == 0:
-        return f"{value.value:.2f} (too few models for an interval)"
+        return f"{value.value:.2f} (too few {over} for an interval)"
     if value.used == 0 or math.isnan(value.low):
         return f"{value.value:.2f} (no usable resample)"
-    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}] (bootstrap over models)"
+    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}] (bootstrap over {over})"
 
 
 def _used(found: LatencySet) -> str:
@@ -76,7 +77,43 @@ def _chart_rows(found: LatencySet) -> list[dict[str, Any]]:
     return [{c: row[c] for c in columns} for row in found.points.to_dicts()]
 
 
-def latency_page(sets: list[LatencySet], results: Mapping[str, Result]) -> Page:
+# seed 003's two numbers of its matrix (measurements/literature/seeds.csv) -> the pair they rank
+CONFIGS = "configurations"  # what the matrix's bootstrap resamples
+SEED_RHO = {"003-corr-cpu-gpu": ("cpu_s", "gpu_s"), "003-corr-params": ("cpu_s", "params")}
+
+
+def _matrix(found: LatencyMatrix, seed_rho: Mapping[str, float]) -> dict[str, Any]:
+    """The matrix as rows of cells (upper triangle), and seed 003's numbers beside ours."""
+    names = list(VARIABLES)
+    rows = [
+        [VARIABLES[a]]
+        + [rho_cell(found.rho[(a, b)], CONFIGS) if i < j else "" for j, b in enumerate(names)]
+        for i, a in enumerate(names)
+        if i < len(names) - 1
+    ]
+    beside = [
+        {"pair": f"{VARIABLES[a]} against {VARIABLES[b]}", "ours": rho_cell(found.rho[(a, b)], CONFIGS),
+         "seed": f"{seed_rho[row]:.2f}", "row": row}
+        for row, (a, b) in SEED_RHO.items()
+        if row in seed_rho
+    ]  # fmt: skip
+    return {
+        "cpu": found.cpu_label,
+        "gpu": found.gpu_label,
+        "batches": ", ".join(str(b) for b in found.batches),
+        "points": found.points.height,
+        "models": found.models,
+        "columns": [VARIABLES[b] for b in names[1:]],
+        "rows": [[row[0], *row[2:]] for row in rows],
+        "beside": beside,
+    }
+
+
+def latency_page(
+    sets: list[LatencySet],
+    results: Mapping[str, Result],
+    seed_rho: Mapping[str, float] | None = None,
+) -> Page:
     from generator.charts.comparisons import latency_scatter  # altair: import on use
 
     book = ChartBook(PATH)
@@ -103,6 +140,7 @@ def latency_page(sets: list[LatencySet], results: Mapping[str, Result]) -> Page:
         title_yaml=front_matter_title(TITLE),
         title=TITLE,
         summary=_summary(sets),
+        matrices=[_matrix(m, seed_rho or {}) for m in latency_matrices(sets)],
         sections=sections,
         resamples=RESAMPLES,
         seed=SEED,
@@ -119,7 +157,8 @@ def latency_page(sets: list[LatencySet], results: Mapping[str, Result]) -> Page:
 
 
 def _render(report: Report) -> list[Page]:
-    return [latency_page(latency_sets(report.runs, report.results), report.results)]
+    seed_rho = {r.row.id: r.row.published for r in report.replications if r.row.id in SEED_RHO}
+    return [latency_page(latency_sets(report.runs, report.results), report.results, seed_rho)]
 
 
 PAGE = Generated("Measurements", _render)

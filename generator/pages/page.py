@@ -42,6 +42,7 @@ from generator.records.import_source import Imported
 from generator.records.pending import Pending
 from generator.records.references import Reference
 from generator.records.run import RunRecord
+from generator.records.seed_audit import AuditItem
 
 F = TypeVar("F")  # what a kind finds in measurements/imported/
 V = TypeVar("V")  # what its analysis makes of one of them: what its page shows
@@ -119,6 +120,8 @@ class Report:
     seed_predictions: Sequence[Prediction] = ()
     # seed 004's GPU utilisation and bandwidth beside ours (analysis/gpu_utilisation.py)
     utilisation_beside: Sequence[BesideSeed] = ()
+    # every analysis item of the seeds and what this report shows of it
+    audit: Sequence[AuditItem] = ()
 
     def of(self, kind: Kind[Any, V]) -> Sequence[V]:
         """The kind's views, typed as its analysis made them."""

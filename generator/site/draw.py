@@ -27,6 +27,7 @@ def draw(checked: Checked) -> Report:
         complexity=loaded.complexity,
         references=loaded.references,
         contradictions=loaded.contradictions,
+        audit=loaded.audit,
         citation=loaded.citation,
         benchmarks=loaded.benchmarks,
         views=views,

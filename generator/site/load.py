@@ -40,6 +40,7 @@ from generator.records.literature import LiteratureRow, read_literature
 from generator.records.pending import Pending, read_all_pending
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
+from generator.records.seed_audit import AuditItem, read_audit
 from generator.site.context import BuildContext
 from generator.site.kinds import KINDS
 from generator.store import Store
@@ -96,6 +97,7 @@ class Loaded:
     # configurations whose measure was stopped: the blocks kept so far (records/pending.py)
     pending: Sequence[Pending] = ()
     contradictions: Sequence[Contradiction] = ()  # literature/contradictions.toml
+    audit: Sequence[AuditItem] = ()  # literature/audit/items.csv
 
     @property
     def step_times(self) -> dict[str, list[float]]:
@@ -139,6 +141,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
         literature=literature,
         references=references,
         contradictions=contradictions,
+        audit=read_audit(measurements),
         citation={
             **read_citation(repository),
             "report-commit": report_commit(repository),
