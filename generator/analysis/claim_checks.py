@@ -56,7 +56,9 @@ def _range(check: Check) -> str:
     text = (
         f"between {number(low)} and {number(high)}"
         if low is not None and high is not None
-        else f"above {number(low)}" if low is not None else f"below {number(high)}"
+        else f"above {number(low)}"
+        if low is not None
+        else f"below {number(high)}"
     )
     return text + (f" ({check.reading})" if check.reading else "")
 
@@ -78,14 +80,19 @@ def _mean(rows: Sequence[LiteratureRow]) -> tuple[float, float, float, str]:
     """The mean of the rows in base units, its lowest and highest within the printed
     digits, and the rows as printed."""
     values = [r.published_base for r in rows]
-    low = statistics.fmean(v * (1 - printed_rounding(r)) for v, r in zip(values, rows))
-    high = statistics.fmean(v * (1 + printed_rounding(r)) for v, r in zip(values, rows))
+    low = statistics.fmean(v * (1 - printed_rounding(r)) for v, r in zip(values, rows, strict=True))
+    high = statistics.fmean(
+        v * (1 + printed_rounding(r)) for v, r in zip(values, rows, strict=True)
+    )
     if len(rows) == 1:
         return values[0], low, high, f"{_shown(rows[0])} ({rows[0].id})"
     printed = ", ".join(r.published_text for r in rows[:-1]) + f" and {_shown(rows[-1])}"
     mean = statistics.fmean(values) / UNITS[rows[0].unit][0]  # in the rows' printed unit
-    return statistics.fmean(values), low, high, (
-        f"the mean of {printed} ({number(mean)} {rows[0].unit})"
+    return (
+        statistics.fmean(values),
+        low,
+        high,
+        (f"the mean of {printed} ({number(mean)} {rows[0].unit})"),
     )
 
 
@@ -154,7 +161,7 @@ def _order_words(
         step = f"{names[broken - 1]} → {names[broken]}"
         return f"{path} ({order}), not {expect} from {step}"
     word = "highest" if expect == "first_highest" else "lowest"
-    others = ", ".join(f"{n} {s}" for n, s in zip(names[1:], shown[1:]))
+    others = ", ".join(f"{n} {s}" for n, s in zip(names[1:], shown[1:], strict=True))
     head = f"{names[0]}'s {shown[0]}"
     if broken is None:
         return f"{head} is the {word} (the others: {others})"
@@ -282,6 +289,8 @@ def bound(check: Check, src: Sources) -> Judged:
         )
     listed = "; ".join(f"{what} {number(ai)} FLOP/byte" for what, ai, _ in wrong)
     other = "compute" if check.expect == "memory" else "memory"
+    if not items:
+        return Judged(OPEN, f"{head}: {_missing_counts(missing)}.")
     if wrong:
         sentence = (
             f"{head}: {len(items) - len(wrong)} of {len(items)} are {check.expect}-bound; "

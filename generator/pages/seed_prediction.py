@@ -98,9 +98,7 @@ def claims_by_seed(judged: Sequence[JudgedClaim]) -> list[dict[str, Any]]:
                     "where": j.claim.where,
                     "claim": j.claim.claim,
                     "outcome": j.outcome,
-                    "checks": [
-                        {"outcome": c.outcome, "sentence": c.sentence} for c in j.checks
-                    ],
+                    "checks": [{"outcome": c.outcome, "sentence": c.sentence} for c in j.checks],
                     "note": j.claim.note,
                 }
                 for j in judged

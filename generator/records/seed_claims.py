@@ -39,9 +39,7 @@ class Check(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal[
-        "ratio", "order", "catalog", "counts", "bound", "faster", "gain", "untranscribed"
-    ]
+    kind: Literal["ratio", "order", "catalog", "counts", "bound", "faster", "gain", "untranscribed"]
     what: str = ""  # the quantity in a few words (ratio, order, catalog, counts)
     reading: str = ""  # how the seed's words became the range, e.g. "'roughly': within 30 %"
     low: float | None = None
@@ -206,9 +204,7 @@ def _per_dimension(figure: str) -> str:
     return FIGURE_DIMENSION.get(figure.split(":")[1], "flop_rate")
 
 
-def read_claims(
-    measurements: Path, rows: list[LiteratureRow], device_ids: set[str]
-) -> list[Claim]:
+def read_claims(measurements: Path, rows: list[LiteratureRow], device_ids: set[str]) -> list[Claim]:
     """The file's claims, in file order; [] when it is absent. Every row a check names is a
     seeds.csv row, every device a catalog device, a ratio's sides measure the same thing,
     and ids are unique."""

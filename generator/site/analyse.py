@@ -128,9 +128,12 @@ def analyse(loaded: Loaded) -> Analysed:
         captures=analyse_kinds(loaded),
         seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted, counts),
         seed_claims=judge_claims(
-            loaded.claims, loaded.literature, loaded.catalog, loaded.ceilings,
+            loaded.claims,
+            loaded.literature,
+            loaded.catalog,
+            loaded.ceilings,
             with_literature_steps(counts, loaded.complexity.frames.get("literature.csv")),
-        ),  # fmt: skip
+        ),
         utilisation_beside=beside_seed(loaded.literature, found, figures),
     )
 

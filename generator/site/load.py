@@ -29,7 +29,6 @@ from generator.records.ceilings import (
 from generator.records.citation import read_citation, report_commit
 from generator.records.complexity_tables import ComplexityTables, read_tables
 from generator.records.contradictions import Contradiction, read_contradictions
-from generator.records.seed_claims import Claim, read_claims
 from generator.records.import_source import (
     Imported,
     Source,
@@ -42,6 +41,7 @@ from generator.records.pending import Pending, read_all_pending
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
 from generator.records.seed_audit import AuditItem, read_audit
+from generator.records.seed_claims import Claim, read_claims
 from generator.site.context import BuildContext
 from generator.site.kinds import KINDS
 from generator.store import Store
