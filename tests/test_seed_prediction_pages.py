@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from generator.analysis.seed_claims import overkill, same_bandwidth
-from generator.catalog import load_catalog
 from generator.pages.page import Report
 from generator.site.analyse import analyse
 from generator.site.check import check
@@ -13,8 +11,6 @@ from generator.site.context import build_context
 from generator.site.draw import draw
 from generator.site.load import load_measurements
 from tests.helpers import REPO
-
-BY_ID = {d.id: d for d in load_catalog()}
 
 
 @pytest.fixture(scope="module")
@@ -41,20 +37,28 @@ def test_the_page_sets_each_time_beside_its_prediction(report: Report) -> None:
     assert page.charts["seed-ratios"]["layer"][0]["mark"]["type"] == "rule"  # the floor at 1
 
 
-def test_seed_000s_claims_by_catalog_arithmetic() -> None:
-    """T4 320 GB/s, L4 300 GB/s: 6.25 % apart, the same within 10 %. ResNet-18's step at
-    batch 128 (27.98 GFLOP, 34.22 FLOP/byte) is compute-bound on the T4 (3.454 ms) and
-    memory-bound on the L4 (2.725 ms): 3.74× the peak buys 1.27×."""
-    t4, l4 = BY_ID["t4"], BY_ID["l4"]
-    bandwidth = same_bandwidth(t4, l4)
-    assert bandwidth.holds and "6.25 % less" in bandwidth.check
-    flops = 27_979_590_440.0
-    claim = overkill(t4, l4, flops, flops / 34.22199564543071)
-    assert claim.holds
-    assert "compute-bound on the NVIDIA T4" in claim.check
-    assert "memory-bound on the NVIDIA L4" in claim.check
-    assert "3.74× FP32 peak buys 1.27×" in claim.check
-    assert overkill(t4, l4, None, None).holds is None
+def test_the_page_prints_every_claim_per_seed(report: Report) -> None:
+    """Seed 000's two device claims, now in claims.toml: T4 320 GB/s, L4 300 GB/s, the same
+    within 10 %; ResNet-18's step at batch 128 (34.22 FLOP/byte) is compute-bound on the T4
+    and memory-bound on the L4: 3.74× the peak buys 1.27×, under half: overkill."""
+    from generator.pages.seed_prediction import seed_prediction_page
+
+    markdown = seed_prediction_page(report).markdown
+    claims = {j.claim.id: j for j in report.seed_claims}
+    assert len(claims) == len(report.seed_claims) > 10
+    for seed in ("000", "001", "002", "003"):
+        assert f"### Seed {seed}'s claims {{: #claims-{seed} }}" in markdown
+    for judged in report.seed_claims:
+        assert f'<span id="claim-{judged.claim.id}"></span>' in markdown
+    assert "the NVIDIA T4 and the NVIDIA L4 have the same bandwidth" in markdown
+    assert "the NVIDIA L4 is overkill for ResNet-18&#39;s training step at batch 128" in markdown
+    assert claims["000-same-bandwidth"].outcome == "holds"
+    overkill = claims["000-overkill"]
+    assert overkill.outcome == "holds"
+    assert "3.74× fp32 peak buys 1.27× on the floor" in overkill.checks[0].sentence
+    assert "compute-bound on the NVIDIA T4 and memory-bound on the NVIDIA L4" in (
+        overkill.checks[0].sentence
+    )
 
 
 def test_an_experiment_page_shows_the_seed_beside_ours(report: Report) -> None:

@@ -25,6 +25,7 @@ from generator.analysis.overview import OverviewPoints
 from generator.analysis.points import Points
 from generator.analysis.replication import Replication
 from generator.analysis.results import Result
+from generator.analysis.seed_claims import JudgedClaim
 from generator.analysis.seed_prediction import Prediction
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.verdict_needs import Verdict
@@ -118,6 +119,8 @@ class Report:
     contradictions: Sequence[Contradiction] = ()
     # every published time of the seeds beside the roofline's prediction of it
     seed_predictions: Sequence[Prediction] = ()
+    # the seeds' claims (literature/claims.toml), each judged by arithmetic
+    seed_claims: Sequence[JudgedClaim] = ()
     # seed 004's GPU utilisation and bandwidth beside ours (analysis/gpu_utilisation.py)
     utilisation_beside: Sequence[BesideSeed] = ()
     # every analysis item of the seeds and what this report shows of it

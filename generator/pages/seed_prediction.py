@@ -1,7 +1,7 @@
 """The Seed times page: every time the seed reports publish, beside the roofline's prediction
 of it on the device it ran on (analysis/seed_prediction.py), the spread of published ÷
-predicted per seed with its chart, what a row lacks where it has no prediction, and seed
-000's two device claims by catalog arithmetic (analysis/seed_claims.py)."""
+predicted per seed with its chart, what a row lacks where it has no prediction, and every
+claim of the seeds judged by arithmetic (literature/claims.toml, analysis/seed_claims.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,13 @@ import polars as pl
 from markupsafe import Markup
 
 from generator.analysis.device_choice import LAUNCH_LATENCY_SOURCE, LAUNCH_LATENCY_US
-from generator.analysis.seed_claims import OVERKILL_WORKLOAD, Claim, overkill, same_bandwidth
-from generator.analysis.seed_inputs import counts_by_workload
+from generator.analysis.seed_claims import JudgedClaim
 from generator.analysis.seed_prediction import (
     NEAR_FLOOR,
     Prediction,
     SeedSpread,
     spread_by_seed,
 )
-from generator.catalog import Device
 from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -89,25 +87,26 @@ def _chart_rows(predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
     return rows
 
 
-def claims(report: Report) -> list[Claim]:
-    """Seed 000's claims about its T4 and L4, where the catalog has both."""
-    by_id: dict[str, Device] = {d.id: d for d in report.catalog}
-    if "t4" not in by_id or "l4" not in by_id:
-        return []
-    counts = counts_by_workload(report.complexity.frames.get("seed_workloads.csv"), report.runs)
-    step = counts.get(OVERKILL_WORKLOAD)
-    literature = report.complexity.frames.get("literature.csv")
-    flops, nbytes = (step.flops, step.bytes) if step else (None, None)
-    if step is None and literature is not None:  # the analytic table's step and intensity
-        model, dataset, batch = OVERKILL_WORKLOAD[:3]
-        found = literature.filter(
-            (pl.col("model") == model) & (pl.col("dataset") == dataset) & (pl.col("batch") == batch)
-        ).to_dicts()
-        if found:
-            flops = float(found[0]["step_flops"])
-            nbytes = flops / float(found[0]["arithmetic_intensity"])
-    t4, l4 = by_id["t4"], by_id["l4"]
-    return [same_bandwidth(t4, l4), overkill(t4, l4, flops, nbytes)]
+def claims_by_seed(judged: Sequence[JudgedClaim]) -> list[dict[str, Any]]:
+    """The judged claims grouped per seed, in file order within each."""
+    return [
+        {
+            "seed": seed,
+            "claims": [
+                {
+                    "id": j.claim.id,
+                    "where": j.claim.where,
+                    "claim": j.claim.claim,
+                    "outcome": j.outcome,
+                    "checks": [{"outcome": c.outcome, "sentence": c.sentence} for c in j.checks],
+                    "note": j.claim.note,
+                }
+                for j in judged
+                if j.claim.seed == seed
+            ],
+        }
+        for seed in sorted({j.claim.seed for j in judged})
+    ]
 
 
 def _spread(s: SeedSpread) -> dict[str, Any]:
@@ -148,7 +147,7 @@ def seed_prediction_page(report: Report) -> Page:
         launch_source=LAUNCH_LATENCY_SOURCE,
         chart=chart,
         seeds=seeds,
-        claims=claims(report),
+        claims=claims_by_seed(report.seed_claims),
     )
     tables = {"seed-prediction": prediction_frame(predictions)} if predictions else {}
     return Page(PATH, TITLE, markdown, book.specs, tables)

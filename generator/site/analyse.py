@@ -26,11 +26,9 @@ from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.replication import Replication, configuration_flops, replicate
 from generator.analysis.results import Result, results, with_trace_launch
 from generator.analysis.roofs import ceiling_of
+from generator.analysis.seed_claims import JudgedClaim, judge_claims, with_literature_steps
 from generator.analysis.seed_inputs import counts_by_workload, profiled_kernels
-from generator.analysis.seed_prediction import (
-    Prediction,
-    predict,
-)
+from generator.analysis.seed_prediction import Counts, Prediction, WorkloadKey, predict
 from generator.analysis.step_verdict import StepVerdict
 from generator.analysis.trace_analysis import analysis_of_work
 from generator.analysis.trace_work import stored_state
@@ -73,6 +71,8 @@ class Analysed:
     captures: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     # every published time of the seeds beside the roofline's prediction of it
     seed_predictions: list[Prediction] = field(default_factory=list)
+    # the seeds' claims (literature/claims.toml), each judged by arithmetic
+    seed_claims: list[JudgedClaim] = field(default_factory=list)
     # seed 004's GPU utilisation and bandwidth beside ours (analysis/gpu_utilisation.py)
     utilisation_beside: list[BesideSeed] = field(default_factory=list)
 
@@ -106,6 +106,7 @@ def analyse(loaded: Loaded) -> Analysed:
     found = with_trace_launch(found, launches)
     figures = utilisations(found, launches, {run.record.run_id for run in loaded.profiled})
     points = all_points(found, views, traces, loaded.ceilings, loaded.catalog)
+    counts = counts_by_workload(loaded.complexity.frames.get("seed_workloads.csv"), runs)
     return Analysed(
         loaded=loaded,
         runs=runs,
@@ -125,7 +126,14 @@ def analyse(loaded: Loaded) -> Analysed:
             *odd_phases(training_parts(runs, loaded.steps, found), found, points),
         ),
         captures=analyse_kinds(loaded),
-        seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted),
+        seed_predictions=_seed_predictions(loaded, runs, traces, replications, counted, counts),
+        seed_claims=judge_claims(
+            loaded.claims,
+            loaded.literature,
+            loaded.catalog,
+            loaded.ceilings,
+            with_literature_steps(counts, loaded.complexity.frames.get("literature.csv")),
+        ),
         utilisation_beside=beside_seed(loaded.literature, found, figures),
     )
 
@@ -136,6 +144,7 @@ def _seed_predictions(
     traces: Sequence[TraceView],
     replications: Sequence[Replication],
     counted: Mapping[str, float | None],
+    counts: Mapping[WorkloadKey, Counts],
 ) -> list[Prediction]:
     """The seeds' published times predicted on the devices they ran on."""
     imported: dict[str, tuple[str, str, int, str]] = {}
@@ -149,7 +158,7 @@ def _seed_predictions(
     return predict(
         loaded.literature,
         loaded.catalog,
-        counts_by_workload(loaded.complexity.frames.get("seed_workloads.csv"), runs),
+        counts,
         loaded.ceilings,
         profiled_kernels(traces, runs),
         imported,

@@ -44,6 +44,7 @@ def draw(checked: Checked) -> Report:
         points=analysed.points,
         odd=analysed.odd,
         seed_predictions=analysed.seed_predictions,
+        seed_claims=analysed.seed_claims,
         utilisation_beside=analysed.utilisation_beside,
         run_folders={run: loaded.measurements / "runs" / run for run in loaded.runs["run_id"]},
         records=loaded.records,

@@ -41,6 +41,7 @@ from generator.records.pending import Pending, read_all_pending
 from generator.records.references import Reference, read_references
 from generator.records.run import LAYERS_FILE, TRACE_FILE, RunRecord
 from generator.records.seed_audit import AuditItem, read_audit
+from generator.records.seed_claims import Claim, read_claims
 from generator.site.context import BuildContext
 from generator.site.kinds import KINDS
 from generator.store import Store
@@ -97,6 +98,7 @@ class Loaded:
     # configurations whose measure was stopped: the blocks kept so far (records/pending.py)
     pending: Sequence[Pending] = ()
     contradictions: Sequence[Contradiction] = ()  # literature/contradictions.toml
+    claims: Sequence[Claim] = ()  # literature/claims.toml
     audit: Sequence[AuditItem] = ()  # literature/audit/items.csv
 
     @property
@@ -121,6 +123,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
     references = read_references(measurements)
     _check_cited(literature, references)
     contradictions = read_contradictions(measurements, {row.id for row in literature})
+    claims = read_claims(measurements, literature, {d.id for d in catalog})
     every = read_runs(measurements)  # each run's record, read once for the stages below
     records = {run_id: record for run_id, record in every.items() if record.status == "ok"}
     repository = measurements.parent
@@ -141,6 +144,7 @@ def load_measurements(context: BuildContext, kinds: Sequence[Kind[Any, Any]] = K
         literature=literature,
         references=references,
         contradictions=contradictions,
+        claims=claims,
         audit=read_audit(measurements),
         citation={
             **read_citation(repository),
