@@ -263,39 +263,52 @@ def bound(check: Check, src: Sources) -> Judged:
     roof = roof_of(src, check.device, check)
     if roof is None:
         return _no_roof(src, check.device, check)
-    items: list[tuple[str, float, str]] = []  # (what, intensity, bound)
+    # (what, intensity, bound, at minimal traffic): an analytic count's intensity is its
+    # highest (real kernels move more than the minimal bytes), so it can show a step
+    # memory-bound, or refute a compute-bound claim, but never refute a memory-bound one
+    items: list[tuple[str, float, str, bool]] = []
     keys = [workload_key(w, check.precision) for w in check.workloads]
     missing = [k for k in keys if k not in src.counts]
     for key in keys:
         if key in src.counts:
             _, bound_by = floor_on(src.counts[key], roof)
-            items.append((label(key), _quantity(src.counts[key], "intensity"), bound_by))
+            items.append((label(key), _quantity(src.counts[key], "intensity"), bound_by, True))
     for row_id in check.rows:
         ai = src.rows[row_id].published_base  # the seed's intensity: a step of ai FLOP a byte
         _, bound_by = floor_seconds(ai, 1.0, roof.peak_flops_per_s, roof.bandwidth_bytes_per_s,
                                     None)  # fmt: skip
-        items.append((f"the seed's own intensity ({row_id})", ai, bound_by))
+        items.append((f"the seed's own intensity ({row_id})", ai, bound_by, False))
     head = f"On the {roof.label} roof (ridge {number(roof.ridge_ai)} FLOP/byte)"
-    wrong = [item for item in items if item[2] != check.expect]
+    undecided = [i for i in items if i[2] != check.expect and i[3] and check.expect == "memory"]
+    wrong = [i for i in items if i[2] != check.expect and i not in undecided]
     if len(items) == 1 and not missing:
-        what, ai, bound_by = items[0]
+        what, ai, bound_by, minimal = items[0]
         apart = ai / roof.ridge_ai if bound_by == "compute" else roof.ridge_ai / ai
         side = "above" if bound_by == "compute" else "below"
-        at = " at its minimal traffic" if keys else ""
-        return Judged(
-            _verdict(not wrong),
+        at = " at its minimal traffic" if minimal else ""
+        sentence = (
             f"{head}, {what}{at} does {number(ai)} FLOP/byte, ×{number(apart, 3)} {side} the "
-            f"ridge: {bound_by}-bound.",
+            f"ridge: {bound_by}-bound"
         )
-    listed = "; ".join(f"{what} {number(ai)} FLOP/byte" for what, ai, _ in wrong)
+        if undecided:
+            return Judged(OPEN, sentence + f" if it moved only those bytes; {_needs_bytes(apart)}.")
+        return Judged(_verdict(not wrong), sentence + ".")
+    listed = "; ".join(f"{what} {number(ai)} FLOP/byte" for what, ai, _, _ in wrong)
     other = "compute" if check.expect == "memory" else "memory"
     if not items:
         return Judged(OPEN, f"{head}: {_missing_counts(missing)}.")
-    if wrong:
+    if wrong or undecided:
         sentence = (
-            f"{head}: {len(items) - len(wrong)} of {len(items)} are {check.expect}-bound; "
-            f"{other}-bound: {listed}."
+            f"{head}: {len(items) - len(wrong) - len(undecided)} of {len(items)} are "
+            f"{check.expect}-bound"
+            + (f"; {other}-bound: {listed}" if wrong else "")
+            + "."
         )
+        for what, ai, _, _ in undecided:
+            sentence += (
+                f" {what} does {number(ai)} FLOP/byte at its minimal traffic, above the "
+                f"ridge: {_needs_bytes(ai / roof.ridge_ai)}."
+            )
     else:
         low = min(items, key=lambda item: item[1] if check.expect == "compute" else -item[1])
         edge = "lowest" if check.expect == "compute" else "highest"
@@ -306,7 +319,15 @@ def bound(check: Check, src: Sources) -> Judged:
         )
     if missing:
         sentence += " " + _missing_counts(missing).capitalize() + "."
-    return Judged(FAILS if wrong else OPEN if missing else HOLDS, sentence)
+    return Judged(FAILS if wrong else OPEN if (missing or undecided) else HOLDS, sentence)
+
+
+def _needs_bytes(apart: float) -> str:
+    """Why a count at its minimal traffic cannot refute a memory-bound claim."""
+    return (
+        f"memory-bound if its kernels move more than ×{number(apart, 3)} those bytes, which only "
+        "the step's DRAM bytes (an ncu profile) can tell"
+    )
 
 
 Floor = tuple[Device, Roof, float, str]  # the device, its roof, the floor, what sets it
