@@ -300,9 +300,7 @@ def bound(check: Check, src: Sources) -> Judged:
     if wrong or undecided:
         sentence = (
             f"{head}: {len(items) - len(wrong) - len(undecided)} of {len(items)} are "
-            f"{check.expect}-bound"
-            + (f"; {other}-bound: {listed}" if wrong else "")
-            + "."
+            f"{check.expect}-bound" + (f"; {other}-bound: {listed}" if wrong else "") + "."
         )
         for what, ai, _, _ in undecided:
             sentence += (
