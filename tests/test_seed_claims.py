@@ -110,8 +110,8 @@ def test_floors_decide_bound_faster_and_gain(tmp_path: Path) -> None:
     assert "more than ×1.35 those bytes" in judged[1][1]
     compute = f'[[claim.check]]\nkind = "bound"\ndevice = "l4"\n{workload}expect = "compute"\n'
     (tmp_path / "compute").mkdir()
-    [(outcome, judged)] = _judge(tmp_path / "compute", CLAIM + compute)
-    assert outcome == FAILS  # memory-bound even at its minimal traffic: refuted
+    [(refuted, _)] = _judge(tmp_path / "compute", CLAIM + compute)
+    assert refuted == FAILS  # memory-bound even at its minimal traffic: refuted
     assert "NVIDIA T4 3.454 ms (compute), NVIDIA L4 2.725 ms (memory)" in judged[2][1]
     assert "3.74× fp32 peak buys 1.27× on the floor" in judged[3][1]
 
