@@ -126,11 +126,15 @@ def test_the_complexity_page_shows_each_formula_beside_its_function() -> None:
     assert "## How each layer is counted" in md
     assert "assets/mathjax/MathJax.js" in md  # the page loads MathJax for its formulas
     for rule in LAYER_RULES:
-        row = escape(rule.layer) + Markup("</td><td>\\(") + escape(rule.forward)
-        assert row in md, rule.layer
+        forward = escape(rule.forward) + Markup("\\)</td><td>\\(") + escape(rule.backward_input)
+        assert forward + Markup("\\)</td><td>\\(") + escape(rule.backward_weight) in md
+        if rule.macs:
+            row = escape(rule.layer) + Markup("</td><td>\\(") + escape(rule.macs)
+            assert row + Markup("\\)<br>\\(") + forward in md, rule.layer
         assert Markup("<code>") + escape(rule.implemented_by) in md
         if rule.seed_000:
-            assert escape(rule.seed_000) + Markup("\\): ") + escape(rule.difference) in md
+            seed = escape(rule.seed_000) + Markup("\\)</td><td>") + escape(rule.difference)
+            assert seed in md, rule.layer
     assert f"\\({STEP_FORMULA}\\)" in md
 
 

@@ -23,7 +23,8 @@ class LayerRule:
     """One layer type's FLOPs: forward, the input gradient and the weight gradient."""
 
     layer: str
-    forward: str  # TeX, without delimiters
+    macs: str  # TeX, without delimiters; "" for a layer without multiply-accumulates
+    forward: str
     backward_input: str
     backward_weight: str
     implemented_by: str  # module.function in generator/complexity/
@@ -34,8 +35,8 @@ class LayerRule:
 LAYER_RULES: tuple[LayerRule, ...] = (
     LayerRule(
         "Convolution (groups g)",
-        r"\mathrm{MACs} = N \cdot C_{out} \cdot H_o W_o \cdot \frac{C_{in}}{g} \cdot k_h k_w,"
-        rf"\quad \mathrm{{FLOPs}} = 2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
+        r"\mathrm{MACs} = N \cdot C_{out} \cdot H_o W_o \cdot \frac{C_{in}}{g} \cdot k_h k_w",
+        rf"2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
         r"2\,\mathrm{MACs}",
         rf"2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
         "layer_formulas._conv, costs.mac_layer",
@@ -45,8 +46,8 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Depthwise convolution (g = Cin = Cout = C)",
-        r"\mathrm{MACs} = N \cdot C \cdot H_o W_o \cdot k_h k_w,"
-        r"\quad \mathrm{FLOPs} = 2\,\mathrm{MACs} + b\,N C H_o W_o",
+        r"\mathrm{MACs} = N \cdot C \cdot H_o W_o \cdot k_h k_w",
+        r"2\,\mathrm{MACs} + b\,N C H_o W_o",
         r"2\,\mathrm{MACs}",
         r"2\,\mathrm{MACs} + b\,N C H_o W_o",
         "layer_formulas._conv (the same formula at g = C)",
@@ -55,16 +56,16 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Transposed convolution",
-        r"\mathrm{MACs} = N \cdot C_{in} \cdot H W \cdot \frac{C_{out}}{g} \cdot k_h k_w,"
-        rf"\quad \mathrm{{FLOPs}} = 2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
+        r"\mathrm{MACs} = N \cdot C_{in} \cdot H W \cdot \frac{C_{out}}{g} \cdot k_h k_w",
+        rf"2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
         r"2\,\mathrm{MACs}",
         rf"2\,\mathrm{{MACs}} + b\,{OUTPUTS}",
         "layer_formulas._conv (transposed: each input element scatters)",
     ),
     LayerRule(
         "Linear (fully connected)",
-        r"\mathrm{MACs} = R \cdot n_{in} \cdot n_{out},"
-        r"\quad \mathrm{FLOPs} = 2\,\mathrm{MACs} + b\,R\,n_{out}",
+        r"\mathrm{MACs} = R \cdot n_{in} \cdot n_{out}",
+        r"2\,\mathrm{MACs} + b\,R\,n_{out}",
         r"2\,\mathrm{MACs}",
         r"2\,\mathrm{MACs} + b\,R\,n_{out}",
         "layer_formulas._linear, costs.mac_layer",
@@ -74,6 +75,7 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Max pooling (kh × kw window)",
+        "",
         r"(k_h k_w - 1) \cdot N C H_o W_o \text{ compares}",
         r"N C H_o W_o \text{ (each gradient to its maximum)}",
         "0",
@@ -84,6 +86,7 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Average pooling (kh × kw window)",
+        "",
         r"k_h k_w \cdot N C H_o W_o",
         r"k_h k_w \cdot N C H_o W_o",
         "0",
@@ -93,6 +96,7 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Adaptive average / max pooling",
+        "",
         r"N C H W \text{ (each input element once)}",
         r"N C H W \text{ (average)},\quad 0 \text{ (max)}",
         "0",
@@ -100,21 +104,19 @@ LAYER_RULES: tuple[LayerRule, ...] = (
     ),
     LayerRule(
         "Batch norm",
+        "",
         r"6\,n \text{ (training)},\quad 2\,n \text{ (inference: } x s + t\text{)}",
         r"7\,n",
         r"3\,n \text{ (}\gamma, \beta\text{)}",
         "layer_formulas.module_cost, layer_formulas.elementwise (conventions.ELEMENTWISE)",
-        "",
-        "the seed counts convolution, pooling and linear layers only",
     ),
     LayerRule(
         "Activation (ReLU, GELU, SiLU, …)",
+        "",
         r"c_f \cdot n \text{ (ReLU } c_f = 1\text{, GELU 5)}",
         r"c_b \cdot n \text{ (ReLU } c_b = 1\text{, GELU 9)}",
         "0",
         "layer_formulas.elementwise (constants: conventions.ELEMENTWISE, table below)",
-        "",
-        "none in the seed",
     ),
 )
 

@@ -84,7 +84,7 @@ def footprint_over_traffic(frame: pl.DataFrame | None) -> str:
     if frame is None or frame.is_empty():
         return "n/a"
     ratio = frame["footprint_intensity"] / frame["min_traffic_intensity"]
-    return f"{number(ratio.min(), 2)} to {number(ratio.max(), 2)}"  # type: ignore[arg-type]
+    return f"{number(ratio.min(), 3)} to {number(ratio.max(), 3)}"  # type: ignore[arg-type]
 
 
 def complexity_page(
