@@ -43,7 +43,7 @@ def _published_and_predicted(p: Prediction) -> tuple[str, str]:
     if not is_rate(p.row):
         return si(p.row.published_base, "s"), si(p.predicted_s, "s") if p.predicted_s else "n/a"
     rate = _rate(p)
-    predicted = f"{number(rate)} img/s (batch ÷ {si(p.predicted_s, 's')})" if rate else "n/a"
+    predicted = f"{number(rate)} img/s" if rate else "n/a"  # batch ÷ floor: in the sentence
     return f"{number(p.row.published_base)} img/s", predicted
 
 
