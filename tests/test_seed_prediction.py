@@ -328,3 +328,30 @@ def test_a_rows_confirmed_slips_are_its_cause_not_the_device(tmp_path: Path) -> 
     assert "factor-1000 slip and forward MACs called step FLOPs" in p.sentence
     (unconfirmed,) = predict(rows, CATALOG, COUNTS, statuses={"001-f": "unexplained"})
     assert "factor-1000" not in unconfirmed.sentence
+
+
+def test_a_throughput_is_predicted_as_batch_over_the_floor(tmp_path: Path) -> None:
+    """002's §5.1 table: ResNet-50 trains at 117 img/s at batch 64 on a T4. The step's floor
+    is 193.6 ms (above), so the roof allows 64 ÷ 0.19362 s = 330.5 img/s: published ÷
+    predicted = 117 ÷ 330.5 = 0.354. Its step time, 64 ÷ 117 = 547 ms, is 2.83× the floor,
+    which is what the cause, the seed's spread and the chart read."""
+    rows = _rows(
+        tmp_path,
+        '002-r,002,§5.1 table,training throughput,"ResNet-50, T4 (Colab), batch 64",117,img/s,'
+        'floor:resnet50:imagenet:64:step_flops:t4:fp32,below_peak,"cite",t4,'
+        "resnet50:imagenet:64:train_step,fp32,table,",
+    )
+    assert workloads_to_count(rows) == [RN50]  # complexity-tables counts a throughput's step
+    (p,) = predict(rows, CATALOG, COUNTS)
+    assert p.missing == () and p.bound == "compute"
+    assert p.predicted_s == pytest.approx(0.19362, rel=1e-4)
+    predicted_rate = 64 / 0.19362
+    assert pytest.approx(330.5, rel=1e-3) == predicted_rate
+    assert p.ratio == pytest.approx(117 / predicted_rate, rel=1e-4)
+    assert p.sentence.startswith("Published ÷ predicted throughput = 0.354 (117 img/s")
+    step_over_floor = (64 / 117) / 0.19362
+    assert f"published ÷ predicted = {step_over_floor:.3g}" in p.sentence
+    assert "of the NVIDIA T4's compute-bound floor" in p.sentence
+    (spread,) = spread_by_seed([p])
+    assert spread.median == pytest.approx(step_over_floor, rel=1e-4)
+    assert beside_ours([p], {}) == []  # a throughput is not set beside our step times

@@ -61,6 +61,27 @@ def test_the_page_prints_every_claim_per_seed(report: Report) -> None:
     )
 
 
+def test_seed_002s_throughputs_are_predicted_as_batch_over_the_floor(report: Report) -> None:
+    """Seed 002's §5.1 img/s rows: predicted img/s = batch ÷ the step's floor, and published ÷
+    predicted of throughputs (at most 1 here: each ran below its floor's rate)."""
+    from generator.pages.seed_prediction import seed_prediction_page
+
+    page = seed_prediction_page(report)
+    table = page.tables["seed-prediction"]
+    rates = table.filter(table["id"].str.ends_with("-imgs")).to_dicts()
+    assert len(rates) == 11  # ten GPU rows and the i9's
+    t4 = next(r for r in rates if r["id"] == "002-rn50-64-t4-imgs")
+    assert t4["device"] == "NVIDIA T4" and t4["published_img_s"] == 117
+    assert t4["published_s"] is None
+    assert t4["predicted_img_s"] == pytest.approx(64 / t4["predicted_s"])
+    assert t4["published_over_predicted"] == pytest.approx(117 / t4["predicted_img_s"])
+    predicted = [r for r in rates if r["published_over_predicted"] is not None]
+    assert len(predicted) == 11
+    assert all(r["published_over_predicted"] <= 1 for r in predicted)
+    assert "Published ÷ predicted throughput = " in page.markdown
+    assert 'id="pred-002-rn50-64-t4-imgs"' in page.markdown
+
+
 def test_an_experiment_page_shows_the_seed_beside_ours(report: Report) -> None:
     from generator.pages.experiment import _render
 

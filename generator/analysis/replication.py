@@ -14,6 +14,7 @@ import polars as pl
 from generator.analysis.other_figures import OTHER_FIGURES, OtherFigure
 from generator.analysis.roofline import Totals
 from generator.analysis.seed_checks import beyond_the_clock, check
+from generator.analysis.seed_rates import samples_per_second
 from generator.analysis.thresholds import ROOF_TOLERANCE
 from generator.catalog import Device
 from generator.formatting import number, si
@@ -343,7 +344,7 @@ def replicate(
             if note:
                 source += f". Catalog note: {note}"
         if base is not None and row.derive.kind == "floor" and UNITS[row.unit][1] == "sample_rate":
-            base = row.derive.batch / base  # the most samples a second the peak allows
+            base = samples_per_second(row.derive.batch, base)  # the most the peak allows
             source = f"batch {row.derive.batch} ÷ " + source
         if base is not None and row.derive.kind == "quotient" and row.unit == "%":
             base *= 100

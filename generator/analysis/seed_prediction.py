@@ -19,13 +19,10 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from generator.analysis.device_choice import (
-    LAUNCH,
-    LAUNCH_LATENCY_US,
-    floor_seconds,
-)
+from generator.analysis import seed_rates
+from generator.analysis.device_choice import LAUNCH, LAUNCH_LATENCY_US, floor_seconds
 from generator.analysis.results import Result
 from generator.analysis.roofs import PREFERRED, Roof, peak_key, roof_for
 from generator.analysis.thresholds import PARTIAL_EXPORT_SHARE, ROOF_TOLERANCE
@@ -34,7 +31,7 @@ from generator.formatting import number, percent, si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.literature import LiteratureRow
 from generator.records.literature_causes import CAUSES, COMBINABLE
-from generator.records.literature_workload import RowWorkload, is_time, row_workload
+from generator.records.literature_workload import RowWorkload, is_rate, is_time, row_workload
 
 # (model, dataset, batch, phase, precision)
 WorkloadKey = tuple[str, str, int, str, str]
@@ -78,10 +75,10 @@ class Prediction:
 
     @property
     def ratio(self) -> float | None:
-        """Published ÷ predicted."""
+        """Published ÷ predicted (of throughputs for an img/s row: analysis/seed_rates.py)."""
         if self.predicted_s is None or self.predicted_s <= 0:
             return None
-        return self.row.published_base / self.predicted_s
+        return seed_rates.published_over_predicted(self.row, self.workload.batch, self.predicted_s)
 
     @property
     def device_name(self) -> str:
@@ -297,7 +294,7 @@ def predict(
     counted: imported folder -> the FLOPs its export counts."""
     out = []
     for row in rows:
-        if not is_time(row):
+        if not (is_time(row) or is_rate(row)):
             continue
         workload = row_workload(row, imported)
         device, device_missing = seed_device(row, workload, catalog, rows, imported_devices or {})
@@ -325,21 +322,23 @@ def predict(
         )
         predicted = per_step * workload.steps  # an epoch's time: its steps' floors
         p = Prediction(row, workload, device, (), found, under, kernels, predicted, bound)
-        out.append(
-            Prediction(row, workload, device, (), found, under, kernels, predicted, bound,
-                       cause_sentence(p, statuses or {},
-                                      (counted or {}).get(workload.imported or "")))
-        )  # fmt: skip
+        timed = replace(p, row=seed_rates.as_step_time(row, key[2])) if is_rate(row) else p
+        sentence = cause_sentence(
+            timed, statuses or {}, (counted or {}).get(workload.imported or "")
+        )
+        if is_rate(row):  # an img/s row: its throughput's ratio, then its step time's cause
+            sentence = seed_rates.rate_sentence(row, key[2], predicted, sentence)
+        out.append(replace(p, sentence=sentence))
     return out
 
 
 def spread_by_seed(predictions: Sequence[Prediction]) -> list[SeedSpread]:
     """Per seed, sorted: how many times were predicted and how many lack something, and the
-    median, lowest and highest published ÷ predicted."""
+    median, lowest and highest published ÷ predicted (an img/s row's step time ÷ its floor)."""
     out = []
     for seed in sorted({p.row.seed for p in predictions}):
         mine = [p for p in predictions if p.row.seed == seed]
-        ratios = sorted(r for p in mine if (r := p.ratio) is not None)
+        ratios = sorted(r for p in mine if (r := seed_rates.step_ratio(p.row, p.ratio)) is not None)
         out.append(
             SeedSpread(
                 seed,
@@ -365,7 +364,7 @@ def beside_ours(
     out = []
     for p in predictions:
         key = p.workload.key
-        if key is None or p.device is None:
+        if key is None or p.device is None or is_rate(p.row):  # times only
             continue
         same = [
             r

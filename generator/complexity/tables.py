@@ -4,7 +4,7 @@ measurements/complexity/ (the site build reads them without torch)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.complexity.analyze import analyze
 from generator.complexity.flop_counter import flop_counter_summary
@@ -13,6 +13,9 @@ from generator.complexity.shortcuts import SHORTCUT_MODELS, shortcut_rows
 from generator.errors import UserError
 from generator.records.complexity_tables import TablesMeta, read_meta
 from generator.records.complexity_tables import write_tables as write_complexity_tables
+
+if TYPE_CHECKING:
+    from generator.models import Dataset
 
 # torchvision weight enum per model: its meta holds the published num_params and _ops (GMACs).
 TORCHVISION_WEIGHTS = {
@@ -98,19 +101,68 @@ MODEL_TABLE_BATCHES = (1, 64, 256)  # as seed 003's Figure 2 and roofline (batch
 LAYER_TABLE_MODELS = ("alexnet", "resnet18")  # seed 003's Figures 8 and 9
 
 
+def table_dataset(model: str) -> Dataset:
+    """The input the model tables count a model on: torchvision classifiers at 224 with 1000
+    classes, as published; every other model on its own dataset."""
+    from generator.models import DATASETS, MODELS
+
+    spec = MODELS[model]
+    torchvision_classifier = spec.source == "torchvision" and spec.task == "classify"
+    return DATASETS["imagenet" if torchvision_classifier else spec.default_dataset]
+
+
 def model_rows() -> list[dict[str, Any]]:
     """Every registry model on its dataset shape (torchvision classifiers at 224, as
     published; FCN on VOC, BERT and GPT-2 on 128 tokens, wav2vec2 on one second of audio):
     parameters, FLOPs, saved activations, minimal traffic and analytic AI per batch."""
-    from generator.models import DATASETS, MODELS
+    from generator.models import MODELS
 
     rows = []
-    for name, spec in MODELS.items():
-        torchvision_classifier = spec.source == "torchvision" and spec.task == "classify"
-        data = DATASETS["imagenet" if torchvision_classifier else spec.default_dataset]
+    for name in MODELS:
+        data = table_dataset(name)
         for batch in MODEL_TABLE_BATCHES:
             result = analyze(name, data.shape, batch, data.classes)
             rows.append({"model": name, "dataset": data.name, "batch": batch, **result.totals()})
+    return rows
+
+
+# Seed 003's Figure 2: its ten models (experiments.toml's group H runs them too)
+SEED_003_MODELS = (
+    "alexnet", "vgg16", "resnet18", "resnet50", "mobilenet_v2", "densenet121",
+    "convnext_tiny", "vit_b_32", "fcn_resnet50", "wav2vec2_base",
+)  # fmt: skip
+
+
+def seed_footprint_rows() -> list[dict[str, Any]]:
+    """Seed 003's Figure 2 by its own definition, on this project's inference counts: forward
+    FLOPs over a memory footprint, parameters + input + activations (every layer's output
+    once, fp32), at batch 1, 64 and 256; beside it the same FLOPs over the pass's minimal
+    traffic (every read and write once), this project's intensity."""
+    from generator.complexity.footprint import footprint
+    from generator.models import model_spec
+
+    rows = []
+    for name in SEED_003_MODELS:
+        data = table_dataset(name)
+        for batch in MODEL_TABLE_BATCHES:
+            result = analyze(name, data.shape, batch, data.classes, training=False)
+            parts = footprint(result, token_inputs=model_spec(name).vocab is not None)
+            total = parts["parameters_bytes"] + parts["input_bytes"] + result.activation_bytes
+            rows.append(
+                {
+                    "model": name,
+                    "dataset": data.name,
+                    "batch": batch,
+                    "forward_flops": result.forward_flops,
+                    "parameter_bytes": parts["parameters_bytes"],
+                    "input_bytes": parts["input_bytes"],
+                    "activation_bytes": result.activation_bytes,
+                    "footprint_bytes": total,
+                    "footprint_intensity": result.forward_flops / total,
+                    "min_traffic_bytes": result.min_traffic_bytes,
+                    "min_traffic_intensity": result.arithmetic_intensity,
+                }
+            )
     return rows
 
 
@@ -276,6 +328,7 @@ def write_tables(folder: Path, command: str, measurements: Path | None = None) -
         "layers.csv": layer_rows(),
         "literature.csv": literature_rows(measurements or folder.parent),
         "seed_workloads.csv": seed_workload_rows(measurements or folder.parent),
+        "seed_footprint.csv": seed_footprint_rows(),
     }
     meta = TablesMeta(
         generated_at=utc_now(),

@@ -17,6 +17,7 @@ from generator.analysis.thresholds import MEMORY_MISMATCH_FACTOR
 from generator.analysis.views import TraceView
 from generator.catalog import device_label
 from generator.complexity.conventions import ELEMENTWISE, OPTIMIZERS
+from generator.complexity.formula_text import LAYER_RULES, STEP_FORMULA, STEP_SEED_000
 from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -55,6 +56,35 @@ def measured_families(
             first.setdefault(key, latency)
         out[model] = [first[key] for key in sorted(first)]
     return out
+
+
+def seed_footprint_rows(frame: pl.DataFrame | None) -> list[list[str]]:
+    """Seed 003's Figure 2 per model and batch (seed_footprint.csv): forward FLOPs, the
+    footprint's parts, its intensity and ours beside it."""
+    if frame is None:
+        return []
+    return [
+        [
+            r["model"],
+            str(r["batch"]),
+            si(r["forward_flops"], "FLOP"),
+            si(r["parameter_bytes"], "B"),
+            si(r["input_bytes"], "B"),
+            si(r["activation_bytes"], "B"),
+            si(r["footprint_bytes"], "B"),
+            number(r["footprint_intensity"], 3),
+            number(r["min_traffic_intensity"], 3),
+        ]
+        for r in frame.to_dicts()
+    ]
+
+
+def footprint_over_traffic(frame: pl.DataFrame | None) -> str:
+    """The range of seed 003's intensity over ours across the table's rows, in words."""
+    if frame is None or frame.is_empty():
+        return "n/a"
+    ratio = frame["footprint_intensity"] / frame["min_traffic_intensity"]
+    return f"{number(ratio.min(), 3)} to {number(ratio.max(), 3)}"  # type: ignore[arg-type]
 
 
 def complexity_page(
@@ -202,6 +232,11 @@ def complexity_page(
         shortcuts=shortcuts,
         probes=probes,
         conventions=conventions,
+        seed_footprint=seed_footprint_rows(tables.get("seed_footprint.csv")),
+        footprint_over_traffic=footprint_over_traffic(tables.get("seed_footprint.csv")),
+        layer_rules=LAYER_RULES,
+        step_formula=STEP_FORMULA,
+        step_seed=STEP_SEED_000,
         optimizers=optimizers,
         memory=memory,
         memory_unmeasured=unmeasured,

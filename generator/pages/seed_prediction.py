@@ -19,24 +19,42 @@ from generator.analysis.seed_prediction import (
     SeedSpread,
     spread_by_seed,
 )
+from generator.analysis.seed_rates import samples_per_second, step_ratio
 from generator.formatting import number, si
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
 from generator.pages.render import ChartBook, front_matter_title, render
+from generator.records.literature_workload import is_rate
 
 PATH = f"{GENERATED_DIR}/seed-prediction.md"
 TITLE = "Seed times against the roofline"
 
 
+def _rate(p: Prediction) -> float | None:
+    """An img/s row's predicted throughput (batch ÷ its floor); None for a time row."""
+    if not is_rate(p.row) or not p.predicted_s or not p.workload.batch:
+        return None
+    return samples_per_second(p.workload.batch, p.predicted_s)
+
+
+def _published_and_predicted(p: Prediction) -> tuple[str, str]:
+    if not is_rate(p.row):
+        return si(p.row.published_base, "s"), si(p.predicted_s, "s") if p.predicted_s else "n/a"
+    rate = _rate(p)
+    predicted = f"{number(rate)} img/s" if rate else "n/a"  # batch ÷ floor: in the sentence
+    return f"{number(p.row.published_base)} img/s", predicted
+
+
 def _row(p: Prediction) -> dict[str, str]:
+    published, predicted = _published_and_predicted(p)
     return {
         "id": p.row.id,
         "where": p.row.where,
         "configuration": p.row.configuration,
         "quantity": p.row.quantity,
         "device": p.device_name,
-        "published": si(p.row.published_base, "s"),
-        "predicted": si(p.predicted_s, "s") if p.predicted_s else "n/a",
+        "published": published,
+        "predicted": predicted,
         "bound": p.bound,
         "roof": p.under.label if p.under else "",
         "counts": (
@@ -52,14 +70,17 @@ def _row(p: Prediction) -> dict[str, str]:
 
 
 def prediction_frame(predictions: Sequence[Prediction]) -> pl.DataFrame:
-    """One row per published time: the download keeps base units (seconds, FLOP, bytes)."""
+    """One row per published time or throughput: the download keeps base units (seconds,
+    FLOP, bytes; an img/s row's published and predicted img/s beside its floor in seconds)."""
     rows = [
         {
             "id": p.row.id, "seed": p.row.seed, "where": p.row.where,
             "configuration": p.row.configuration, "device": p.device_name,
             "model": p.workload.model, "dataset": p.workload.dataset, "batch": p.workload.batch,
             "phase": p.workload.phase, "precision": p.workload.precision,
-            "published_s": p.row.published_base, "predicted_s": p.predicted_s,
+            "published_s": None if is_rate(p.row) else p.row.published_base,
+            "published_img_s": p.row.published_base if is_rate(p.row) else None,
+            "predicted_s": p.predicted_s, "predicted_img_s": _rate(p),
             "bound": p.bound or None, "roof": p.under.label if p.under else None,
             "flops": p.counts.flops if p.counts else None,
             "bytes": p.counts.bytes if p.counts else None,
@@ -73,15 +94,17 @@ def prediction_frame(predictions: Sequence[Prediction]) -> pl.DataFrame:
 
 
 def _chart_rows(predictions: Sequence[Prediction]) -> list[dict[str, Any]]:
-    """The chart's points, each seed's spread a little apart vertically (in reading order)."""
+    """The chart's points, each seed's spread a little apart vertically (in reading order); an
+    img/s row at its step time ÷ its floor, so that one axis holds times and throughputs."""
     rows, seen = [], dict[str, int]()
     for p in predictions:
-        if p.ratio is None:
+        ratio = step_ratio(p.row, p.ratio)
+        if ratio is None:
             continue
         index = seen.get(p.row.seed, 0)
         seen[p.row.seed] = index + 1
         rows.append(
-            {"id": p.row.id, "seed": p.row.seed, "device": p.device_name, "ratio": p.ratio,
+            {"id": p.row.id, "seed": p.row.seed, "device": p.device_name, "ratio": ratio,
              "bound": p.bound, "jitter": ((index % 5) - 2) / 3}
         )  # fmt: skip
     return rows
@@ -140,6 +163,7 @@ def seed_prediction_page(report: Report) -> Page:
         title_yaml=front_matter_title(TITLE),
         title=TITLE,
         total=len(predictions),
+        rates=sum(is_rate(p.row) for p in predictions),
         predicted=sum(p.ratio is not None for p in predictions),
         spreads=[_spread(s) for s in spreads],
         near=number(NEAR_FLOOR),

@@ -88,6 +88,11 @@ def is_time(row: LiteratureRow) -> bool:
     return UNITS[row.unit][1] == "time"
 
 
+def is_rate(row: LiteratureRow) -> bool:
+    """A published throughput (img/s): the roofline predicts it as batch ÷ the step's floor."""
+    return UNITS[row.unit][1] == "sample_rate"
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
@@ -184,7 +189,7 @@ def row_workload(
 def workloads_to_count(
     rows: list[LiteratureRow], imported: Mapping[str, tuple[str, str, int, str]] | None = None
 ) -> list[tuple[str, str, int, str, str]]:
-    """The distinct complete workloads of the published times, sorted: what
+    """The distinct complete workloads of the published times and throughputs, sorted: what
     `complexity-tables` counts into seed_workloads.csv."""
-    keys = {row_workload(row, imported).key for row in rows if is_time(row)}
+    keys = {row_workload(row, imported).key for row in rows if is_time(row) or is_rate(row)}
     return sorted(key for key in keys if key is not None)
