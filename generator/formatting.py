@@ -10,13 +10,21 @@ _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0,
 _SMALL = ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
 
 
+# Units that count things: a count below 1 (a fraction of a FLOP from splitting an op's
+# cost over its kernels) is printed as it is, never as "900 mFLOP" (read as megaflop).
+COUNT_UNITS = frozenset({"FLOP", "B", "params"})
+
+
 def si(value: float | None, unit: str, digits: int = 4) -> str:
-    """`si(4928393620, "FLOP")` -> "4.928 GFLOP"; None -> "n/a"."""
+    """`si(4928393620, "FLOP")` -> "4.928 GFLOP"; None -> "n/a". The prefix is chosen after
+    rounding to `digits` figures, so 999.99 s -> "1 ks", never "1000 s"."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if value == 0:
         return f"0 {unit}"
-    magnitude = abs(value)
+    magnitude = abs(float(f"{value:.{digits}g}"))
+    if magnitude < 1 and unit in COUNT_UNITS:
+        return f"{plain(value, digits)} {unit}"
     scales = _PREFIXES if magnitude >= 1 else _SMALL
     for factor, prefix in scales:
         if magnitude >= factor or factor == scales[-1][0]:

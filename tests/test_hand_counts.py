@@ -189,3 +189,31 @@ def test_a_launch_less_fused_adam_is_bounded_by_its_grid() -> None:
     assert adam_kernel_cost(sgd, "[89,1,1]|[512,1,1]|32|0") is None
     cost = adam_kernel_cost(name, "[320,1,1]|[512,1,1]|48|0")
     assert cost is not None and cost.flops == 13 * (284 * 65_536 + 36)
+
+
+def test_a_foreach_op_whose_lists_the_trace_left_out_is_not_one_flop(tmp_path: object) -> None:
+    """SGD's `aten::_foreach_mul_(params, 0.9)` over ResNet-18's 62 tensors: the profiler
+    recorded the list as `[]` (no shapes) between fp32 ops. It costs one FLOP per element of
+    every tensor in the list, which the trace does not give: "no usable shapes", not a
+    0-d tensor's 1 FLOP and 8 B. With the list's shapes recorded, every element counts."""
+    from pathlib import Path
+
+    from generator.analysis.trace_analysis import analyze_trace
+    from tests.trace_helpers import A100_PROPERTIES, kernel, launch, op, write_trace
+
+    def analysed(dims: list[object]) -> dict[str, object]:
+        before = op("aten::add_", 0, 10, [[64, 64], [64, 64]])
+        mul = op("aten::_foreach_mul_", 20, 10, [dims, []])
+        mul["args"]["Input type"] = ["TensorList", "Scalar"]
+        after = op("aten::add_", 40, 10, [[64, 64], [64, 64]])
+        foreach = "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarFunctor>"
+        events = [before, mul, launch(21, 1), kernel(foreach, 25, 5, 1), after]
+        path = Path(str(tmp_path)) / "sgd.json"
+        write_trace(path, events, deviceProperties=A100_PROPERTIES)
+        by_op = analyze_trace(path).by_op
+        return by_op.filter(by_op["op"] == "aten::_foreach_mul_").row(0, named=True)
+
+    left_out = analysed([])
+    assert left_out["counted_as"] == "no usable shapes" and left_out["flops"] is None
+    recorded = analysed([[64, 3, 7, 7], [64]])
+    assert recorded["counted_as"] == "costed" and recorded["flops"] == 64 * 3 * 7 * 7 + 64

@@ -15,6 +15,7 @@ import shutil
 import pytest
 
 from generator.analysis.launch import HOST_BOUND, PROFILED
+from generator.formatting import percent
 from generator.site.analyse import Analysed, analyse
 from generator.site.context import build_context
 from generator.site.load import load_measurements
@@ -105,3 +106,23 @@ def test_a_step_the_gpu_keeps_busy_is_not_host_bound_however_slow_the_profiled_h
     assert not gpu_bound.host_bound and gpu_bound.words().startswith("not host-bound")
     profiled_only = LaunchTime(0.06598, 0.06, PROFILED)
     assert profiled_only.host_bound  # without a timed step the profiled rule stands alone
+
+
+def test_a_trace_page_judges_host_bound_as_its_run_page_does(analysed: Analysed) -> None:
+    """One rule, one threshold, the same times: the trace page's `host-bound` finding is
+    there exactly where the run page calls the step host-bound. BERT b8 fp32's profiled host
+    took 3.3x the GPU's busy time, but the GPU is busy 82 % of the unprofiled step: neither
+    page calls it host-bound (the trace page did, on the profiled ratio alone)."""
+    by_run = {run_id: r for r in analysed.results.values() for run_id in r.run_ids}
+    views = [view for view in analysed.traces if view.kind == "run"]
+    assert len(views) == 6
+    for view in views:
+        launch = by_run[view.slug.removeprefix("run-")].launch
+        assert launch is not None
+        found = [f for f in view.findings if f.id == "host-bound"]
+        assert bool(found) == launch.host_bound, view.slug
+        if found:
+            idle = percent(100 * (launch.gpu_idle_share or 0))
+            assert f"the GPU is idle {idle} of the run's timed median step" in found[0].evidence
+    bert = next(v for v in views if "bert_base" in v.slug and "-fp32-" in v.slug)
+    assert not [f for f in bert.findings if f.id == "host-bound"]

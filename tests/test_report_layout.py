@@ -182,3 +182,24 @@ def test_single_point_groups_get_no_lone_dot_charts_and_empty_groups_say_what_fi
     empty = page("F", report.runs.filter(pl.col("group") != "F"))
     assert "`nox -s measure -- --group F` on a machine with a cuda device" in empty.markdown
     assert "No point can be drawn" not in empty.markdown and not empty.charts
+
+
+def test_each_datasheet_roofline_is_titled_by_the_devices_it_draws() -> None:
+    """The catch-all group holds the TPUs, which have no FP32 or FP16 tensor peak: its
+    charts named "Google" and drew none. Each vendor a title names has a device drawn."""
+    catalog = load_catalog()
+    page = hardware_page(catalog)
+    charts = {k: v for k, v in page.charts.items() if k.startswith("roofline-")}
+    assert charts
+    titles = {}
+    for chart_id, spec in charts.items():
+        rows = [row for data in spec["datasets"].values() for row in data]
+        drawn = {row["device"] for row in rows if row.get("device")}
+        title = spec["title"]["text"]
+        title = " ".join(title) if isinstance(title, list) else title  # wrapped: its lines
+        titles[chart_id] = title
+        for vendor in {d.vendor for d in catalog}:
+            if vendor in title.split(": ", 1)[1]:
+                assert any(d.vendor == vendor for d in catalog if d.name in drawn), title
+    assert "FP32 (CUDA cores), datasheet: AMD GPUs and CPUs" in titles.values()
+    assert "FP16 tensor cores (dense), datasheet: AMD GPUs" in titles.values()

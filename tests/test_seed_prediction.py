@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from generator.analysis.device_choice import LAUNCH
+from generator.analysis.seed_beside import beside_ours
 from generator.analysis.seed_prediction import (
     Counts,
     Kernels,
-    beside_ours,
     kernels_of,
     predict,
     spread_by_seed,
@@ -355,3 +355,68 @@ def test_a_throughput_is_predicted_as_batch_over_the_floor(tmp_path: Path) -> No
     (spread,) = spread_by_seed([p])
     assert spread.median == pytest.approx(step_over_floor, rel=1e-4)
     assert beside_ours([p], {}) == []  # a throughput is not set beside our step times
+
+
+RN18_256 = ("resnet18", "cifar10", 256, "train_step", "fp32")
+RN18_256_STEP, RN18_256_BYTES = 55_914_454_312.0, 1_277_406_784.0  # seed_workloads.csv
+
+
+def _a2_rows(tmp_path: Path) -> list[LiteratureRow]:
+    """Seed 000's A-2 as transcribed: its ncu count (19.31 GFLOP, the backward pass outside
+    the NVTX range: `incomplete_profile:backward`) and its kernel time (10.688 ms, whose own
+    cause is `below_peak`), one profile in two table rows."""
+    cite, where = '"cite"', '"ResNet-18, L4, batch 256 (A-2)"'
+    extra = "l4,resnet18:cifar10:256:train_step,fp32,table,"
+    return _rows(
+        tmp_path,
+        f"000-g,000,§IV.ii,total GFLOP,{where},19.31,GFLOP,"
+        f"analytic:resnet18:cifar10:256:step_flops,incomplete_profile:backward,{cite},{extra}",
+        f"000-t,000,§IV.ii,total kernel time,{where},10.688,ms,"
+        f"floor:resnet18:cifar10:256:step_flops:l4:fp32,below_peak,{cite},{extra}",
+    )
+
+
+def test_a_time_from_a_profile_without_the_backward_pass_is_of_part_of_the_step(
+    tmp_path: Path,
+) -> None:
+    """The time row's profile lacks the backward pass (its sibling row's cause says so), so
+    its time is of part of the step: 19.31 GFLOP of the 55.91 GFLOP step (34.5 %), per FLOP
+    held at 34.5 % ÷ (published ÷ predicted) of the floor's speed, not "the step ran at"."""
+    counts = {RN18_256: Counts(RN18_256_STEP, RN18_256_BYTES, "hand")}
+    (p,) = predict(_a2_rows(tmp_path), CATALOG, counts)
+    assert p.gap is not None and (p.gap.row_id, p.gap.phases) == ("000-g", ("backward",))
+    assert p.ratio is not None
+    share = 19.31e9 / RN18_256_STEP
+    assert "though the seed's profile lacks the backward pass and holds only 34.5 %" in p.sentence
+    assert f"its kernels ran at {100 * share / p.ratio:.3g} % of the floor's speed" in p.sentence
+    assert "the step ran at" not in p.sentence
+
+
+def test_a_part_of_a_step_is_set_beside_our_same_part(tmp_path: Path) -> None:
+    """Beside ours, A-2's 10.688 ms meets our forward, loss and optimizer step (the phases
+    its profile held: 3 + 0.1 + 0.4 ms of our 8 ms step), not our whole step; without our
+    phase times the ratio is not printed."""
+    from generator.analysis.interval import Interval
+    from generator.analysis.phases import PartTime, StepParts
+
+    counts = {RN18_256: Counts(RN18_256_STEP, RN18_256_BYTES, "hand")}
+    (p,) = predict(_a2_rows(tmp_path), CATALOG, counts)
+    ours = result_row(
+        {"run_id": "F-1", "workload": "F-1", "model": "resnet18", "dataset": "cifar10",
+         "batch": 256, "phase": "train_step", "precision": "fp32", "device": "cuda",
+         "device_label": BY_ID["h100-sxm"].name, "median_s": 0.008,
+         "modelled_flops": RN18_256_STEP, "modelled_bytes": RN18_256_BYTES}
+    )["result"]  # fmt: skip
+    times = {"forward": 0.003, "loss": 0.0001, "backward": 0.0035, "optimizer step": 0.0004}
+    parts = StepParts(
+        "resnet18", "cifar10", 256, "fp32", ours.device_label, "F-1", ("F-1",), 20,
+        tuple(PartTime(name, Interval(t)) for name, t in times.items()), None, None, None,
+    )  # fmt: skip
+    (found,) = beside_ours([p], {"F-1": ours}, catalog=CATALOG, parts={"F-1": parts})
+    assert found.partial and found.ours_s == pytest.approx(0.0035)
+    assert found.ratio == pytest.approx(10.688e-3 / 0.0035)
+    sentence = found.sentence()
+    assert "times only its forward, loss and optimizer step" in sentence
+    assert f"it is {found.ratio:.3g}× our 3.5 ms for the same forward" in sentence
+    (bare,) = beside_ours([p], {"F-1": ours}, catalog=CATALOG)
+    assert bare.ratio is None and "not comparable with our 8 ms step" in bare.sentence()

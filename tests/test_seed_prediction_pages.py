@@ -86,12 +86,13 @@ def test_an_experiment_page_shows_the_seed_beside_ours(report: Report) -> None:
     from generator.pages.experiment import _render
 
     pages = {page.path.rsplit("/", 1)[-1]: page for page in _render(report)}
-    with_seed = [name for name, page in pages.items() if "from the devices alone" in page.markdown]
+    section = "## The seeds' numbers beside ours"
+    with_seed = [name for name, page in pages.items() if section in page.markdown]
     assert with_seed  # the groups that ran ResNet-18's CIFAR-10 step at batch 64 on a GPU
-    # seed 000's A-1 export, on the pages of the groups that ran its configuration on a GPU
+    # seed 000's A-1 export, on the pages of the groups that ran its configuration on a GPU:
+    # its profile holds no backward pass, so it meets our step less the backward pass
     page = next(pages[n] for n in with_seed if "<code>000-a1-time</code>" in pages[n].markdown)
-    assert "## The seeds' numbers beside ours" in page.markdown
-    assert "on the NVIDIA L4 is" in page.markdown
+    assert "on the NVIDIA L4 times only its forward, loss and optimizer step" in page.markdown
     assert "NVIDIA H100 SXM" in page.markdown or "NVIDIA H200 SXM" in page.markdown
     # group A ran it on the CPU alone: the seed's L4 time is named, with why it is not beside
     assert "it ran on the NVIDIA L4, and this group ran it on no GPU here" in pages["A.md"].markdown
@@ -110,3 +111,24 @@ def test_the_complexity_page_splits_measured_latency_by_layer_family(report: Rep
     page = complexity_page(report.complexity, report.runs, families)
     assert page is not None and "### alexnet: measured" in page.markdown
     assert "| conv |" in page.markdown
+
+
+def test_seed_000s_partial_profiles_are_said_to_be_part_of_a_step(report: Report) -> None:
+    """Seed 000's ncu profiles of A-2, B-1, B-2/C-1 and C-2 hold no backward pass (their
+    GFLOP rows' `incomplete_profile:backward`): each time's sentence says its time is of
+    part of the step, never "the step ran at", and beside ours it meets our forward, loss
+    and optimizer step, not our whole step. Which rows is read from their causes."""
+    from generator.pages.experiment import _render
+
+    partial = {p.row.id: p for p in report.seed_predictions if p.gap and p.gap.phases}
+    assert {"000-a2-time", "000-b1-time", "000-b2-time", "000-c2-time"} <= set(partial)
+    for p in partial.values():
+        assert "so its time is of part of the step" in p.sentence, p.row.id
+        assert "the step ran at" not in p.sentence
+    pages = [page.markdown for page in _render(report)]
+    beside = [m for m in pages if "<code>000-b2-time</code>" in m]
+    assert beside  # B and E ran ResNet-18 b128 fp32 on a GPU
+    for markdown in beside:
+        row = markdown.split("<code>000-b2-time</code>")[1].split("</tr>")[0]
+        assert "times only its forward, loss and optimizer step" in row
+        assert "(forward, loss and optimizer step; step " in row

@@ -233,3 +233,37 @@ def _rows(tmp_path: Path, *lines: str) -> list:  # type: ignore[type-arg]
     folder.mkdir(exist_ok=True)
     (folder / "seeds.csv").write_text(HEADER + "\n".join(lines) + "\n", encoding="utf-8")
     return read_literature(tmp_path, set(CATALOG))
+
+
+def test_the_models_above_resnet50_are_the_ones_the_contradiction_names() -> None:
+    """Seed 003 says ResNet-50 has the most FLOPs of its ten models: the reconciliation
+    names exactly the models whose committed forward FLOPs per sample (models.csv, batch 1,
+    each on the input experiment H gives it) exceed ResNet-50's, each with its count."""
+    import tomllib
+
+    groups = tomllib.loads((MEASUREMENTS / "experiments.toml").read_text(encoding="utf-8"))
+    (h,) = [g for g in groups["groups"] if g["id"] == "H"]
+    names = {"alexnet": "AlexNet", "vgg16": "VGG16", "resnet18": "ResNet-18",
+             "mobilenet_v2": "MobileNetV2", "densenet121": "DenseNet-121",
+             "convnext_tiny": "ConvNeXt-T", "vit_b_32": "ViT-B/32",
+             "fcn_resnet50": "FCN-ResNet50", "wav2vec2_base": "wav2vec2-base"}  # fmt: skip
+    assert set(h["models"]) == {*names, "resnet50"}
+    models = read_tables(MEASUREMENTS / "complexity").frames["models.csv"]
+    ones = models.filter(
+        (models["batch"] == 1)
+        & models["model"].is_in(h["models"])
+        & models["dataset"].is_in(h["datasets"])
+    )
+    flops = dict(zip(ones["model"], ones["forward_flops"], strict=True))
+    assert len(ones) == len(flops) == len(h["models"])  # one row each
+    rows = {r.id for r in read_literature(MEASUREMENTS, set(CATALOG))}
+    (item,) = [i for i in read_contradictions(MEASUREMENTS, rows) if i.id == "resnet50-most-flops"]
+    resnet50 = flops["resnet50"]
+    assert f"ResNet-50 ({resnet50 / 1e9:.3g} GFLOP per 224×224 image)" in item.sentence
+    above = {model for model in names if flops[model] > resnet50}
+    assert above  # the seed's claim is contradicted at all
+    for model, name in names.items():
+        assert (name in item.sentence) == (model in above), name
+        assert (name in item.ours) == (model in above), name
+        if model in above:
+            assert f"{name} ({flops[model] / 1e9:.3g} GFLOP" in item.sentence

@@ -245,6 +245,12 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def timed_step_of_runs(found: Mapping[str, Result]) -> dict[str, float]:
+    """Run id -> its result's timed (unprofiled) median step: what a profiled step's
+    host-bound verdict is checked against (launch.py), on the run's page and on its trace's."""
+    return {run_id: result.step.value for result in found.values() for run_id in result.run_ids}
+
+
 def with_trace_launch(
     found: Mapping[str, Result], launches: Mapping[str, LaunchTime]
 ) -> dict[str, Result]:
@@ -252,11 +258,12 @@ def with_trace_launch(
     else the profiled step's of the first of its runs (by id) whose trace gives one
     (`launches`: run id -> the trace's launch time)."""
     updated = dict(found)
+    timed = timed_step_of_runs(found)
     for workload, result in found.items():
         if result.launch is not None:
             continue
-        traced = next((launches[r] for r in result.run_ids if r in launches), None)
-        if traced is not None:  # checked against the unprofiled step (launch.py)
-            traced = replace(traced, timed_step_s=result.step.value)
+        run_id = next((r for r in result.run_ids if r in launches), None)
+        if run_id is not None:  # checked against the unprofiled step (launch.py)
+            traced = replace(launches[run_id], timed_step_s=timed[run_id])
             updated[workload] = replace(result, launch=traced)
     return updated

@@ -10,9 +10,11 @@ analytic counts of that workload (measurements/complexity/seed_workloads.csv, ma
 `complexity-tables`; a run measured here of the same configuration counts the same).
 
 A row that does not say what the prediction needs (its model, input, batch, phase, or a device
-the catalog knows) gets the list of what is missing instead of a number. The same prediction
-and our measured result of the same configuration give the comparison the experiment pages
-show (`beside_ours`): published ÷ ours, and how much of it the two devices' floors explain."""
+the catalog knows) gets the list of what is missing instead of a number. A time whose profile
+lacks part of the step (an `incomplete_profile` cause on a row of the same profile:
+`profile_gap`) is said to be of part of the step. The same prediction and our measured result
+of the same configuration give the comparison the experiment pages show
+(analysis/seed_beside.py)."""
 
 from __future__ import annotations
 
@@ -23,13 +25,12 @@ from dataclasses import dataclass, replace
 
 from generator.analysis import seed_rates
 from generator.analysis.device_choice import LAUNCH, LAUNCH_LATENCY_US, floor_seconds
-from generator.analysis.results import Result
 from generator.analysis.roofs import PREFERRED, Roof, peak_key, roof_for
 from generator.analysis.thresholds import PARTIAL_EXPORT_SHARE, ROOF_TOLERANCE
 from generator.catalog import Device
 from generator.formatting import number, percent, si
 from generator.records.ceilings import MeasuredCeilings
-from generator.records.literature import LiteratureRow
+from generator.records.literature import LiteratureRow, row_dimension
 from generator.records.literature_causes import CAUSES, COMBINABLE
 from generator.records.literature_workload import RowWorkload, is_rate, is_time, row_workload
 
@@ -37,7 +38,6 @@ from generator.records.literature_workload import RowWorkload, is_rate, is_time,
 WorkloadKey = tuple[str, str, int, str, str]
 NEAR_FLOOR = 1.5  # published within this factor of the floor: the step ran near its roof
 FAR_APART = 100.0  # published over 100× the floor: not an efficiency, a slip or extra time
-EXPLAINED = 0.2  # the floors' ratio explains published ÷ ours when within 20 %
 KIND_OF_RUN = {"cpu": "cpu", "cuda": "gpu"}  # a run's device kind -> the catalog's
 
 
@@ -58,6 +58,49 @@ class Kernels:
     how: str
 
 
+# An `incomplete_profile` part whose time the profile lacks as well as its FLOPs: the step's
+# phases (records/run.PHASES) its time leaves out. `conv_backward` (no FLOP formula for the
+# convolutions' backward) leaves the time whole.
+TIME_MISSING = {"backward": ("backward",)}
+
+
+@dataclass(frozen=True)
+class ProfileGap:
+    """What the profile a seed time came from lacks, as a row of that profile's causes say."""
+
+    part: str  # incomplete_profile's argument: "backward", "conv_backward"
+    row_id: str  # the row whose cause names it
+    flops: float | None  # the FLOPs the seed counted in that profile, where that row gives them
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        """The step's phases missing from the profile's time; () when its time is whole."""
+        return TIME_MISSING.get(self.part, ())
+
+    def words(self) -> str:
+        return f"the seed's profile lacks the {self.part.replace('_', ' ')} pass"
+
+
+def profile_gap(row: LiteratureRow, rows: Sequence[LiteratureRow]) -> ProfileGap | None:
+    """The `incomplete_profile` cause of the row or of another row of the same profile: the
+    same seed and configuration, and the same device, workload and precision where both
+    name one (a profile's numbers sit in several tables)."""
+
+    def same(other: LiteratureRow) -> bool:
+        pairs = ((row.device, other.device), (row.workload, other.workload),
+                 (row.precision, other.precision))  # fmt: skip
+        return (other.seed, other.configuration) == (row.seed, row.configuration) and all(
+            not a or not b or a == b for a, b in pairs
+        )
+
+    for other in sorted((r for r in rows if r is row or same(r)), key=lambda r: r is not row):
+        for use in other.causes:
+            if use.name == "incomplete_profile":
+                flops = other.published_base if row_dimension(other) == "flops" else None
+                return ProfileGap(use.argument, other.id, flops)
+    return None
+
+
 @dataclass(frozen=True)
 class Prediction:
     """A published time beside the roofline's prediction on the device it ran on."""
@@ -72,6 +115,7 @@ class Prediction:
     predicted_s: float | None = None
     bound: str = ""  # compute, memory or launch overhead
     sentence: str = ""  # published ÷ predicted and its cause, in one sentence
+    gap: ProfileGap | None = None  # what the profile the time came from lacks
 
     @property
     def ratio(self) -> float | None:
@@ -100,51 +144,6 @@ class SeedSpread:
     def spread(self) -> float | None:
         """Highest over lowest ratio: how far apart the seed's times sit from their floors."""
         return self.high / self.low if self.high and self.low else None
-
-
-@dataclass(frozen=True)
-class BesideOurs:
-    """A published time beside our measured result of the same configuration."""
-
-    prediction: Prediction
-    ours: Result
-    ours_floor_s: float | None  # the roofline floor of the same workload on our device
-    ours_roof: Roof | None
-
-    @property
-    def ratio(self) -> float:
-        """Published ÷ ours (our median step)."""
-        return self.prediction.row.published_base / self.ours.step.value
-
-    @property
-    def floors_ratio(self) -> float | None:
-        """The seed device's floor over ours: what the devices alone predict of the ratio."""
-        seed = self.prediction.predicted_s
-        return seed / self.ours_floor_s if seed and self.ours_floor_s else None
-
-    def sentence(self) -> str:
-        """Published ÷ ours and its cause, in one sentence."""
-        p, ours = self.prediction, self.ours
-        head = (
-            f"Seed {p.row.seed}'s {si(p.row.published_base, 's')} on the {p.device_name} is "
-            f"{number(self.ratio, 3)}× our {si(ours.step.value, 's')} on the "
-            f"{ours.device_label}"
-        )
-        expected = self.floors_ratio
-        if expected is None:
-            return f"{head}; no roofline floor for both devices, so no part of it is explained."
-        rest = self.ratio / expected
-        floors = (
-            f"the roofline expects ×{number(expected, 3)} from the devices alone "
-            f"({si(p.predicted_s, 's')} against {si(self.ours_floor_s, 's')} floors)"
-        )
-        if abs(rest - 1) <= EXPLAINED:
-            return f"{head}: {floors}, which explains it."
-        slower = "theirs" if rest > 1 else "ours"
-        return (
-            f"{head}: {floors}; the other ×{number(max(rest, 1 / rest), 3)} is how much further "
-            f"{slower} ran from its own floor."
-        )
 
 
 def _squash(text: str) -> str:
@@ -225,7 +224,7 @@ def kernels_of(key: WorkloadKey, profiled: Mapping[WorkloadKey, Kernels]) -> Ker
 def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | None = None) -> str:
     """published ÷ predicted and what it says, in one sentence. counted: the FLOPs the
     export that gave the time holds, where it is an imported export's."""
-    ratio, row = p.ratio, p.row
+    ratio, row, gap = p.ratio, p.row, p.gap
     assert ratio is not None and p.counts is not None and p.predicted_s is not None
     head = f"Published ÷ predicted = {number(ratio, 3)}"
     share = counted / p.counts.flops if counted else None
@@ -234,6 +233,19 @@ def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | 
             f"{head}, though the export holds only {percent(100 * share)} of the step's FLOPs "
             "(work missing from the profile), so its time is of part of the step: per FLOP it "
             f"held, its kernels ran at {percent(100 * share / ratio)} of the floor's speed."
+        )
+    if gap is not None and gap.phases:  # the seed's own profile lacks part of the step's time
+        if gap.flops is None:
+            return (
+                f"{head}, though {gap.words()} (row {gap.row_id}), so its time is of part of "
+                "the step and not comparable with the whole step's floor."
+            )
+        share = gap.flops / p.counts.flops
+        return (
+            f"{head}, though {gap.words()} and holds only {percent(100 * share)} of the "
+            f"step's FLOPs (its own count, row {gap.row_id}), so its time is of part of the "
+            f"step: per FLOP it held, its kernels ran at {percent(100 * share / ratio)} of "
+            "the floor's speed."
         )
     if row.derive.kind == "at_peak":
         slip = (
@@ -310,7 +322,8 @@ def predict(
         if device and under is None:
             missing.append(f"the {device.name}'s {peak} peak (not in the catalog)")
         if missing or found is None or under is None or key is None or device is None:
-            out.append(Prediction(row, workload, device, tuple(missing)))
+            out.append(Prediction(row, workload, device, tuple(missing),
+                                  gap=profile_gap(row, rows)))  # fmt: skip
             continue
         kernels = kernels_of(key, profiled or {}) if device.kind == "gpu" else None
         per_step, bound = floor_seconds(
@@ -321,11 +334,11 @@ def predict(
             kernels.per_step if kernels else None,
         )
         predicted = per_step * workload.steps  # an epoch's time: its steps' floors
-        p = Prediction(row, workload, device, (), found, under, kernels, predicted, bound)
+        gap = profile_gap(row, rows)
+        p = Prediction(row, workload, device, (), found, under, kernels, predicted, bound, "", gap)
         timed = replace(p, row=seed_rates.as_step_time(row, key[2])) if is_rate(row) else p
-        sentence = cause_sentence(
-            timed, statuses or {}, (counted or {}).get(workload.imported or "")
-        )
+        held = (counted or {}).get(workload.imported or "")
+        sentence = cause_sentence(timed, statuses or {}, held)
         if is_rate(row):  # an img/s row: its throughput's ratio, then its step time's cause
             sentence = seed_rates.rate_sentence(row, key[2], predicted, sentence)
         out.append(replace(p, sentence=sentence))
@@ -349,44 +362,6 @@ def spread_by_seed(predictions: Sequence[Prediction]) -> list[SeedSpread]:
                 ratios[-1] if ratios else None,
             )
         )
-    return out
-
-
-def beside_ours(
-    predictions: Sequence[Prediction],
-    results: Mapping[str, Result],
-    ceilings: Sequence[MeasuredCeilings] = (),
-    catalog: Sequence[Device] | None = None,
-) -> list[BesideOurs]:
-    """Each predicted published time beside our result of the same configuration (model,
-    input, batch, phase, precision) on the same kind of device, CPU or GPU (the fastest
-    where several devices ran it)."""
-    out = []
-    for p in predictions:
-        key = p.workload.key
-        if key is None or p.device is None or is_rate(p.row):  # times only
-            continue
-        same = [
-            r
-            for r in results.values()
-            if (r.model, r.dataset, r.batch, r.phase, r.precision) == key
-            and KIND_OF_RUN.get(r.device) == p.device.kind
-            and r.step.value > 0
-        ]
-        if not same:
-            continue
-        ours = min(same, key=lambda r: (r.step.value, r.workload))
-        under = roof_for(ours.device_label, peak_key(ours.precision), PREFERRED, ceilings,
-                     tuple(catalog) if catalog is not None else None)  # fmt: skip
-        floor = None
-        if under is not None and ours.modelled_flops and ours.modelled_bytes:
-            # the same kernels launch on both GPUs: the same launch floor on each
-            kernels = p.kernels.per_step if p.kernels and ours.device == "cuda" else None
-            floor, _ = floor_seconds(
-                ours.modelled_flops, ours.modelled_bytes, under.peak_flops_per_s,
-                under.bandwidth_bytes_per_s, kernels,
-            )  # fmt: skip
-        out.append(BesideOurs(p, ours, floor, under))
     return out
 
 

@@ -195,8 +195,9 @@ def group_points(points: pl.DataFrame, by: str, roofs: Mapping[str, Roof]) -> pl
             for c in ("flops", "bytes", "flops_upper", "bytes_upper")
         )
         .with_columns(
+            # why some of the time has no model: its commonest cause (UNCOUNTED_CAUSES)
             pl.when(pl.col("uncounted_time_s") > 0)
-            .then(pl.lit("no formula"))
+            .then(pl.coalesce("cause", pl.lit("no formula")))
             .when(pl.col("communication_time_s") >= pl.col("time_s"))
             .then(pl.lit("communication"))
             .when(pl.col("overhead_time_s") >= pl.col("time_s"))

@@ -43,7 +43,8 @@ from generator.ingest.trace.read import RawTrace, read_trace
 # 8: bounded costs (a cat's dtype from the ops beside it), counted apart
 # 9: "compiled region", a torch.compile region's kernels apart from "no formula"
 # 10: FBGEMM's TBE over tables of mixed widths bounded (flops_upper, bytes_upper)
-WORK_VERSION = 10
+# 11: a tensor list whose shapes were not recorded is "no usable shapes", not a 0-d tensor
+WORK_VERSION = 11
 WORK_FILE = "trace-analysis.parquet"
 WORK_KEY = "roofline-atlas:trace-work"  # the Parquet metadata key of the rest
 LAUNCH_CALLS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel"})

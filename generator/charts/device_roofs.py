@@ -51,6 +51,12 @@ class DeviceRidge(RidgeRow):
     precision: str
 
 
+def drawn_devices(devices: list[Device], peak_key: str) -> list[Device]:
+    """The devices `multi_device_roofline` draws: those with a datasheet roof for the peak
+    (a TPU has no FP32 peak in the catalog, a CPU no tensor cores)."""
+    return [d for d in devices if roof_for(d.name, peak_key, DATASHEET, catalog=(d,))]
+
+
 def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> VegaSpec:
     """Each device's roof for one datasheet peak (as seed 003's Figure 1): memory slope up
     to the ridge, then flat; each device in its hue and dash, a marker at its ridge, its
@@ -59,10 +65,9 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> V
     cannot each be named."""
     precision = PEAK_LABELS[peak_key]
     ridges: list[DeviceRidge] = []
-    for device in devices:
+    for device in drawn_devices(devices, peak_key):
         roof = roof_for(device.name, peak_key, DATASHEET, catalog=(device,))
-        if roof is None:
-            continue
+        assert roof is not None  # drawn_devices keeps those with one
         peak, bandwidth = roof.peak_flops_per_s, roof.bandwidth_bytes_per_s
         ridges.append(
             {**ridge_row(peak, bandwidth, short_label(device.name)), "device": device.name,

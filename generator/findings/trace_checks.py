@@ -3,10 +3,13 @@ above its roof, a training step without its backward pass, and a host-bound (lau
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 
 from generator.analysis.launch import HOST_BOUND as HOST_BOUND_WORDS
 from generator.analysis.thresholds import (
+    HOST_BOUND_IDLE_SHARE,
     LAUNCH_BOUND_SHARE,
     ROOF_TOLERANCE,
     UNCOUNTED_WARNING_SHARE,
@@ -139,12 +142,16 @@ LAUNCH_FIX = (
 )
 
 
-def host_bound_launch(launch: TraceLaunch) -> list[Finding]:
+def host_bound_launch(launch: TraceLaunch, timed_step_s: float | None = None) -> list[Finding]:
     """A profiled step whose host took about as long to enqueue it as the GPU took to run
-    it (the rule of analysis/launch.py). A trace without ProfilerStep ranges gets none: the
-    whole trace holds set-up (lazy initialization, the first iteration's autotuning), as
-    an nsys capture without step ranges gets no `host-bound` either."""
+    it, judged by the one rule of analysis/launch.py (`LaunchTime.host_bound`), against the
+    run's timed (unprofiled) median step where it has one (`timed_step_s`), as the run's
+    page judges it. A trace without ProfilerStep ranges gets none: the whole trace holds
+    set-up (lazy initialization, the first iteration's autotuning), as an nsys capture
+    without step ranges gets no `host-bound` either."""
     time = launch.time
+    if time is not None and timed_step_s:
+        time = replace(time, timed_step_s=timed_step_s)
     if time is None or not time.host_bound or launch.scope == WHOLE_TRACE:
         return []
     waits = (
@@ -152,6 +159,16 @@ def host_bound_launch(launch: TraceLaunch) -> list[Finding]:
         "device-to-host copies),"
         if launch.waits_s > 0
         else ""
+    )
+    idle = time.gpu_idle_share
+    unprofiled = (
+        "torch.profiler slows the host (it records every op and launch), so the step "
+        "unprofiled may be less host-bound: its host enqueue time against CUDA event "
+        "time (a measured run's timed steps) says for certain"
+        if idle is None
+        else f"Unprofiled, the GPU is idle {percent(100 * idle)} of the run's timed median "
+        f"step ({seconds(time.timed_step_s)}), at or over "
+        f"{percent(100 * HOST_BOUND_IDLE_SHARE)}: the host sets the step's time"
     )
     return [
         HOST_BOUND.found(
@@ -161,18 +178,18 @@ def host_bound_launch(launch: TraceLaunch) -> list[Finding]:
             f"kernel launch{waits} is {seconds(time.host_s)}; the GPU's busy time for the "
             "work launched in it (kernels, copies, sets; their union over streams) is "
             f"{seconds(time.gpu_s)}: host/GPU {number(time.ratio, 3)}, at or over "
-            f"{percent(100 * LAUNCH_BOUND_SHARE)}, so the GPU waits for launches. "
-            "torch.profiler slows the host (it records every op and launch), so the step "
-            "unprofiled may be less host-bound: its host enqueue time against CUDA event "
-            "time (a measured run's timed steps) says for certain",
+            f"{percent(100 * LAUNCH_BOUND_SHARE)}, so the GPU waits for launches. {unprofiled}",
             LAUNCH_FIX,
         )
     ]
 
 
-def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding, ...]:
+def trace_findings(
+    analysis: TraceAnalysis, phase: str | None, timed_step_s: float | None = None
+) -> tuple[Finding, ...]:
     """Every check that applies to one analysed trace (the phase says whether it should
-    hold a backward pass)."""
+    hold a backward pass; `timed_step_s`: a run's timed median step, which the host-bound
+    rule checks the profiled step against)."""
     work, by_op = analysis.work, analysis.by_op
     whole_s = sum(analysis.parts.values())  # every share is of the GPU's busy time
     backward_ops = work.backward_ops
@@ -182,5 +199,5 @@ def trace_findings(analysis: TraceAnalysis, phase: str | None) -> tuple[Finding,
         *above_roof_ops(by_op),
         *bytes_upper_bound_ops(by_op),
         *incomplete_trace_step(phase, backward_ops),
-        *host_bound_launch(work.launch),
+        *host_bound_launch(work.launch, timed_step_s),
     )

@@ -10,6 +10,7 @@ from markupsafe import Markup, escape
 
 from generator.analysis.observations import observations
 from generator.analysis.odd_ratios import Odd
+from generator.analysis.phases import training_parts
 from generator.analysis.result_columns import runs_download
 from generator.analysis.results import Result
 from generator.analysis.roofs import MEASURED, ceiling_of, roof_for
@@ -327,6 +328,8 @@ def _render(report: Report) -> list[Page]:
     if report.experiments is None:
         return []
     summary = run_lists.summarize(report.runs.height)
+    # each training step's phase times: a seed time of part of a step meets ours of that part
+    parts = {p.workload: p for p in training_parts(report.runs, report.steps, report.results)}
     pages = []
     for group in report.experiments.groups:
         # Each page from its own group's runs and verdicts alone, so a run added to one group
@@ -347,7 +350,7 @@ def _render(report: Report) -> list[Page]:
             if o.expected.workload in results and (o.other is None or o.other.workload in results)
         )  # fmt: skip
         seeds = seed_section(
-            *for_group(report.seed_predictions, results, report.ceilings, report.catalog)
+            *for_group(report.seed_predictions, results, report.ceilings, report.catalog, parts)
         ) + utilisation_section(report.utilisation_beside, results, report.catalog)
         args = (group, report.experiments, runs, report.ceilings, report.verdicts[group.id])
         pages.append(

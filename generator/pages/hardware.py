@@ -22,13 +22,15 @@ from generator.records.peaks import PEAK_KEYS, PEAK_LABELS
 # hides behind a scroll bar at 1400 px.
 MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
 # The catalog's roofs a few devices at a time, by architecture: thirty roofs on one chart
-# cannot each be named (and Vega cut its legend at thirty); the rest go in the last group.
+# cannot each be named (and Vega cut its legend at thirty); the rest go in the last group,
+# whose chart is named after the devices it draws (`others_title`).
+OTHERS = ""
 ROOF_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("NVIDIA Volta and Turing", ("Volta", "Turing")),
     ("NVIDIA Ampere", ("Ampere",)),
     ("NVIDIA Ada Lovelace", ("Ada Lovelace",)),
     ("NVIDIA Hopper and Blackwell", ("Hopper", "Blackwell")),
-    ("AMD, Google and CPUs", ()),
+    (OTHERS, ()),
 )
 ROOF_CHARTS = (("fp32", "FP32 (CUDA cores)"), ("fp16_tensor", "FP16 tensor cores (dense)"))
 
@@ -43,14 +45,27 @@ def roof_groups(devices: tuple[Device, ...]) -> list[tuple[str, list[Device]]]:
     ]  # fmt: skip
 
 
+def others_title(drawn: list[Device]) -> str:
+    """The catch-all group's name from the devices its chart draws: each accelerator
+    vendor's kind ("AMD GPUs"), then "CPUs" where any is drawn, in catalog order."""
+    kinds = [f"{d.vendor} {d.kind.upper()}s" for d in drawn if d.kind != "cpu"]
+    parts = list(dict.fromkeys(kinds)) + (["CPUs"] if any(d.kind == "cpu" for d in drawn) else [])
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
 def roof_charts(charts: ChartBook, devices: tuple[Device, ...]) -> list[Markup]:
     """Per precision, a datasheet roofline per group of devices that has that peak."""
     from generator.charts import multi_device_roofline  # altair: import on use
+    from generator.charts.device_roofs import drawn_devices
 
     embedded = []
     for key, precision in ROOF_CHARTS:
         for name, group in roof_groups(devices):
-            spec = multi_device_roofline(group, key, f"{precision}, datasheet: {name}")
+            drawn = drawn_devices(group, key)
+            if not drawn:
+                continue
+            name = name or others_title(drawn)
+            spec = multi_device_roofline(drawn, key, f"{precision}, datasheet: {name}")
             if spec:
                 embedded.append(
                     charts.embed(spec, f"roofline-{key.replace('_', '-')}-{slug(name)}")

@@ -1,6 +1,6 @@
 """The section of an experiment page that sets the seed reports' times of the workloads it
 re-runs beside ours: both devices named, published ÷ ours, published ÷ predicted, and the
-cause of the first in one sentence (analysis/seed_prediction.py's `beside_ours`)."""
+cause of the first in one sentence (analysis/seed_beside.py's `beside_ours`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
+from generator.analysis.phases import StepParts
 from generator.analysis.results import Result
-from generator.analysis.seed_prediction import BesideOurs, Prediction, beside_ours
+from generator.analysis.seed_beside import BesideOurs, beside_ours
+from generator.analysis.seed_prediction import Prediction
 from generator.catalog import Device
 from generator.formatting import number, si
 from generator.pages.render import render
@@ -25,10 +27,13 @@ def for_group(
     results: Mapping[str, Result],
     ceilings: Sequence[MeasuredCeilings],
     catalog: Sequence[Device],
+    parts: Mapping[str, StepParts] | None = None,
 ) -> tuple[list[BesideOurs], list[Prediction]]:
     """The seed times of the configurations a group measured: those beside our result, and
-    those that cannot be (their device unknown, or measured here on the other kind only)."""
-    pairs = beside_ours(predictions, results, ceilings, catalog)
+    those that cannot be (their device unknown, or measured here on the other kind only).
+    `parts`: workload -> its training step's phase times (a seed time of part of a step is
+    set against ours of the same part)."""
+    pairs = beside_ours(predictions, results, ceilings, catalog, parts)
     paired = {pair.prediction.row.id for pair in pairs}
     ours = {_config(r) for r in results.values()}
     unmatched = [
@@ -46,6 +51,16 @@ def _why_not(p: Prediction) -> str:
     return f"it ran on the {p.device_name}, and this group ran it on no {kind} here"
 
 
+def _ours_cell(pair: BesideOurs) -> str:
+    """Our time set against the seed's: the step, or the same part of it."""
+    if not pair.partial:
+        return si(pair.ours.step.value, "s")
+    step = si(pair.ours.step.value, "s")
+    if pair.ours_s is None:
+        return f"{step} step (its phases not timed apart)"
+    return f"{si(pair.ours_s, 's')} ({pair.part_words}; step {step})"
+
+
 def seed_section(pairs: Sequence[BesideOurs], unmatched: Sequence[Prediction]) -> Markup:
     """The section's Markdown; empty when the group re-runs no seed time."""
     if not pairs and not unmatched:
@@ -58,9 +73,10 @@ def seed_section(pairs: Sequence[BesideOurs], unmatched: Sequence[Prediction]) -
             "seed_device": pair.prediction.device_name,
             "published": si(pair.prediction.row.published_base, "s"),
             "ours_device": pair.ours.device_label,
-            "ours": si(pair.ours.step.value, "s"),
+            "ours": _ours_cell(pair),
             "over_ours": number(pair.ratio, 3),
-            "over_predicted": number(pair.prediction.ratio, 3),
+            "over_predicted": number(pair.prediction.ratio, 3)
+            + (" (a part of the step against the whole step's floor)" if pair.partial else ""),
             "sentence": pair.sentence(),
         }
         for pair in pairs

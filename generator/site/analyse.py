@@ -24,7 +24,7 @@ from generator.analysis.overview import OverviewPoints, overview_points
 from generator.analysis.phases import training_parts
 from generator.analysis.points import Points, all_points, headline_verdicts
 from generator.analysis.replication import Replication, configuration_flops, replicate
-from generator.analysis.results import Result, results, with_trace_launch
+from generator.analysis.results import Result, results, timed_step_of_runs, with_trace_launch
 from generator.analysis.roofs import ceiling_of
 from generator.analysis.seed_claims import JudgedClaim, judge_claims, with_literature_steps
 from generator.analysis.seed_inputs import counts_by_workload, profiled_kernels
@@ -99,7 +99,7 @@ def analyse(loaded: Loaded) -> Analysed:
         f"run-{r['run_id']}": r["dataset"] for r in runs.to_dicts()
     }
     counted = {view.slug: view.step.flops for view in views}
-    analysed_traces = _trace_views(loaded, counted)
+    analysed_traces = _trace_views(loaded, counted, timed_step_of_runs(found))
     traces = [view for view, _ in analysed_traces]
     imported_traces = [t for t in traces if t.kind == "imported"]
     launches = _trace_launches(traces)
@@ -184,9 +184,12 @@ def analyse_kinds(loaded: Loaded) -> dict[str, Sequence[Any]]:
     return {kind.name: kind.analyse(loaded.captures[kind.name], context) for kind in loaded.kinds}
 
 
-def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple[TraceView, Page]]:
+def _trace_views(
+    loaded: Loaded, counted: dict[str, float | None], timed_steps: Mapping[str, float]
+) -> list[tuple[TraceView, Page]]:
     """Every trace's view and page, through the content-keyed cache (read, analysed and
-    drawn on a miss)."""
+    drawn on a miss). `timed_steps`: run id -> its timed median step, which a run's
+    profiled step is judged host-bound against, as on the run's page."""
     store = loaded.context.store
     jobs: list[tuple[str, Callable[[], TraceView]]] = []
     for item in loaded.traces:
@@ -198,9 +201,10 @@ def _trace_views(loaded: Loaded, counted: dict[str, float | None]) -> list[tuple
         else:
             assert item.record is not None
             ceilings = repr(item.ceilings)  # a frozen dataclass of numbers and text
-            inputs = f"{item.slug}\0{item.record.model_dump_json()}\0{ceilings}"
+            timed = timed_steps.get(item.record.run_id)
+            inputs = f"{item.slug}\0{item.record.model_dump_json()}\0{ceilings}\0{timed}"
             job = partial(_run_view_of_trace, item.slug, item.path, item.record, item.layers,
-                          item.ceilings, loaded.catalog)  # fmt: skip
+                          item.ceilings, loaded.catalog, timed)  # fmt: skip
             files = [item.path, *([item.layers] if item.layers else [])]
         jobs.append((trace_key(files, inputs, store), job))
     to_read = [
@@ -254,8 +258,10 @@ def _run_view_of_trace(
     layers: Path | None,
     ceilings: MeasuredCeilings | None,
     catalog: tuple[Device, ...] | None = None,
+    timed_step_s: float | None = None,
 ) -> TraceView:
-    """A run's profiled step against its own ceilings, with its per-layer join."""
+    """A run's profiled step against its own ceilings, with its per-layer join; judged
+    host-bound against the run's timed median step (`timed_step_s`) as its run page is."""
     work = trace_work(path, path.parent)
     phase = record.config.phase
     analysis = analysis_of_work(work, path, None, ceilings)
@@ -273,7 +279,7 @@ def _run_view_of_trace(
         forward_range_s=work.forward_range_s,
         # The run's own profiler-overhead finding is about this page's layer times.
         findings=(
-            *trace_findings(analysis, phase),
+            *trace_findings(analysis, phase, timed_step_s),
             *stored_findings(record.findings, PROFILER_OVERHEAD.id),
         ),
         roof=run_roof(record, [ceilings] if ceilings else [], catalog),

@@ -315,8 +315,12 @@ def _by_grid(
 def list_dtype(trace: RawTrace, op: int, args: OpArgs | None) -> OpArgs | None:
     """A tensor list's dtype, which the trace does not record, from the ops beside it on its
     thread: the float dtype of the op before it (its producer, as a rule) and after it (its
-    consumer); the smaller where they differ (a lower bound). Other args as they are."""
+    consumer); the smaller where they differ (a lower bound). Other args as they are.
+    A list whose shapes the trace left out (`[]`: long lists, as SGD's over every
+    parameter) keeps its type: given a dtype, its `[]` would read as one 0-d tensor."""
     if args is None or not args.types or args.types[0] != "TensorList":
+        return args
+    if not (args.dims and isinstance(args.dims[0], list) and args.dims[0]):
         return args
     ops = trace.ops
     found = []

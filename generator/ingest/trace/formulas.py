@@ -336,6 +336,8 @@ def _elements(args: OpArgs, family: str) -> int | None:
     ]
     if lists:  # _foreach_* ops: one tensor list per operand; the first is the output
         return sum(_numel(s) for s in args.dims[0] if isinstance(s, list))
+    if family == "optimizer":  # a list op whose lists' shapes were not recorded
+        return None
     if not tensors:
         return None
     shape = _broadcast(tensors) if family == "elementwise" else max(tensors, key=_numel)
