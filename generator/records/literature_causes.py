@@ -72,7 +72,7 @@ CAUSES: dict[str, Cause] = {
         "Expected: the catalog's peak of the named precision ÷ its peak of the row's, ± 2 %.",
     ),
     "aggregation_join": Cause(
-        "the report's join weights twins",
+        "the report's join of kernels to times",
         1.0,
         0.001,
         "The report's script joins each kernel's percentage to the kernel times on the "
