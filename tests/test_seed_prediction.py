@@ -420,3 +420,23 @@ def test_a_part_of_a_step_is_set_beside_our_same_part(tmp_path: Path) -> None:
     assert f"it is {found.ratio:.3g}× our 3.5 ms for the same forward" in sentence
     (bare,) = beside_ours([p], {"F-1": ours}, catalog=CATALOG)
     assert bare.ratio is None and "not comparable with our 8 ms step" in bare.sentence()
+
+
+def test_confirmed_slips_are_pinned_on_the_ratio_they_explain(tmp_path: Path) -> None:
+    """001's 8.91 s on an L4: the slips act on FLOPs ÷ peak (51.76 ms, ×172 as Replication
+    checks it), but the L4's 300 GB/s sets the step's floor at 167.6 ms, so published ÷
+    predicted is 53.1; the sentence says which floor each ratio is over."""
+    rows = _rows(
+        tmp_path,
+        '001-f,001,§V,step time at FP32 peak,"ResNet-50, L4, batch 64",8.91,s,'
+        "floor:resnet50:imagenet:64:step_flops:l4:fp32,factor_1000+forward_macs_as_step,"
+        '"cite",l4,resnet50:imagenet:64:train_step,fp32,text,',
+    )
+    (p,) = predict(rows, CATALOG, COUNTS, statuses={"001-f": "consistent"})
+    l4 = BY_ID["l4"]
+    compute, memory = RN50_STEP / l4.peak("fp32"), RN50_BYTES / l4.bandwidth_bytes_per_s
+    assert p.bound == "memory" and p.predicted_s == pytest.approx(memory)
+    assert p.ratio == pytest.approx(53.15, abs=0.01)
+    assert p.sentence.startswith("Published ÷ predicted = 53.1 against the memory floor, 3.24×")
+    assert f"over that floor published is ×{8.91 / compute:.3g}" in p.sentence
+    assert "factor-1000 slip and forward MACs called step FLOPs" in p.sentence

@@ -16,6 +16,7 @@ from generator.pages.page import Page
 from generator.records.complexity_tables import read_tables
 from generator.records.contradictions import read_contradictions
 from generator.records.literature import read_literature
+from generator.records.literature_workload import is_time
 from generator.site.analyse import _rows_by
 from tests.helpers import REPO
 
@@ -45,7 +46,9 @@ SEED_TABLES: dict[tuple[str, str], int] = {
     ("002", "§5.1 table"): 15,  # 5 rows × RTX 4080 img/s, T4 img/s, speedup
     ("002", "§5.1"): 5,  # CPU img/s, two GPU/CPU speedups, two mean efficiencies (text)
     ("002", "§5.2 table"): 1,  # MobileNetV2's AI (the ResNets' are above)
-    ("002", "§5.4"): 2,  # fastest and slowest iteration of ResNet-50 b128 on the 4080
+    ("002", "§5.3 table"): 2,  # the two gains (its img/s and AIs are §5.1's and §2.3's)
+    ("002", "§5.4"): 3,  # fastest, slowest iteration and their spread, RN50 b128 on the 4080
+    ("002", "Executive summary"): 2,  # its '1.4-2.7×' speedup range (§6.1 prints the table's)
     ("003", "Table 1"): 10,  # 5 devices × peak, bandwidth
     ("003", "Table 2"): 4,  # CPU and T4 × peak, bandwidth
     ("003", "Table 3"): 12,  # 2 models × 2 latencies, 2 FLOP counts, 2 ratios
@@ -154,6 +157,99 @@ def test_every_open_or_unexplained_row_states_its_next_check(
     assert waiting
     for row in waiting:
         assert "next check" in row.explanation.lower(), row.row.id
+
+
+def test_seed_003_draws_fp32_work_under_the_t4_fp16_peak(found: dict[str, Replication]) -> None:
+    """003's T4 roof is the FP16 tensor-core 65 TFLOP/s, for FP32 inference: 8× the FP32
+    peak, a ridge of 203 FLOP/byte instead of 25.3, and its GPU points look memory-bound."""
+    roof = found["003-t4-fp16"]
+    assert [u.name for u in roof.row.causes] == ["precision_peak"]
+    assert roof.derived == pytest.approx(8100.0)  # GFLOP/s: the FP32 peak it should have used
+    assert roof.status == "consistent"
+    t4 = CATALOG["t4"]
+    assert roof.ratio == pytest.approx(t4.peak("fp16_tensor") / t4.peak("fp32"), rel=1e-6)
+    assert "Its ridge is 203.1 FLOP/byte with the FP16 tensor peak, 25.31" in roof.explanation
+    rows = {r.id for r in read_literature(MEASUREMENTS, set(CATALOG))}
+    (claim,) = [c for c in read_contradictions(MEASUREMENTS, rows) if c.id == "gpu-memory-bound"]
+    assert claim.cause == "seed_error" and "003-t4-fp16" in claim.rows
+    assert claim.sentence.startswith("The main cause is the roof")
+    fp16, fp32 = (t4.peak(k) / t4.bandwidth_bytes_per_s for k in ("fp16_tensor", "fp32"))
+    assert f"the ridge at {fp16:.3g} FLOP/byte instead of {fp32:.3g}" in claim.sentence
+
+
+def test_a_precision_peak_cause_needs_the_two_peaks_ratio(tmp_path: Path) -> None:
+    """The cause holds only when published ÷ ours is the catalog's ratio of the two peaks."""
+    rows = _rows(
+        tmp_path,
+        "a,003,T,p,T4,65,TFLOP/s,catalog:t4:fp32,precision_peak:fp16_tensor,c,,,,,",
+        "b,003,T,p,T4,130,TFLOP/s,catalog:t4:fp32,precision_peak:fp16_tensor,c,,,,,",
+        "r,003,T,ridge,T4,203,FLOP/byte,ridge:t4:fp32,precision_peak:fp16_tensor,c,,,,,",
+    )
+    got = {r.row.id: r for r in replicate(rows, CATALOG, {}, {})}
+    assert got["a"].status == "consistent" and got["r"].status == "consistent"
+    assert got["b"].status == "not consistent"  # 16×: the T4's INT8 rate, not its FP16 one
+    with pytest.raises(UserError, match="not one of") as caught:
+        _rows(tmp_path, "a,003,T,p,T4,65,TFLOP/s,catalog:t4:fp32,precision_peak:fp12,c,,,,,")
+    assert caught.value.key == "cause"
+    with pytest.raises(UserError, match="derive key of kind catalog or ridge"):
+        _rows(tmp_path, "a,003,T,p,T4,65,GFLOP,analytic:resnet18:cifar10:64:step_flops,"
+                        "precision_peak:fp16_tensor,c,,,,,")  # fmt: skip
+
+
+def test_seed_002_batch_gains_are_its_own_throughputs(found: dict[str, Replication]) -> None:
+    """§5.3's +5.7 % and +2.1 % compare §5.1's 111, 117 and 120 img/s: 5.4 % and 2.6 % as
+    printed, and within what the throughputs' three printed digits allow."""
+    low, high = found["002-rn50-t4-gain-64"], found["002-rn50-t4-gain-128"]
+    assert low.derived == pytest.approx(100 * (117 / 111 - 1))
+    assert high.derived == pytest.approx(100 * (120 / 117 - 1))
+    assert low.status == high.status == "consistent"
+    # a gain carries its quotient's rounding q / (q - 1) times over: ± 20 % and ± 38 %
+    assert "within ± 20 %" in low.explanation and "within ± 38.1 %" in high.explanation
+    spread = found["002-rn50-128-4080-std"]
+    assert spread.status == "recorded" and spread.row.published_base == pytest.approx(1.731)
+    assert not is_time(spread.row)  # a spread of times: the Seed times page predicts no floor
+    assert is_time(found["002-rn50-128-4080-max"].row)
+
+
+def test_a_gain_outside_its_printed_digits_is_caught(tmp_path: Path) -> None:
+    rows = _rows(
+        tmp_path,
+        "a,002,T,img/s,c,111,img/s,recorded,recorded,c,,,,,n",
+        "b,002,T,img/s,c,117,img/s,recorded,recorded,c,,,,,n",
+        "g,002,T,gain,c,5.7,%,gain:b:a,agrees,c,,,,,",
+        "h,002,T,gain,c,8.0,%,gain:b:a,agrees,c,,,,,",
+    )
+    got = {r.row.id: r for r in replicate(rows, CATALOG, {}, {})}
+    assert got["g"].status == "consistent" and got["h"].status == "not consistent"
+
+
+def test_seed_002_summary_contradicts_its_own_speedup_table(
+    found: dict[str, Replication],
+) -> None:
+    """The summary's '1.4-2.7× faster' against the §5.1 table's 1.7× to 3.2× (and §6.1's)."""
+    low, high = found["002-summary-speedup-low"], found["002-summary-speedup-high"]
+    assert low.derived == pytest.approx(1107 / 650) and high.derived == pytest.approx(359 / 111)
+    assert low.status == high.status == "consistent"  # the two disagree, as the cause says
+    assert "The report's own rows give ×1.216 of the printed value" in low.explanation
+    rows = {r.id for r in read_literature(MEASUREMENTS, set(CATALOG))}
+    (claim,) = [
+        c for c in read_contradictions(MEASUREMENTS, rows) if c.id == "speedup-range-summary"
+    ]
+    assert set(claim.rows) == {low.row.id, high.row.id}
+    assert f"{low.derived:.4g}×" in claim.ours and f"{high.derived:.4g}×" in claim.ours
+
+
+def test_a_summary_that_matches_its_table_is_no_contradiction(tmp_path: Path) -> None:
+    rows = _rows(
+        tmp_path,
+        "a,002,T,img/s,c,1107,img/s,recorded,recorded,c,,,,,n",
+        "b,002,T,img/s,c,650,img/s,recorded,recorded,c,,,,,n",
+        "s,002,S,speedup,c,1.7,×,quotient:a:b,contradicts_own_rows,c,,,,,",
+    )
+    (_, _, summary) = replicate(rows, CATALOG, {}, {})
+    assert summary.status == "not consistent"
+    with pytest.raises(UserError, match="derive key of kind quotient or gain or mean"):
+        _rows(tmp_path, "s,002,S,p,c,8.1,TFLOP/s,catalog:t4:fp32,contradicts_own_rows,c,,,,,")
 
 
 @pytest.mark.parametrize(

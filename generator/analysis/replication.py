@@ -13,7 +13,7 @@ import polars as pl
 
 from generator.analysis.other_figures import OTHER_FIGURES, OtherFigure
 from generator.analysis.roofline import Totals
-from generator.analysis.seed_checks import beyond_the_clock, check
+from generator.analysis.seed_checks import beyond_the_clock, catalog_or_export_check, check
 from generator.analysis.seed_rates import samples_per_second
 from generator.analysis.thresholds import ROOF_TOLERANCE
 from generator.catalog import Device
@@ -54,7 +54,7 @@ def derive_value(
     published: the report's own rows in base units, for derivations that rest on them."""
     if derive.kind == "recorded":
         return None, "not derivable here: recorded for the record"
-    if derive.kind in ("quotient", "mean"):
+    if derive.kind in ("quotient", "gain", "mean"):
         values = [(published or {}).get(i) for i in derive.rows]
         if any(v is None or v == 0 for v in values):
             return None, "a row it rests on has no value"
@@ -62,7 +62,10 @@ def derive_value(
         if derive.kind == "mean":
             return sum(v for v in values if v) / len(values), f"the report's own rows {shown}, mean"
         top, bottom = values
-        return (top or 0.0) / (bottom or 1.0), f"the report's own rows {shown}, quotient"
+        quotient = (top or 0.0) / (bottom or 1.0)
+        if derive.kind == "gain":  # +5.7 % is a quotient of 1.057
+            return quotient - 1, f"the report's own rows {shown}, gain"
+        return quotient, f"the report's own rows {shown}, quotient"
     if derive.kind in ("clock", "cycles"):
         device = devices[derive.device]
         clock = device.boost_clock_hz
@@ -122,6 +125,13 @@ def derive_value(
     totals = imported.get(derive.folder)
     if totals is None:
         return None, f"no imported export {derive.folder!r}"
+    if derive.quantity.endswith("_seed_matching"):
+        joined = totals.seed_joined.get(derive.quantity.removesuffix("_seed_matching"))
+        return joined, (
+            f"measurements/imported/{derive.folder}/ncu.csv aggregated as the report's script "
+            "does: each kernel's value joined to the kernel times on name, block, grid and "
+            "the other launch columns, not the launch (analysis/seed_join.py)"
+        )
     value = {
         "flops": totals.flops,
         "dram_bytes": totals.dram_bytes,
@@ -346,7 +356,7 @@ def replicate(
         if base is not None and row.derive.kind == "floor" and UNITS[row.unit][1] == "sample_rate":
             base = samples_per_second(row.derive.batch, base)  # the most the peak allows
             source = f"batch {row.derive.batch} ÷ " + source
-        if base is not None and row.derive.kind == "quotient" and row.unit == "%":
+        if base is not None and row.derive.kind in ("quotient", "gain") and row.unit == "%":
             base *= 100
         derived = None if base is None else base / UNITS[row.unit][0]
         ratio = row.published / derived if derived else None
@@ -356,7 +366,9 @@ def replicate(
             if row.derive.kind in ("analytic", "floor", "rate_from")
             else None
         )
-        decided = check(row, ratio, base, counts, ratios, rows_by_id)
+        decided = check(row, ratio, base, counts, ratios, rows_by_id) or (
+            catalog_or_export_check(row, ratio, devices, imported)
+        )
         if decided is not None:
             status, explanation = decided
         else:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from generator.analysis.roofs import Roof
+from generator.analysis.seed_join import seed_joined
 
 # precision -> (kernel column, FLOPs per unit). Data, not ifs.
 FLOP_TERMS: dict[str, tuple[tuple[str, int], ...]] = {
@@ -91,6 +92,8 @@ class Totals:
     dram_pct: float | None
     tensor_pipe_inst: float | None
     incomplete: dict[str, int] = field(default_factory=dict)
+    # sm_pct and dram_pct as seed 000's script joins kernels to times (seed_join.py)
+    seed_joined: dict[str, float] = field(default_factory=dict)
 
     @property
     def tensor_flops(self) -> float:
@@ -161,6 +164,7 @@ def totals(metrics: pl.DataFrame) -> Totals:
         dram_pct=weighted_pct("dram_pct"),
         tensor_pipe_inst=strict_sum("tensor_pipe_inst"),
         incomplete=incomplete,
+        seed_joined=seed_joined(metrics),
     )
 
 

@@ -1,16 +1,21 @@
 """The checks of the causes added for the seeds' own measurements: a profile missing a named
 part, forward MACs called a step, uncounted tensor-core work, a clock summed over kernels, a
-time or rate against the peak, data loading inside a timed epoch, and the seed's own
-arithmetic within its printed digits. Each returns the status and the numbers deciding it."""
+time or rate against the peak, data loading inside a timed epoch, the seed's own arithmetic
+within its printed digits (or a summary that contradicts it), a peak of another precision
+taken as the roof, and the report's own join of kernels to times. Each returns the status
+and the numbers deciding it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from generator.analysis.roofline import Totals
 from generator.analysis.thresholds import ROOF_TOLERANCE
+from generator.catalog import Device
 from generator.formatting import number, percent, si
 from generator.records.literature import CAUSES, UNITS, LiteratureRow
+from generator.records.peaks import PEAK_LABELS
 
 
 def printed_rounding(row: LiteratureRow) -> float:
@@ -132,17 +137,79 @@ def check(
         return ("consistent" if holds else "not consistent"), (
             f"Expected ×{number(expected)}, observed ×{number(ratio)}.{note}"
         )
-    if row.derive.kind in ("quotient", "mean") and use.name == "agrees":
-        rounding = printed_rounding(row) + sum(
-            printed_rounding(rows_by_id[i]) for i in row.derive.rows
-        )
-        tolerance += rounding
+    own_rows = row.derive.kind in ("quotient", "gain", "mean")
+    if own_rows and use.name in ("agrees", "contradicts_own_rows"):
+        tolerance += _own_rows_rounding(row, rows_by_id)
+        within = f"± {percent(100 * tolerance)} (2 % and the printed digits)"
+        if use.name == "contradicts_own_rows":
+            holds = abs(ratio - 1) > tolerance
+            return ("consistent" if holds else "not consistent"), (
+                f"The report's own rows give ×{number(1 / ratio)} of the printed value, "
+                f"outside {within}: the two do not agree.{note}"
+            )
         holds = abs(ratio - 1) <= tolerance
         return ("consistent" if holds else "not consistent"), (
-            f"The report's own arithmetic: ×{number(ratio)}, within ± "
-            f"{percent(100 * tolerance)} (2 % and the printed digits).{note}"
+            f"The report's own arithmetic: ×{number(ratio)}, within {within}.{note}"
         )
     return None
+
+
+def _own_rows_rounding(row: LiteratureRow, rows_by_id: Mapping[str, LiteratureRow]) -> float:
+    """Relative uncertainty of the report's own arithmetic from the printed digits of the row
+    and the rows it rests on; a gain (q - 1) carries its quotient's q / (q - 1) times over."""
+    inputs = sum(printed_rounding(rows_by_id[i]) for i in row.derive.rows)
+    if row.derive.kind == "gain":
+        top, bottom = (rows_by_id[i].published_base for i in row.derive.rows)
+        quotient = top / bottom if bottom else 0.0
+        inputs *= abs(quotient / (quotient - 1)) if quotient != 1 else 0.0
+    return printed_rounding(row) + inputs
+
+
+def catalog_or_export_check(
+    row: LiteratureRow,
+    ratio: float | None,
+    devices: Mapping[str, Device],
+    imported: Mapping[str, Totals],
+) -> tuple[str, str] | None:
+    """The checks that need the catalog or the raw export beside the ratio: a peak of another
+    precision taken as the roof, and the report's join of kernels to times (None: neither)."""
+    use = row.causes[0] if row.causes else None
+    if ratio is None or use is None or use.name not in ("precision_peak", "aggregation_join"):
+        return None
+    tolerance = CAUSES[use.name].tolerance
+    if use.name == "aggregation_join":
+        own = imported.get(row.derive.folder)
+        quantity = row.derive.quantity.removesuffix("_seed_matching")
+        weighted = getattr(own, quantity, None) if own is not None else None
+        holds = abs(ratio - 1) <= tolerance + printed_rounding(row)
+        each = (
+            f" Each launch weighted once by its own time gives {percent(weighted, 4)}: the "
+            f"published value is ×{number(row.published / weighted)} of it."
+            if weighted
+            else ""
+        )
+        return ("consistent" if holds else "not consistent"), (
+            f"The report's own join, recomputed from the raw export: published ÷ ours = "
+            f"×{number(ratio)}.{each}"
+        )
+    device = devices[row.derive.device]
+    used, meant = device.peak(use.argument), device.peak(row.derive.peak)
+    if used is None or meant is None:
+        return "not derivable", f"The catalog {device.name} has no {use.argument} peak."
+    expected = used / meant
+    holds = abs(ratio / expected - 1) <= tolerance
+    ridges = (
+        f" Its ridge is {number(used / device.bandwidth_bytes_per_s)} FLOP/byte with the "
+        f"{PEAK_LABELS[use.argument]} peak, {number(meant / device.bandwidth_bytes_per_s)} "
+        f"with the {PEAK_LABELS[row.derive.peak]} one."
+        if row.derive.kind == "catalog"
+        else ""
+    )
+    return ("consistent" if holds else "not consistent"), (
+        f"Expected ×{number(expected)} ({PEAK_LABELS[use.argument]} {si(used, 'FLOP/s')} ÷ "
+        f"{PEAK_LABELS[row.derive.peak]} {si(meant, 'FLOP/s')}), observed "
+        f"×{number(ratio)}.{ridges}{(' ' + row.note) if row.note else ''}"
+    )
 
 
 def beyond_the_clock(row: LiteratureRow, ratio: float | None) -> str:

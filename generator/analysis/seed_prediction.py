@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from generator.analysis import seed_rates
 from generator.analysis.device_choice import LAUNCH, LAUNCH_LATENCY_US, floor_seconds
 from generator.analysis.roofs import PREFERRED, Roof, peak_key, roof_for
+from generator.analysis.seed_slips import slips_sentence
 from generator.analysis.thresholds import PARTIAL_EXPORT_SHARE, ROOF_TOLERANCE
 from generator.catalog import Device
 from generator.formatting import number, percent, si
 from generator.records.ceilings import MeasuredCeilings
 from generator.records.literature import LiteratureRow, row_dimension
-from generator.records.literature_causes import CAUSES, COMBINABLE
 from generator.records.literature_workload import RowWorkload, is_rate, is_time, row_workload
 
 # (model, dataset, batch, phase, precision)
@@ -259,9 +259,9 @@ def cause_sentence(p: Prediction, statuses: Mapping[str, str], counted: float | 
             f"(×{number(p.counts.flops / row.derive.flops, 3)}){slip}."
         )
     # slips Replication confirms for this row set the number, not the device (001's at peak)
-    slips = " and ".join(CAUSES[u.name].label for u in row.causes if u.name in COMBINABLE)
-    if slips and statuses.get(row.id) == "consistent":
-        return f"{head}: the seed's own {slips}, as Replication confirms; not the device."
+    work = (p.predicted_s, p.counts.flops * p.workload.steps, p.under, p.bound)
+    if slips := slips_sentence(head, row, statuses, ratio, work):
+        return slips
     if ratio < 1 / ROOF_TOLERANCE:
         return (
             f"{head}: {number(1 / ratio, 3)}× faster than the {p.bound} floor allows, so the "

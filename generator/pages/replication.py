@@ -36,6 +36,7 @@ SOURCE_KIND = {
     "floor": "analytic work at the peak",
     "rate_from": "exact step at the report's time",
     "quotient": "the report's own rows",
+    "gain": "the report's own rows",
     "mean": "the report's own rows",
     "clock": "datasheet clock",
     "cycles": "cycles at the boost clock",
@@ -79,6 +80,12 @@ def requirement(cause: str) -> str:
         return "at most half the same workload's ratio on a GPU without TF32"
     if cause == "clock_summed":
         return "÷ n kernels (× n for a time): a clock between half the boost and the boost"
+    if cause == "precision_peak":
+        return "the catalog's peak of the named precision ÷ its peak of the row's, ± 2 %"
+    if cause == "aggregation_join":
+        return "1 with the report's own join recomputed from the raw export, ± 0.1 %"
+    if cause == "contradicts_own_rows":
+        return "outside 1 ± (2 % and the printed digits): the report's own rows disagree"
     if cause == "below_peak":
         return "at most 1 for a rate, at least 1 for a time"
     if cause == "data_loading_in_epoch":

@@ -85,6 +85,11 @@ UNITS: dict[str, tuple[float, str]] = {
     "B": (1.0, "bytes"),
     "ρ": (1.0, "correlation"),
 }
+# causes that compare only with some derivations: a catalog peak, the report's own rows
+CAUSE_DERIVES: dict[str, tuple[str, ...]] = {
+    "precision_peak": ("catalog", "ridge"),
+    "contradicts_own_rows": ("quotient", "gain", "mean"),
+}
 # (dimension of the numerator, of the denominator) -> dimension of a quotient of two rows
 QUOTIENT_DIMENSIONS: dict[tuple[str, str], str] = {
     ("flops", "time"): "flop_rate",
@@ -192,6 +197,9 @@ def _read_row(
         fail(f"cause {record['cause']!r} needs a note: the numbers or the next check", "note")
     if (derive.kind == "recorded") != any(u.name == "recorded" for u in causes):
         fail("derive 'recorded' and cause 'recorded' go together", "cause")
+    for name, kinds in CAUSE_DERIVES.items():
+        if any(u.name == name for u in causes) and derive.kind not in kinds:
+            fail(f"cause {name!r} needs a derive key of kind {' or '.join(kinds)}", "derive")
     return LiteratureRow(
         id=row_id,
         seed=record["seed"],
@@ -231,7 +239,7 @@ def _check_references(rows: list[LiteratureRow]) -> None:
         for other in named:
             if other not in by_id:
                 fail(unknown_name("row id", other, by_id), "derive")
-        if row.derive.kind == "quotient":
+        if row.derive.kind in ("quotient", "gain"):
             top, bottom = (row_dimension(by_id[i]) for i in row.derive.rows)
             found = "ratio" if top == bottom else QUOTIENT_DIMENSIONS.get((top, bottom), "")
             wanted = row_dimension(row)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from generator.models import unknown_name
+from generator.records.peaks import PEAK_KEYS
 
 # cause arguments: a count (clock_summed), a missing part (incomplete_profile), a row id
-# (tensor_core_uncounted)
+# (tensor_core_uncounted), a peak key (precision_peak)
 PROFILE_PARTS = ("backward", "conv_backward")
 Fail = Callable[[str, str], NoReturn]
 
@@ -60,6 +61,34 @@ CAUSES: dict[str, Cause] = {
         1 / 1.048576,
         0.01,
         "Bytes overstated by 2^20/10^6 make a per-byte quantity 4.6 % low.",
+    ),
+    "precision_peak": Cause(
+        "peak of another precision",
+        None,
+        0.02,
+        "A datasheet peak of another precision than the work's (the T4's FP16 tensor-core "
+        "65 TFLOP/s as the roof of FP32 inference) taken as the device's roof: the roof, and "
+        "its ridge, are that many times too high, and a point under it looks memory-bound. "
+        "Expected: the catalog's peak of the named precision ÷ its peak of the row's, ± 2 %.",
+    ),
+    "aggregation_join": Cause(
+        "the report's join of kernels to times",
+        1.0,
+        0.001,
+        "The report's script joins each kernel's percentage to the kernel times on the "
+        "kernel's name, context, stream, block, grid, device and CC (not its launch ID), so "
+        "n identical launches each take all n of their twins' times: a time-weighted mean "
+        "with the repeated kernels weighted n times over. Expected: the same join applied "
+        "to the raw export gives the published number (± 0.1 %).",
+    ),
+    "contradicts_own_rows": Cause(
+        "contradicts its own rows",
+        None,
+        0.02,
+        "The report prints, in one place (its summary), another value than its own rows "
+        "give for the same quantity: one of the two is a slip; its rows are what it "
+        "measured. Expected: published ÷ the value its rows give outside 1 ± (2 % and the "
+        "printed digits).",
     ),
     "factor_1000": Cause(
         "factor-1000 slip",
@@ -158,6 +187,7 @@ CAUSE_ARGUMENTS = {
     "clock_summed": "the number of kernels summed",
     "incomplete_profile": "the missing part: " + " or ".join(PROFILE_PARTS),
     "tensor_core_uncounted": "the id of the same workload's row on a GPU without TF32",
+    "precision_peak": "the peak key the report used (" + ", ".join(PEAK_KEYS) + ")",
 }
 # Causes that can be multiplied with another (each predicts one expected ratio).
 COMBINABLE = ("factor_1000", "forward_macs_as_step", "macs_as_flops", "mbyte_as_mib")
@@ -184,6 +214,8 @@ def parse_causes(text: str, fail: Fail) -> tuple[CauseUse, ...]:
             fail(f"cause {name!r} takes no argument", "cause")
         if name == "clock_summed" and not argument.isdigit():
             fail(f"{argument!r} is not a number of kernels", "cause")
+        if name == "precision_peak" and argument not in PEAK_KEYS:
+            fail(f"{argument!r} is not one of {', '.join(PEAK_KEYS)}", "cause")
         if name == "incomplete_profile" and argument not in PROFILE_PARTS:
             fail(f"{argument!r} is not one of {', '.join(PROFILE_PARTS)}", "cause")
         uses.append(CauseUse(name, argument))

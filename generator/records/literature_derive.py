@@ -1,6 +1,6 @@
 """A literature row's `derive` key: how this project derives the same quantity as a seed's
-number (catalog, ridge, at_peak, analytic, measured, imported, quotient, mean, floor,
-rate_from, cycles, clock, recorded), parsed and checked against the registry and catalog."""
+number (catalog, ridge, at_peak, analytic, measured, imported, quotient, gain, mean,
+floor, rate_from, cycles, clock, recorded), parsed and checked against the registry and catalog."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ IMPORTED_QUANTITIES: dict[str, str] = {
     "dram_pct": "percent",
     "attained": "flop_rate",
     "ai": "intensity",
+    # the report's own aggregation of the percentages (analysis/seed_join.py)
+    "sm_pct_seed_matching": "percent",
+    "dram_pct_seed_matching": "percent",
 }
 
 
@@ -48,7 +51,7 @@ class Derive:
     batch: int = 0
     quantity: str = ""
     folder: str = ""
-    rows: tuple[str, ...] = ()  # quotient, mean, rate_from: the seed's own rows it rests on
+    rows: tuple[str, ...] = ()  # quotient, gain, mean, rate_from: the seed's own rows it uses
     cycles: float = 0.0  # cycles
     steps: int = 1  # floor: steps in the timed span (an epoch)
 
@@ -128,9 +131,9 @@ def parse_derive(text: str, fail: Fail, device_ids: set[str]) -> Derive:
             batch=batch,
             quantity=phase,
         )
-    if kind == "quotient":
-        need(3, "quotient:<row id>:<row id>")
-        return Derive("quotient", "", rows=(parts[1], parts[2]))
+    if kind in ("quotient", "gain"):  # a gain: the quotient less 1, e.g. +5.7 %
+        need(3, f"{kind}:<row id>:<row id>")
+        return Derive(kind, "", rows=(parts[1], parts[2]))
     if kind == "mean":
         need(2, "mean:<row id>,<row id>,...")
         return Derive("mean", "", rows=tuple(parts[1].split(",")))

@@ -83,9 +83,14 @@ class RowWorkload:
         return gaps
 
 
+# words of a quantity that is a spread of times, not a time: no floor predicts it
+SPREADS = ("standard deviation",)
+
+
 def is_time(row: LiteratureRow) -> bool:
-    """A published time: what the roofline predicts."""
-    return UNITS[row.unit][1] == "time"
+    """A published time: what the roofline predicts (a spread of times is not one)."""
+    spread = any(word in row.quantity for word in SPREADS)
+    return UNITS[row.unit][1] == "time" and not spread
 
 
 def is_rate(row: LiteratureRow) -> bool:
