@@ -62,6 +62,8 @@ def test_seed_000s_five_steps_are_its_own_points_under_the_datasheet_roofs() -> 
     assert (a2.ai, a2.attained) == (pytest.approx(20.672312), pytest.approx(1806.408e9))
     assert a2.what == "A-2: ResNet-18, L4, batch 256" and a2.side == "memory"
     assert by_label["000-b2-{ai,attained}"].what.startswith("B-2/C-1: ")
+    # A-1's configuration does not name its step; its citation does ("row A-1")
+    assert by_label["000-a1-{ai,attained}"].what == "A-1: ResNet-18, L4, batch 64"
     assert by_label["000-b1-{ai,attained}"].device == "NVIDIA T4"
     # A-1's intensity divides by 2^20-byte megabytes (the Replication page's cause)
     assert by_label["000-a1-{ai,attained}"].note == "2^20 bytes in the denominator"

@@ -118,7 +118,7 @@ def seed_003_devices(
         "Against the seed's figure, " + "; ".join(parts or ["the roofs are the seed's own"]) + "."
     )
     return Redrawn(
-        "seed-003-fig-1", "003", "Fig. 1", "Seed 003's devices at their dense peaks",
+        "seed-003-fig-1", "003", "Fig. 1", "five devices at their dense peaks",
         tuple(roofs), (), sentence,
     )  # fmt: skip
 
@@ -204,7 +204,7 @@ def seed_003_models(
         *roof_changes([cpu, gpu]),
     ]  # fmt: skip
     return Redrawn(
-        "seed-003-fig-3", "003", "Fig. 3", "Seed 003's ten models at batch 1, under both T4 roofs",
+        "seed-003-fig-3", "003", "Fig. 3", "ten models at batch 1 under both T4 roofs",
         (cpu, gpu, seeds), points, "Against the seed's figure, " + "; ".join(parts) + ".",
     )  # fmt: skip
 
@@ -249,6 +249,6 @@ def seed_003_measured(
         f"measured on each device, {'; '.join(parts)}."
     )
     return Redrawn(
-        "seed-003-fig-7", "003", "Fig. 7", "Seed 003's models measured here, on both devices",
+        "seed-003-fig-7", "003", "Fig. 7", "the models measured here on both devices",
         tuple(roofs.values()), drawn, sentence,
     )  # fmt: skip

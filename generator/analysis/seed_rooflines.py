@@ -29,6 +29,7 @@ AGREES_WITHIN = 0.02  # a seed's peak or bandwidth within 2 % of the datasheet's
 # aggregated training step [of the ViT] appears to be computationally bound").
 SEED_001_READING = {"mobilenet_v2": ("memory", "§VI.A"), "vit_b_32": ("compute", "§VI.C")}
 _STEP = re.compile(r"\(([A-Z]-\d(?:/[A-Z]-\d)*)\)\s*$")  # "…, batch 256 (A-2)"
+_CITED_STEP = re.compile(r"\brow ([A-Z]-\d)\b")  # "…, row A-1" in the citation
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,11 @@ class DrawnRoof:
 
     @property
     def seed_ridge(self) -> float | None:
-        """The ridge of the seed's roof, its values where it printed them."""
-        if self.seed_peak is None and self.seed_bandwidth is None:
+        """The ridge of the seed's roof where it printed this peak (over its bandwidth, else
+        the datasheet's); None where it did not."""
+        if self.seed_peak is None:
             return None
-        peak = self.seed_peak or self.roof.peak_flops_per_s
-        return peak / (self.seed_bandwidth or self.roof.bandwidth_bytes_per_s)
+        return self.seed_peak / (self.seed_bandwidth or self.roof.bandwidth_bytes_per_s)
 
 
 @dataclass(frozen=True)
@@ -204,15 +205,15 @@ def published_points(
             roofs[device.id] = drawn
         roof = roofs[device.id].roof
         stem = ai_row.id.removesuffix(suffixes[0])
-        step = _STEP.search(ai_row.configuration)
+        step = _STEP.search(ai_row.configuration) or _CITED_STEP.search(ai_row.citation)
         label = f"{stem}-{{{suffixes[0][1:]},{suffixes[1][1:]}}}"
-        what = ", ".join(ai_row.configuration.split(", ")[:3])
+        what = _STEP.sub("", ", ".join(ai_row.configuration.split(", ")[:3])).strip()
         ai, rate = ai_row.published_base, rate_row.published_base
         points.append(
             DrawnPoint(
                 label=label,
                 rows=(ai_row.id, rate_row.id),
-                what=f"{step.group(1)}: {_STEP.sub('', what).strip()}" if step else what,
+                what=f"{step.group(1)}: {what}" if step else what,
                 device=roof.device,
                 ai=ai,
                 attained=rate,
@@ -263,7 +264,7 @@ def seed_000_appendix(
         f"page's cause, {CAUSES['incomplete_profile'].label}){held}."
     )
     return Redrawn(
-        "seed-000-appendix-ii", "000", "Appendix ii", "Seed 000's five profiled steps, redrawn",
+        "seed-000-appendix-ii", "000", "Appendix ii", "the five profiled steps",
         tuple(roofs), tuple(points), sentence,
     )  # fmt: skip
 
@@ -305,6 +306,6 @@ def seed_001_figure(
             )
     sentence = "Against the seed's figure, " + "; ".join(parts) + "."
     return Redrawn(
-        "seed-001-fig-1", "001", "Fig. 1", "Seed 001's nine training steps, redrawn",
+        "seed-001-fig-1", "001", "Fig. 1", "nine training steps on three GPUs",
         tuple(roofs), tuple(points), sentence,
     )  # fmt: skip

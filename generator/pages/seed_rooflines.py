@@ -18,7 +18,9 @@ from generator.analysis.seed_003_rooflines import (
 from generator.analysis.seed_inputs import counts_by_workload
 from generator.analysis.seed_rooflines import (
     SEED_ROOF,
+    DrawnRoof,
     Redrawn,
+    differs,
     seed_000_appendix,
     seed_001_figure,
 )
@@ -114,6 +116,17 @@ def roofs_frame(figure: Redrawn) -> pl.DataFrame:
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
+def _seed_values(drawn: DrawnRoof) -> str:
+    """The seed's own peak, bandwidth and ridge where they differ from the roof's."""
+    ridge, bandwidth = drawn.seed_ridge, drawn.seed_bandwidth
+    if drawn.seed_peak is None or ridge is None:
+        return f"no such peak; bandwidth {si(bandwidth, 'B/s')}" if bandwidth else "not printed"
+    if not differs(ridge, drawn.roof.ridge_ai):
+        return "the same"
+    over = bandwidth or drawn.roof.bandwidth_bytes_per_s
+    return f"{si(drawn.seed_peak, 'FLOP/s')}, {si(over, 'B/s')}, ridge {number(ridge, 3)}"
+
+
 def _context(figure: Redrawn, book: ChartBook, report: Report) -> dict[str, Any]:
     reference = report.references.get(figure.seed)
     roofs = [
@@ -121,9 +134,7 @@ def _context(figure: Redrawn, book: ChartBook, report: Report) -> dict[str, Any]
          "peak": si(d.roof.peak_flops_per_s, "FLOP/s"),
          "bandwidth": si(d.roof.bandwidth_bytes_per_s, "B/s"),
          "ridge": number(d.roof.ridge_ai, 3),
-         "seed": (f"{si(d.seed_peak or d.roof.peak_flops_per_s, 'FLOP/s')}, "
-                  f"{si(d.seed_bandwidth or d.roof.bandwidth_bytes_per_s, 'B/s')}, ridge "
-                  f"{number(d.seed_ridge, 3)}") if d.seed_ridge is not None else "",
+         "seed": _seed_values(d),
          "rows": ", ".join(d.rows)}
         for d in figure.roofs
     ]  # fmt: skip
