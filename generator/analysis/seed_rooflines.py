@@ -190,7 +190,7 @@ def published_points(
 ) -> tuple[list[DrawnPoint], list[DrawnRoof]]:
     """The seed's published (intensity, rate) points under their devices' FP32 datasheet
     roofs (with the seed's own values from its table of devices, `where`), each labelled
-    with its two rows ("000-a1-{ai,attained}")."""
+    with the stem its two rows share ("000-a1": 000-a1-ai and 000-a1-attained)."""
     devices = {d.id: d for d in catalog}
     points: list[DrawnPoint] = []
     roofs: dict[str, DrawnRoof] = {}
@@ -206,7 +206,7 @@ def published_points(
         roof = roofs[device.id].roof
         stem = ai_row.id.removesuffix(suffixes[0])
         step = _STEP.search(ai_row.configuration) or _CITED_STEP.search(ai_row.citation)
-        label = f"{stem}-{{{suffixes[0][1:]},{suffixes[1][1:]}}}"
+        label = stem  # short enough not to cover its neighbour's; the table names both rows
         what = _STEP.sub("", ", ".join(ai_row.configuration.split(", ")[:3])).strip()
         ai, rate = ai_row.published_base, rate_row.published_base
         points.append(

@@ -151,7 +151,7 @@ def _context(figure: Redrawn, book: ChartBook, report: Report) -> dict[str, Any]
         "title": figure.title,
         "citation": reference.bibliographic if reference else "",
         "sentence": figure.sentence,
-        "chart": book.embed(chart(figure, report.catalog), figure.key),
+        "chart": book.embed(chart(figure, report.catalog), f"{figure.key}-roofline"),
         "roofs": roofs,
         "points": points,
         "folded": len(points) > OPEN_ROWS,
