@@ -4,6 +4,7 @@ Each device in its colour from the report's palette, each roof named beside it."
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
@@ -51,22 +52,36 @@ class DeviceRidge(RidgeRow):
     precision: str
 
 
-def drawn_devices(devices: list[Device], peak_key: str) -> list[Device]:
+def drawn_devices(
+    devices: list[Device], peak_key: str, keys: Mapping[str, str] | None = None
+) -> list[Device]:
     """The devices `multi_device_roofline` draws: those with a datasheet roof for the peak
-    (a TPU has no FP32 peak in the catalog, a CPU no tensor cores)."""
-    return [d for d in devices if roof_for(d.name, peak_key, DATASHEET, catalog=(d,))]
+    (or for their own peak in `keys`): a TPU has no FP32 peak in the catalog, a CPU no
+    tensor cores."""
+    return [
+        d
+        for d in devices
+        if roof_for(d.name, (keys or {}).get(d.id, peak_key), DATASHEET, catalog=(d,))
+    ]
 
 
-def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> VegaSpec:
+def multi_device_roofline(
+    devices: list[Device],
+    peak_key: str,
+    title: str,
+    keys: Mapping[str, str] | None = None,
+) -> VegaSpec:
     """Each device's roof for one datasheet peak (as seed 003's Figure 1): memory slope up
     to the ridge, then flat; each device in its hue and dash, a marker at its ridge, its
     name beside its roof, the x domain wide enough for every slope and flat part. The
     Hardware page draws the catalog a few devices at a time: thirty roofs on one chart
-    cannot each be named."""
-    precision = PEAK_LABELS[peak_key]
+    cannot each be named. keys: catalog id -> another peak for that device (a CPU whose
+    datasheet states no BF16 peak), named with its own precision."""
     ridges: list[DeviceRidge] = []
-    for device in drawn_devices(devices, peak_key):
-        roof = roof_for(device.name, peak_key, DATASHEET, catalog=(device,))
+    for device in drawn_devices(devices, peak_key, keys):
+        key = (keys or {}).get(device.id, peak_key)
+        precision = PEAK_LABELS[key]
+        roof = roof_for(device.name, key, DATASHEET, catalog=(device,))
         assert roof is not None  # drawn_devices keeps those with one
         peak, bandwidth = roof.peak_flops_per_s, roof.bandwidth_bytes_per_s
         ridges.append(
@@ -80,7 +95,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> V
         row
         for r in ridges
         for row in roof_polyline(
-            r["flops_per_s"], r["bandwidth"], *domain, device=r["device"], precision=precision
+            r["flops_per_s"], r["bandwidth"], *domain, device=r["device"], precision=r["precision"]
         )
     ]
     x = ai_x(domain, "arithmetic intensity (FLOP/byte)")
@@ -106,7 +121,7 @@ def multi_device_roofline(devices: list[Device], peak_key: str, title: str) -> V
         )
     )
     named = [
-        {"roof_name": roof_name(r["device"], precision, "datasheet"), "peak": r["flops_per_s"],
+        {"roof_name": roof_name(r["device"], r["precision"], "datasheet"), "peak": r["flops_per_s"],
          "bandwidth": r["bandwidth"], "device": r["device"]}
         for r in ridges
     ]  # fmt: skip
@@ -149,6 +164,8 @@ def overview_roofline(
     points: list[dict[str, Any]],
     roofs: list[dict[str, Any]],
     title: str = "Every step on its device's roofline",
+    dashes: Mapping[str, Sequence[int]] = SOURCE_DASHES,
+    shapes: Mapping[str, str] | None = None,
 ) -> VegaSpec:
     """Every step point of every device on one log-log chart, each device's roofs in its
     hue, each named beside it with its precision: catalog datasheet roofs (solid) for
@@ -156,7 +173,9 @@ def overview_roofline(
     (modelled).
 
     points: {"device", "label", "kind", "ai", "attained"}; roofs: {"device", "label",
-    "precision", "source" ("datasheet" or "measured"), "peak", "bandwidth"}."""
+    "precision", "source" (a key of `dashes`: "datasheet" or "measured"), "peak",
+    "bandwidth"}. shapes: kind -> its marker, in legend order (None: `kind_shape`, the
+    kinds sorted)."""
     points = [p for p in points if p.get("ai") and p.get("attained")]
     if not points:
         return {}
@@ -176,14 +195,16 @@ def overview_roofline(
     x = ai_x(domain, "arithmetic intensity (FLOP/byte)")
     legend = bottom_legend(sorted(devices), "device")
     color = alt.Color("device:N", scale=device_scale(devices), legend=legend)
-    sources = [s for s in SOURCE_DASHES if any(r["source"] == s for r in roofs)]
+    sources = [s for s in dashes if any(r["source"] == s for r in roofs)]
     dash = alt.StrokeDash(
         "source:N",
-        scale=alt.Scale(domain=sources, range=[SOURCE_DASHES[s] for s in sources]),
+        scale=alt.Scale(domain=sources, range=[list(dashes[s]) for s in sources]),
         legend=bottom_legend(sources, "roof", symbolType="stroke"),
     )
     lines = roof_lines(rows, x, "roof", color=color, strokeDash=dash)
-    kinds = sorted({str(p["kind"]) for p in points})
+    present = {str(p["kind"]) for p in points}
+    markers = shapes or {k: kind_shape(k) for k in sorted(present)}
+    kinds = [k for k in markers if k in present]
     dots = (
         alt.Chart(inline(points))
         .mark_point(filled=True, size=90, stroke="black", strokeWidth=0.5)
@@ -193,7 +214,7 @@ def overview_roofline(
             color=color,
             shape=alt.Shape(
                 "kind:N",
-                scale=alt.Scale(domain=kinds, range=[kind_shape(k) for k in kinds]),
+                scale=alt.Scale(domain=kinds, range=[markers[k] for k in kinds]),
                 legend=bottom_legend(kinds, "point"),
             ),
             tooltip=[
