@@ -72,3 +72,18 @@ def test_the_page_puts_the_seeds_numbers_beside_ours() -> None:
         in (page.markdown)
     )
     assert "| CPU latency against parameters (`003-corr-params`) | 0.36 |" in page.markdown
+
+
+def test_models_timed_at_other_batches_stay_out_of_the_matrix() -> None:
+    """Seed 004's small models, timed at 64 and 1024 on both devices, would enter the ten's
+    matrix unevenly: the matrix keeps the largest set measured at the same batch sizes."""
+    odd = [
+        run(f"{device}-odd-{batch}", model="odd", batch=batch, median_s=0.5 * batch,
+            modelled_flops=1e6 * batch, params=1e3, device_label=label, device=device)
+        for batch in (64, 1024)
+        for label, device in ((CPU, "cpu"), (GPU, "cuda"))
+    ]  # fmt: skip
+    runs = frame(*configs(CPU, "cpu"), *configs(GPU, "cuda"), *odd)
+    (matrix,) = latency_matrices(latency_sets(runs, timed(runs)))
+    assert matrix.models == 4 and "odd" not in matrix.points["model"].to_list()
+    assert matrix.batches == [1, 64]

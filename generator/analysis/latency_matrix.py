@@ -1,6 +1,7 @@
 """Seed 003's correlation matrix (its Fig. 5): over every model and batch size whose inference
 was measured both on a CPU and on a GPU, Spearman's ρ between CPU latency, GPU latency,
-analytic FLOPs and parameters, pooled over the batch sizes as the seed pooled 1, 64 and 256.
+analytic FLOPs and parameters, pooled over the batch sizes as the seed pooled 1, 64 and 256,
+over the largest set of models measured at the same batch sizes on both devices.
 
 Its points are the latency sets' points (analysis/latency_correlation.py), matched by model,
 input and batch, so each latency is the one its result states. The bootstrap resamples the
@@ -9,6 +10,7 @@ independent, as in the seed's matrix, so the interval is wider than it looks, no
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -76,6 +78,7 @@ def latency_matrices(
                 .join(_pooled(chosen, gpu).select(*MATCH, gpu_s="median_s"), on=list(MATCH))
                 .sort("model", "batch")
             )
+            points = _balanced(points)
             if points.height < MIN_POINTS or points["batch"].n_unique() < MIN_BATCHES:
                 continue
             rho = {
@@ -83,6 +86,19 @@ def latency_matrices(
             }
             found.append(LatencyMatrix(cpu, gpu, points, rho))
     return found
+
+
+def _balanced(points: pl.DataFrame) -> pl.DataFrame:
+    """The largest set of models measured at the same batch sizes on both devices (the seed's
+    ten at 1, 64 and 256), so that models from other groups, timed at other batches, do not
+    enter the matrix unevenly; ties go to more batch sizes."""
+    if points.is_empty():
+        return points
+    sets = points.group_by("model").agg(pl.col("batch").sort().alias("batches"))
+    counted = Counter(tuple(b) for b in sets["batches"].to_list())
+    chosen = max(counted, key=lambda b: (counted[b], len(b), b))
+    models = [m for m, b in sets.select("model", "batches").rows() if tuple(b) == chosen]
+    return points.filter(pl.col("model").is_in(models))
 
 
 def _rho(points: pl.DataFrame, a: str, b: str, seed: int, resamples: int) -> Interval | None:

@@ -150,12 +150,14 @@ def batch_one_workloads(runs: pl.DataFrame) -> list[WorkloadKey]:
 def _seed_tensor_roof(rows: Sequence[LiteratureRow], t4: Device) -> DrawnRoof | None:
     """The roof seed 003 drew for the T4: its Table 2's tensor-core peak over its bandwidth."""
     values = seed_values(rows, "003", t4.id, "Table 2")
-    tensor = next((r for k, r in values.items() if k not in ("bandwidth", "fp32")), None)
+    key, tensor = next(
+        ((k, r) for k, r in values.items() if k not in ("bandwidth", "fp32")), ("", None)
+    )
     if tensor is None:
         return None
     bandwidth = values.get("bandwidth")
     over = bandwidth.published_base if bandwidth else t4.bandwidth_bytes_per_s
-    roof = Roof(t4.name, tensor.derive.peak, tensor.published_base, over, SEED_ROOF)
+    roof = Roof(t4.name, key, tensor.published_base, over, SEED_ROOF)
     return DrawnRoof(
         roof, SEED_ROOF, tensor.published_base, over, tensor.id, bandwidth.id if bandwidth else ""
     )

@@ -44,7 +44,8 @@ def with_literature_steps(
         return found
     for row in literature.to_dicts():
         key = (row["model"], row["dataset"], int(row["batch"]), "train_step", "fp32")
-        if key not in found and row["step_flops"] and row["min_traffic_bytes"]:
+        # an older literature.csv has no minimal traffic: such a row adds nothing
+        if key not in found and row.get("step_flops") and row.get("min_traffic_bytes"):
             found[key] = Counts(
                 float(row["step_flops"]), float(row["min_traffic_bytes"]), LITERATURE_SOURCE
             )

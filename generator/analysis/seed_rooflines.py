@@ -101,9 +101,10 @@ def seed_values(
     rows: Sequence[LiteratureRow], seed: str, device_id: str, where: str
 ) -> dict[str, LiteratureRow]:
     """The seed's own peaks and bandwidth of a catalog device, from its table of devices
-    (`where`): catalog key (or "bandwidth") -> its row."""
+    (`where`): catalog key (or "bandwidth") -> its row. A peak of another precision used as
+    the roof (cause `precision_peak:<key>`) is keyed by the precision the seed printed."""
     return {
-        r.derive.peak: r
+        next((u.argument for u in r.causes if u.name == "precision_peak"), r.derive.peak): r
         for r in rows
         if r.seed == seed
         and r.where == where
