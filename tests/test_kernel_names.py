@@ -4,7 +4,6 @@ kernel a page lists), on real names from the committed ncu exports and profiler 
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 

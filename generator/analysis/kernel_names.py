@@ -212,7 +212,9 @@ def _cutlass_flat(name: str) -> KernelName | None:
     tile_words = ""
     if tile:
         stages = "stage" if tile.group(4) == "1" else "stages"
-        tile_words = f"{tile.group(1)}×{tile.group(2)}, K {tile.group(3)} × {tile.group(4)} {stages}"
+        tile_words = (
+            f"{tile.group(1)}×{tile.group(2)}, K {tile.group(3)} × {tile.group(4)} {stages}"
+        )
     else:
         plain = re.search(r"_(\d+)x(\d+)_", rest + "_")
         tile_words = f"{plain.group(1)}×{plain.group(2)}" if plain else ""

@@ -36,7 +36,7 @@ class NumberFormat:
 
     @property
     def bias(self) -> int:
-        return 2 ** (self.exponent_bits - 1) - 1
+        return (1 << (self.exponent_bits - 1)) - 1
 
     @property
     def largest_finite(self) -> float:
