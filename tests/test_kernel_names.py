@@ -124,3 +124,18 @@ def test_kernel_pages_show_what_the_name_says() -> None:
     # a project's own bf16 GEMV is no cuBLAS kernel: its name states no library
     row = next(r for r in page.split("<tr>") if "bf16_gemv_vec4_row_kernel" in r)
     assert "cuBLAS" not in row and "<td>–</td>" in row
+
+
+def test_an_fft_convolutions_complex_gemm_and_transforms() -> None:
+    """A measured AlexNet run (H100, fp32): cuDNN's FFT convolution, its complex GEMM."""
+    path = REPO / "measurements/runs/H-alexnet-imagenet-b64-inference-fp32-cuda-6390d721/ncu.csv"
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = csv.reader(handle)
+        column = next(rows).index("Kernel Name")
+        names = list(dict.fromkeys(row[column] for row in rows if len(row) > column))
+    gemm = decode(named(names, "sm80_xmma_gemm_cf32cf32_f32f32_cf32"))
+    assert gemm is not None and gemm.precision == "FP32 math, FP32 accumulate"
+    assert gemm.operation == "GEMM on CUDA cores (FFMA)"
+    transform = decode(named(names, "fft2d_c2r"))
+    assert transform is not None and transform.library == "cuDNN"
+    assert transform.operation == "inverse FFT (complex to real) of an FFT convolution"

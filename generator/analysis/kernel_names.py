@@ -20,6 +20,7 @@ ARCHITECTURE_PREFIXES = ("maxwell", "pascal", "volta", "turing", "ampere", "hopp
 # Type words in names and templates -> the format. Longest first, so tf32 is not f32.
 TYPE_WORDS: tuple[tuple[str, str], ...] = (
     ("tf32", "TF32"), ("bf16", "BF16"), ("e4m3", "FP8 E4M3"), ("e5m2", "FP8 E5M2"),
+    ("cf32", "complex FP32"), ("cf64", "complex FP64"), ("cf16", "complex FP16"),
     ("f64", "FP64"), ("f32", "FP32"), ("f16", "FP16"), ("fp16", "FP16"), ("s8", "INT8"),
     ("i8", "INT8"), ("s4", "INT4"),
 )  # fmt: skip
@@ -296,6 +297,8 @@ def _library_kernels(name: str) -> KernelName | None:
 
 def _cudnn(name: str, args: str) -> KernelName:
     kinds = (("bn_fw", "batch norm forward"), ("bn_bw", "batch norm backward"),
+             ("fft2d_c2r", "inverse FFT (complex to real) of an FFT convolution"),
+             ("fft2d_r2c", "FFT (real to complex) of an FFT convolution"),
              ("dgrad", "convolution data gradient"), ("wgrad", "convolution weight gradient"),
              ("conv", "convolution"))  # fmt: skip
     operation = next((words for key, words in kinds if key in name), "")
@@ -335,6 +338,8 @@ def _aten(name: str, args: str) -> KernelName | None:
             "backward" if "backward" in name else "forward")  # fmt: skip
     elif "max_pool" in name:
         operation = "max pooling " + ("backward" if "backward" in name else "forward")
+    elif re.search(r"avg_pool|average_pool", name):
+        operation = "average pooling" + (" backward" if "backward" in name else "")
     elif what:
         operation = what
     else:
