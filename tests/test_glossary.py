@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from generator.pages.glossary import PATH, TERMS, glossary_page, link_terms
 
 
@@ -45,3 +48,39 @@ def test_the_glossary_defines_every_term_with_its_anchor() -> None:
         assert needed in names
     counted = next(t for t in TERMS if t.anchor == "counted-point").definition
     assert "counted* always means counted by the hardware" in counted
+
+
+def test_number_format_ranges_are_computed_from_the_bits() -> None:
+    """Seed 004's Table 3 gives the bits; the largest and smallest normal values follow."""
+    from generator.analysis.number_formats import FORMATS
+
+    form = {f.name: f for f in FORMATS}
+    assert [(form[n].exponent_bits, form[n].mantissa_bits) for n in
+            ("FP64", "FP32", "TF32", "FP16", "BF16")] == [(11, 52), (8, 23), (8, 10), (5, 10), (8, 7)]  # fmt: skip
+    assert form["FP16"].largest_finite == 65504
+    assert form["FP16"].smallest_normal == 2.0**-14
+    assert form["BF16"].largest_finite == pytest.approx(3.3895e38, rel=1e-4)
+    assert form["FP32"].largest_finite == pytest.approx(3.4028e38, rel=1e-4)
+    assert form["FP32"].largest_finite == np.finfo(np.float32).max
+    assert form["FP64"].largest_finite == np.finfo(np.float64).max
+    assert form["FP32"].smallest_normal == np.finfo(np.float32).tiny
+    assert form["FP16"].largest_finite == np.finfo(np.float16).max
+    assert form["FP8 E4M3"].largest_finite == 448  # no infinities: the top exponent is finite
+    assert form["FP8 E5M2"].largest_finite == 57344
+    assert form["TF32"].bits == 19 and form["TF32"].smallest_normal == form["FP32"].smallest_normal
+
+
+def test_the_glossary_shows_the_number_formats_with_their_tensor_cores() -> None:
+    from generator.catalog import load_catalog
+
+    markdown = glossary_page(load_catalog()).markdown
+    assert "## number formats {#number-formats}" in markdown
+    fp16 = next(line for line in markdown.splitlines() if line.startswith("| FP16:"))
+    assert "| 1 | 5 | 10 | 16 | 65,504 | 6.10 × 10<sup>-5</sup> (2<sup>-14</sup>) |" in fp16
+    assert fp16.endswith("| Volta and later |")
+    bf16 = next(line for line in markdown.splitlines() if line.startswith("| BF16:"))
+    assert "3.39 × 10<sup>38</sup>" in bf16 and bf16.endswith("| Ampere and later |")
+    fp32 = next(line for line in markdown.splitlines() if line.startswith("| FP32:"))
+    assert "3.40 × 10<sup>38</sup>" in fp32 and "none: CUDA cores" in fp32
+    fp64 = next(line for line in markdown.splitlines() if line.startswith("| FP64:"))
+    assert "Ampere and later; in the catalog A100, H100" in fp64

@@ -65,6 +65,11 @@ class Device:
     l2_bandwidth_bytes_per_s: float | None = None
     cache_source: str = ""
     cache_notes: str = ""
+    # The memory technology (HBM2e, GDDR6, ...) where the datasheet states it, else "".
+    memory_type: str = ""
+    # FP32 CUDA cores per SM where the vendor states it: the FP32 peak's derivation
+    # (catalog/derivation.py) multiplies it out.
+    fp32_cores_per_sm: int | None = None
 
     def peak(self, key: str) -> float | None:
         return self.peaks_flops_per_s.get(key)
@@ -82,6 +87,8 @@ _OPTIONAL = (
     "l2_bandwidth_gbs",
     "cache_source",
     "cache_notes",
+    "memory_type",
+    "fp32_cores_per_sm",
 )
 _CACHE_KEYS = ("l1_bandwidth_gbs", "l2_bandwidth_gbs")
 
@@ -150,6 +157,28 @@ def _cache_bandwidths(
     return values[0], values[1]
 
 
+def _board(entry: dict[str, object], path: Path, where: str) -> tuple[str, int | None]:
+    """(memory type, FP32 cores per SM), each optional: a type is a word such as HBM2e, a
+    core count a positive integer (it multiplies out to the FP32 peak)."""
+    memory_type = entry.get("memory_type", "")
+    if not isinstance(memory_type, str) or ("memory_type" in entry and not memory_type.strip()):
+        raise UserError(
+            f"{where}.memory_type must be the datasheet's memory technology as text",
+            file=path,
+            key=f"{where}.memory_type",
+            fix='write e.g. memory_type = "HBM2e", or leave the key out',
+        )
+    cores = entry.get("fp32_cores_per_sm")
+    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
+        raise UserError(
+            f"{where}.fp32_cores_per_sm must be a positive integer",
+            file=path,
+            key=f"{where}.fp32_cores_per_sm",
+            fix="write e.g. fp32_cores_per_sm = 64 (the vendor's FP32 CUDA cores per SM)",
+        )
+    return memory_type.strip(), cores
+
+
 def _device(entry: dict[str, object], path: Path, index: int) -> Device:
     where = f"device[{index}]"
     for key, kind in _REQUIRED.items():
@@ -186,6 +215,7 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
                 key=f"{where}.peak_tflops.{key}",
             )
     l1_bandwidth, l2_bandwidth = _cache_bandwidths(entry, path, where)
+    memory_type, fp32_cores_per_sm = _board(entry, path, where)
     return Device(
         id=str(entry["id"]),
         name=str(entry["name"]),
@@ -209,6 +239,8 @@ def _device(entry: dict[str, object], path: Path, index: int) -> Device:
         l2_bandwidth_bytes_per_s=l2_bandwidth,
         cache_source=str(entry.get("cache_source", "")),
         cache_notes=str(entry.get("cache_notes", "")),
+        memory_type=memory_type,
+        fp32_cores_per_sm=fp32_cores_per_sm,
     )
 
 

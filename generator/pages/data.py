@@ -27,6 +27,8 @@ def catalog_frame(devices: tuple[Device, ...]) -> pl.DataFrame:
                 "architecture": d.architecture,
                 "compute_capability": d.compute_capability,
                 "memory_bytes": d.memory_bytes,
+                "memory_type": d.memory_type or None,
+                "fp32_cores_per_sm": d.fp32_cores_per_sm,
                 "bandwidth_bytes_per_s": d.bandwidth_bytes_per_s,
                 **{f"peak_{k}_flops_per_s": d.peak(k) for k in PEAK_KEYS},
                 "price_usd_per_hour_low": d.price_usd_per_hour[0] if d.price_usd_per_hour else None,

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from generator.analysis.bound_words import LATENCY, LATENCY_BOUND_BELOW
 from generator.analysis.interval import CALIBRATED, MIN_BLOCKS, NONE, ONE_PROCESS
 from generator.analysis.launch import HOST_BOUND, SOURCES
+from generator.analysis.number_formats import FORMATS, NumberFormat, tensor_cores_taking
 from generator.analysis.points import COUNTED, HEADLINE_RULE, MODELLED, TRACE, WHY
 from generator.analysis.thresholds import HOST_BOUND_IDLE_SHARE, LAUNCH_BOUND_SHARE
+from generator.catalog import Device, load_catalog
 from generator.formatting import percent
 from generator.pages.page import Generated, Page, Report
 from generator.pages.paths import GENERATED_DIR
@@ -172,20 +174,62 @@ def _link_text(text: str, target: str, seen: set[int], html: bool) -> str:
     return _ANY.sub(link, text)
 
 
-def glossary_page() -> Page:
+def power(value: float) -> str:
+    """A value as a reader reads a range: 65,504 in full, 3.40 × 10^38 in powers of ten."""
+    if 1e-3 <= value < 1e6:
+        return f"{value:,.0f}" if value == int(value) else f"{value:g}"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa} × 10<sup>{int(exponent)}</sup>"
+
+
+def _format_row(form: NumberFormat, devices: tuple[Device, ...]) -> str:
+    cells = (
+        f"{form.name}: {form.what}", str(form.sign_bits), str(form.exponent_bits),
+        str(form.mantissa_bits), str(form.bits), power(form.largest_finite),
+        f"{power(form.smallest_normal)} (2<sup>{form.smallest_normal_exponent}</sup>)",
+        f"{form.decimal_digits:.1f}", tensor_cores_taking(form.tensor_peak, devices),
+    )  # fmt: skip
+    return "| " + " | ".join(cells) + " |"
+
+
+def number_formats_section(devices: tuple[Device, ...]) -> str:
+    """The floating-point formats' bits and ranges (seed 004's Table 3, its ranges computed
+    from the bits by analysis/number_formats.py) and the tensor cores that take each."""
+    rows = "\n".join(_format_row(form, devices) for form in FORMATS)
+    return (
+        "## number formats {#number-formats}\n\n"
+        "The floating-point formats a training or inference step runs in. The bits are those "
+        "M. Kuo and A. Gurjar's A100 lab report (2025) lists in its Table 3; the range "
+        "columns are computed from them: with bias = 2<sup>exponent bits − 1</sup> − 1, the "
+        "largest finite value is (2 − 2<sup>−mantissa bits</sup>) × 2<sup>bias</sup> and the "
+        "smallest normal 2<sup>1 − bias</sup> (FP8 E4M3 has no infinities: its top exponent "
+        "holds numbers, only its all-ones pattern is NaN, so its largest is 448). The tensor "
+        "cores column reads the hardware catalog: the oldest NVIDIA architecture one of whose "
+        "GPUs states a dense tensor peak of the format. INT8 and INT4 are integers: no "
+        "exponent, no mantissa.\n\n"
+        "| format | sign bits | exponent bits | mantissa bits | bits | largest finite | "
+        "smallest normal | decimal digits | tensor cores that take it |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        f"{rows}\n"
+    )
+
+
+def glossary_page(devices: tuple[Device, ...] | None = None) -> Page:
     entries = "\n\n".join(
         f"## {term.name} {{#{term.anchor}}}\n\n{term.definition}" for term in TERMS
     )
+    formats = number_formats_section(devices if devices is not None else load_catalog())
     markdown = (
         f"# {TITLE}\n\nThe words the report uses for its points, its intervals and its bound "
         "classes, each as the code that computes it applies it. Every generated page links "
-        f"a term's first use to its entry here.\n\n{entries}\n"
+        f"a term's first use to its entry here. Last, the number formats the steps run in."
+        f"\n\n{entries}\n\n{formats}"
     )
     return Page(PATH, TITLE, markdown)
 
 
 def _render(report: Report) -> list[Page]:
-    return [glossary_page()]
+    return [glossary_page(report.catalog)]
 
 
 PAGE = Generated(None, _render)

@@ -7,6 +7,7 @@ from markupsafe import Markup
 
 from generator.analysis.roofs import DATASHEET, GEMM_OF_PEAK, Roof, roof_for
 from generator.catalog import Device, device_label
+from generator.catalog.derivation import fp32_derivation
 from generator.formatting import number, percent, si, slug
 from generator.pages.data import catalog_frame, ceilings_frame
 from generator.pages.page import Generated, Page, Report
@@ -18,8 +19,8 @@ from generator.records.peaks import PEAK_KEYS, PEAK_LABELS
 # A measured GEMM precision (ceilings file) -> the catalog peak it is compared with. On a
 # GPU the reduced precisions run on tensor cores; a CPU is never in the catalog.
 # The hardware table's main columns: the precisions a training step runs in. The rest
-# (FP64, FP16 without tensor cores, INT8) sit in a table folded under it, so that no column
-# hides behind a scroll bar at 1400 px.
+# (FP64, FP16 and BF16 without tensor cores, INT8, INT4) sit in a table folded under it, so
+# that no column hides behind a scroll bar at 1400 px.
 MAIN_PEAKS = ("fp32", "tf32_tensor", "bf16_tensor", "fp16_tensor", "fp8_tensor")
 # The catalog's roofs a few devices at a time, by architecture: thirty roofs on one chart
 # cannot each be named (and Vega cut its legend at thirty); the rest go in the last group,
@@ -116,6 +117,15 @@ def _measured_rows(
     return rows
 
 
+def _notes(device: Device) -> str:
+    """The device's catalog notes, led by its FP32 peak multiplied out where the catalog
+    states the cores per SM."""
+    derivation = fp32_derivation(device)
+    if derivation is None:
+        return device.notes
+    return f"{derivation.sentence()}. {device.notes}".strip()
+
+
 def hardware_page(
     devices: tuple[Device, ...], ceilings: list[MeasuredCeilings] | None = None
 ) -> Page:
@@ -137,10 +147,11 @@ def hardware_page(
             "bandwidth": number(d.bandwidth_bytes_per_s / 1e9)
             + (" †" if "memory_bandwidth_gbs" in d.derived else ""),
             "memory": number(d.memory_bytes / 1e9),
+            "memory_type": d.memory_type or "–",
             "tdp": number(d.tdp_w) if d.tdp_w else "n/a",
             "sms": str(d.sm_count) if d.sm_count else "–",
             "source": d.source,
-            "notes": one_line(d.notes),
+            "notes": one_line(_notes(d)),
         }
         for d in devices
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.analysis import hierarchy
 from generator.analysis.bound_words import bound_cell
+from generator.analysis.kernel_names import name_says
 from generator.analysis.kernels import counted_share, family_shares
 from generator.analysis.step_verdict import TIME_BASES
 from generator.analysis.view_verdicts import export_verdict
@@ -138,6 +139,7 @@ def _kernel_rows(view: MeasurementView) -> list[list[str]]:
             str(k["kernel_id"]),
             k["kernel_name"] or "",
             short_name(k["kernel_name"], 90),
+            name_says(k["kernel_name"]),
             k["nvtx_range"] or "(no range)",
             seconds(k["time_s"]),
             si(k["flops"], "FLOP"),

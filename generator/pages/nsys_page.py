@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from generator.analysis.kernel_names import name_says
 from generator.analysis.views import NsysView
 from generator.charts.ranks import utilization_timeline
 from generator.charts.trace import time_bars
@@ -57,6 +58,8 @@ def _rows(frame: pl.DataFrame | None, cells: list[str]) -> list[list[str]]:
                 line.append(si(value, "B/s") if value else "n/a")
             elif cell in ("name", "kernel"):
                 line.append(short_name(str(value), 90))
+            elif cell == "name_says":  # the kernel name's own fields
+                line.append(name_says(row.get("name")))
             else:
                 line.append(str(value))
         out.append(line)
@@ -106,7 +109,8 @@ def nsys_page(view: NsysView) -> Page:
             f"families-{view.slug}",
         ),
         family_rows=_rows(analysis.families, ["family", "count", "time_s", "share"]),
-        kernel_rows=_rows(analysis.kernels, ["name", "family", "count", "time_s", "share"]),
+        kernel_rows=_rows(analysis.kernels, ["name", "family", "name_says", "count", "time_s",
+                                             "share"]),
         kernel_count=analysis.kernels.height,
         copy_rows=_rows(analysis.copies, ["operation", "count", "time_s", "bytes",
                                           "bandwidth_bytes_per_s"]),

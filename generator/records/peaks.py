@@ -9,21 +9,25 @@ PEAK_KEYS: tuple[str, ...] = (
     "fp64_tensor",
     "fp32",
     "fp16",
+    "bf16",
     "tf32_tensor",
     "fp16_tensor",
     "bf16_tensor",
     "fp8_tensor",
     "int8_tensor",
+    "int4_tensor",
 )
-# How every page names a catalog peak (INT8 rates are TOPS, stored on the same scale).
+# How every page names a catalog peak (INT8 and INT4 rates are TOPS, stored on the same scale).
 PEAK_LABELS: dict[str, str] = {
     "fp64": "FP64",
     "fp64_tensor": "FP64 tensor",
     "fp32": "FP32",
     "fp16": "FP16",
+    "bf16": "BF16",
     "tf32_tensor": "TF32 tensor",
     "fp16_tensor": "FP16 tensor",
     "bf16_tensor": "BF16 tensor",
     "fp8_tensor": "FP8 tensor",
     "int8_tensor": "INT8 tensor (TOPS)",
+    "int4_tensor": "INT4 tensor (TOPS)",
 }
