@@ -83,7 +83,14 @@ def test_models_timed_at_other_batches_stay_out_of_the_matrix() -> None:
         for batch in (64, 1024)
         for label, device in ((CPU, "cpu"), (GPU, "cuda"))
     ]  # fmt: skip
-    runs = frame(*configs(CPU, "cpu"), *configs(GPU, "cuda"), *odd)
+    # m0 on another input, at another batch: its own series, left out; m0 on "d" stays
+    other = [
+        run(f"{device}-m0-cifar", model="m0", dataset="cifar", batch=128, median_s=0.2,
+            modelled_flops=1e8, params=4e6, device_label=label, device=device)
+        for label, device in ((CPU, "cpu"), (GPU, "cuda"))
+    ]  # fmt: skip
+    runs = frame(*configs(CPU, "cpu"), *configs(GPU, "cuda"), *odd, *other)
     (matrix,) = latency_matrices(latency_sets(runs, timed(runs)))
     assert matrix.models == 4 and "odd" not in matrix.points["model"].to_list()
+    assert matrix.points.height == 8 and set(matrix.points["dataset"]) == {"d"}
     assert matrix.batches == [1, 64]

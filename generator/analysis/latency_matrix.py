@@ -89,16 +89,18 @@ def latency_matrices(
 
 
 def _balanced(points: pl.DataFrame) -> pl.DataFrame:
-    """The largest set of models measured at the same batch sizes on both devices (the seed's
-    ten at 1, 64 and 256), so that models from other groups, timed at other batches, do not
-    enter the matrix unevenly; ties go to more batch sizes."""
+    """The largest set of models (each on one input) measured at the same batch sizes on both
+    devices (the seed's ten at 1, 64 and 256), so that models from other groups, timed at
+    other batches, do not enter the matrix unevenly; ties go to more batch sizes."""
     if points.is_empty():
         return points
-    sets = points.group_by("model").agg(pl.col("batch").sort().alias("batches"))
+    inputs = ["model", "dataset"]  # ResNet-18 on CIFAR-10 is another series than on ImageNet
+    sets = points.group_by(inputs).agg(pl.col("batch").sort().alias("batches"))
     counted = Counter(tuple(b) for b in sets["batches"].to_list())
     chosen = max(counted, key=lambda b: (counted[b], len(b), b))
-    models = [m for m, b in sets.select("model", "batches").rows() if tuple(b) == chosen]
-    return points.filter(pl.col("model").is_in(models))
+    kept = [(m, d) for m, d, b in sets.select(*inputs, "batches").rows() if tuple(b) == chosen]
+    chosen_inputs = pl.DataFrame(kept, schema=inputs, orient="row")
+    return points.join(chosen_inputs, on=inputs).sort("model", "dataset", "batch")
 
 
 def _rho(points: pl.DataFrame, a: str, b: str, seed: int, resamples: int) -> Interval | None:
