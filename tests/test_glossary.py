@@ -76,7 +76,7 @@ def test_the_glossary_shows_the_number_formats_with_their_tensor_cores() -> None
     markdown = glossary_page(load_catalog()).markdown
     assert "## number formats {#number-formats}" in markdown
     fp16 = next(line for line in markdown.splitlines() if line.startswith("| FP16:"))
-    assert "| 1 | 5 | 10 | 16 | 65,504 | 6.10 × 10<sup>-5</sup> (2<sup>-14</sup>) |" in fp16
+    assert "| 1 + 5 + 10 = 16 | 65,504 | 6.10 × 10<sup>-5</sup> (2<sup>-14</sup>) |" in fp16
     assert fp16.endswith("| Volta and later |")
     bf16 = next(line for line in markdown.splitlines() if line.startswith("| BF16:"))
     assert "3.39 × 10<sup>38</sup>" in bf16 and bf16.endswith("| Ampere and later |")

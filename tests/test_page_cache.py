@@ -26,7 +26,7 @@ MEASUREMENTS = Path(__file__).parents[1] / "measurements"  # 13 exports: importe
 def views(tmp_path_factory: pytest.TempPathFactory) -> list[MeasurementView]:
     loaded = load_measurements(build_context(MEASUREMENTS, tmp_path_factory.mktemp("parsed")))
     with pytest.MonkeyPatch.context() as monkeypatch:  # the traces are not what is tested
-        monkeypatch.setattr(analyse_module, "_trace_views", lambda loaded, counted: [])
+        monkeypatch.setattr(analyse_module, "_trace_views", lambda loaded, counted, timed: [])
         found = analyse_module.analyse(loaded).views
     assert len(found) >= 3
     return found

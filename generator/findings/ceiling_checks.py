@@ -64,7 +64,8 @@ def step_above_ceiling(
         return []
     attained = rate.value
     key, ceiling = found
-    if attained <= ceiling:
+    # above only beyond its interval: a step whose interval holds the ceiling may run at it
+    if (rate.low if rate.low is not None else attained) <= ceiling:
         return []
     what = f"{row['model']} b{row['batch']} {row['phase']}"
     return [

@@ -352,8 +352,8 @@ NOT_REPRODUCED = FindingSpec(
 ABOVE_CEILING = FindingSpec(
     "above-ceiling",
     "warning",
-    "a measured step (its modelled FLOP/s) or an op of its profiled step faster than its "
-    "device's measured GEMM ceiling: the ceiling is no ceiling",
+    "a measured step (its modelled FLOP/s, beyond its interval) or an op of its profiled step "
+    "faster than its device's measured GEMM ceiling: the ceiling is no ceiling",
     "measure the ceilings again: delete measurements/ceilings/<device>.json and run `nox -s "
     "measure`",
     (

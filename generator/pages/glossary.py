@@ -184,8 +184,9 @@ def power(value: float) -> str:
 
 def _format_row(form: NumberFormat, devices: tuple[Device, ...]) -> str:
     cells = (
-        f"{form.name}: {form.what}", str(form.sign_bits), str(form.exponent_bits),
-        str(form.mantissa_bits), str(form.bits), power(form.largest_finite),
+        f"{form.name}: {form.what}",
+        f"{form.sign_bits} + {form.exponent_bits} + {form.mantissa_bits} = {form.bits}",
+        power(form.largest_finite),
         f"{power(form.smallest_normal)} (2<sup>{form.smallest_normal_exponent}</sup>)",
         f"{form.decimal_digits:.1f}", tensor_cores_taking(form.tensor_peak, devices),
     )  # fmt: skip
@@ -207,9 +208,9 @@ def number_formats_section(devices: tuple[Device, ...]) -> str:
         "cores column reads the hardware catalog: the oldest NVIDIA architecture one of whose "
         "GPUs states a dense tensor peak of the format. INT8 and INT4 are integers: no "
         "exponent, no mantissa.\n\n"
-        "| format | sign bits | exponent bits | mantissa bits | bits | largest finite | "
-        "smallest normal | decimal digits | tensor cores that take it |\n"
-        "|---|---|---|---|---|---|---|---|---|\n"
+        "| format | bits: sign + exponent + mantissa | largest finite | smallest normal | "
+        "decimal digits | tensor cores that take it |\n"
+        "|---|---|---|---|---|---|\n"
         f"{rows}\n"
     )
 
